@@ -1,0 +1,64 @@
+/**
+ * The contract between everything that talks to the service and the HTTP
+ * client that does it (src/api/client.ts). Kinds, the live-state reader and
+ * the executor depend on this interface only.
+ */
+export const HTTP_METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+
+export interface ApiRequest {
+  readonly method: HttpMethod;
+  /** Path relative to the base URL, starting with `/` (`/ip_policy_rules/ipr_…`). */
+  readonly path: string;
+  /** JSON body; absent for GET and DELETE. */
+  readonly body?: unknown;
+}
+
+export interface ApiResponse<T = unknown> {
+  readonly status: number;
+  /** Parsed JSON body; undefined for 204. */
+  readonly body: T;
+}
+
+export interface RequestOptions {
+  readonly signal?: AbortSignal;
+  /**
+   * Label for metrics and logs (`ip_policy_rules`, `tcp_edges.ip_restriction`).
+   */
+  readonly kind?: string;
+}
+
+export interface ListPage<T> {
+  readonly items: readonly T[];
+  /** The page's own URI, as requested. */
+  readonly uri: string;
+}
+
+export interface RequestStats {
+  /** HTTP requests sent, retries included. */
+  readonly requests: number;
+  /** List pages read successfully. */
+  readonly pages: number;
+  readonly retries: number;
+  /** Milliseconds spent waiting for the request budget or a Retry-After. */
+  readonly rateLimitWaitMs: number;
+}
+
+export interface EdgeApi {
+  /**
+   * Sends one request within the request budget, retrying per the retry
+   * policy. Resolves with 2xx responses; rejects with ApiError for others and
+   * with an error of code `outcome_unknown` when a POST may or may not have
+   * been applied (the caller resolves that by lookup).
+   */
+  request<T = unknown>(request: ApiRequest, options?: RequestOptions): Promise<ApiResponse<T>>;
+  /**
+   * Every page of a list (`/ip_policy_rules`, key `ip_policy_rules`), asking
+   * for `limit=100` and following `next_page_uri` until null. Throws, never
+   * ends early, when a page fails after retries, the next page points off
+   * the API's origin, or a page repeats.
+   */
+  paginate<T = unknown>(path: string, listKey: string, options?: RequestOptions): AsyncIterable<ListPage<T>>;
+  /** Counters since the client was made. */
+  stats(): RequestStats;
+}

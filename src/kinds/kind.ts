@@ -1,0 +1,80 @@
+import type { ApiRequest, EdgeApi } from '../api/edge-api.js';
+import type { KindName } from './kind-name.js';
+import type { LiveObject } from './live-state.js';
+
+/** How the planner treats one field of a kind or of a module. */
+export interface FieldRule {
+  /** Key in the manifest-shaped spec. */
+  readonly name: string;
+  /** `replace`: the API cannot update it, so a change replaces the resource. */
+  readonly onChange: 'update' | 'replace';
+  /** Shown as `(sensitive)`, hashed in saved plans, never logged. */
+  readonly sensitive?: boolean;
+  /** A list with set meaning: order and duplicates do not matter. */
+  readonly setLike?: boolean;
+  /** Values are IDs of this kind or names of its managed entries (a value with the kind's ID prefix is an ID). */
+  readonly references?: KindName;
+}
+
+/** A module: an optional sub-object written as a whole (one PUT, or the parent's PATCH). */
+export interface ModuleRule {
+  readonly name: string;
+  /** `resource`: `spec[name]`; `route`: `spec.routes[i][name]` of an HTTPS edge. */
+  readonly scope: 'resource' | 'route';
+  readonly fields: readonly FieldRule[];
+}
+
+/** Where a module lives: the resource, and for route modules the route. */
+export interface ModuleTarget {
+  readonly id: string;
+  readonly routeId?: string;
+}
+
+export interface ReadLiveContext {
+  readonly api: EdgeApi;
+  /** IDs the manifests name for module-only kinds (tcp_edges, tls_edges); other kinds list everything. */
+  readonly ids: readonly string[];
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * One resource kind: everything kind-specific lives behind this interface so
+ * that the planner, executor and exporter iterate over the registry
+ * (src/kinds/registry.ts) and never switch on a kind's name.
+ */
+export interface Kind {
+  readonly name: KindName;
+  /** Singular, for people: "IP policy rule". */
+  readonly title: string;
+  /** ID prefix of this kind's own resources (`ipr_`). */
+  readonly idPrefix: string;
+  /**
+   * `metadata`: created, updated, deleted and owned through the metadata marker.
+   * `modules-only`: existing resources named by `id`; only their modules are managed.
+   */
+  readonly ownership: 'metadata' | 'modules-only';
+  /** Top-level fields the planner compares (modules excluded). */
+  readonly fields: readonly FieldRule[];
+  readonly modules: readonly ModuleRule[];
+
+  /** Reads this kind's live objects: the paginated list, or module GETs for `ctx.ids`. */
+  readLive(ctx: ReadLiveContext): Promise<readonly LiveObject[]>;
+  /** Normalizes one object as the API returns it (list item or GET body). */
+  fromApi(raw: unknown): LiveObject;
+  /**
+   * Makes a desired spec comparable with `LiveObject.spec`: defaults explicit,
+   * CIDRs canonical, PEM newline, set-like lists sorted. References stay as
+   * given (names or IDs).
+   */
+  normalizeDesired(spec: Readonly<Record<string, unknown>>): Record<string, unknown>;
+
+  /** POST for a new resource; `spec` is normalized with references resolved, `metadata` the final string. */
+  createRequest(spec: Readonly<Record<string, unknown>>, metadata: string): ApiRequest;
+  /** PATCH with only `changed` (manifest-shaped keys, references resolved; `metadata` as the final string). */
+  updateRequest(id: string, changed: Readonly<Record<string, unknown>>): ApiRequest;
+  deleteRequest(id: string): ApiRequest;
+  /** PUT (or the parent's PATCH) that sets a module to `value`, or the DELETE that removes it when `value` is null. */
+  moduleRequest(target: ModuleTarget, module: string, value: Readonly<Record<string, unknown>> | null): ApiRequest;
+  /** GET that reads a module back (the executor's check after a PUT whose outcome is unknown). */
+  moduleReadRequest(target: ModuleTarget, module: string): ApiRequest;
+}

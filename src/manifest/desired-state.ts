@@ -1,0 +1,48 @@
+import type { KindName } from '../kinds/kind-name.js';
+import type { SourceLocation } from './source-location.js';
+
+/**
+ * One named entry of one kind, as the manifests declare it. Plain data: the
+ * loader builds it, the planner reads it, nothing else writes it.
+ */
+export interface DesiredEntry {
+  readonly kind: KindName;
+  readonly name: string;
+  /**
+   * `id:` in the manifest. On managed kinds it adopts that existing resource
+   * under this name; on `tcp_edges`/`tls_edges` it is the edge whose modules
+   * are managed (required there).
+   */
+  readonly id?: string;
+  /** `protect: true`: the plan fails rather than delete or replace this entry. */
+  readonly protect: boolean;
+  /**
+   * The entry's fields in manifest shape (the API's snake_case names), minus
+   * `id` and `protect`. `{ env }` / `{ file }` references are resolved to
+   * strings and `ca_pem_file` has become `ca_pem`. Names of other managed
+   * resources stay names; the planner resolves them to IDs. `metadata` is the
+   * user's mapping, without the ownership marker. Defaults are not filled in:
+   * the kind's `normalizeDesired` does that.
+   */
+  readonly spec: Readonly<Record<string, unknown>>;
+  /** Where the entry's name is written. */
+  readonly location: SourceLocation;
+  /**
+   * Where each field is written, keyed by JSON Pointer relative to the entry
+   * (`/cidr`, `/routes/0/oidc/issuer`), so later messages can point at it.
+   */
+  readonly fieldLocations: Readonly<Record<string, SourceLocation>>;
+}
+
+export interface DesiredState {
+  /** Sorted by kind (KIND_NAMES order), then name. */
+  readonly entries: readonly DesiredEntry[];
+  /** The manifest files read, as given on the command line joined with what directories held. */
+  readonly files: readonly string[];
+  /**
+   * sha256 (hex) of the canonical JSON of every entry's kind, name, id,
+   * protect and spec, secrets included. A saved plan records it; applying the
+   * plan refuses when the manifests hash differently.
+   */
+  readonly hash: string;
+}

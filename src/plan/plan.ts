@@ -1,0 +1,103 @@
+import type { ApiRequest } from '../api/edge-api.js';
+import type { KindName } from '../kinds/kind-name.js';
+import type { SourceLocation } from '../manifest/source-location.js';
+
+export const OPERATIONS = ['create', 'update', 'replace', 'delete', 'adopt', 'put-module', 'delete-module'] as const;
+export type Operation = (typeof OPERATIONS)[number];
+
+/** A field-level difference; `path` is dotted from the resource (`cidr`, `mutual_tls.certificate_authorities`, `routes[edghtsrt_…].oidc`). */
+export interface FieldChange {
+  readonly path: string;
+  /** Absent when the field did not exist before. Secrets never appear here: see `sensitive`. */
+  readonly before?: unknown;
+  readonly after?: unknown;
+  /** True when either side is a secret: renderers show `(sensitive)`, saved plans hold a hash. */
+  readonly sensitive: boolean;
+  /** This field alone forces a replace. */
+  readonly forcesReplace: boolean;
+}
+
+/**
+ * What happens to one object (or one module of one object), for people:
+ * renderers show these. One change may need several actions (a replace is a
+ * create and a delete with other actions between them).
+ */
+export interface ResourceChange {
+  /** Stable and unique in the plan: `certificate_authorities.corp-root`, `https_edges.web.routes[edghtsrt_…].oidc`. */
+  readonly address: string;
+  readonly op: Operation;
+  readonly kind: KindName;
+  readonly name: string;
+  /** The live object's ID; absent for creates. */
+  readonly id?: string;
+  readonly module?: string;
+  readonly routeId?: string;
+  readonly changes: readonly FieldChange[];
+  /** Why, in words: "not in the live account", "cidr changed", "owned by edgesync but no longer in the manifests". */
+  readonly reason: string;
+  /** The manifest place that caused it; absent for prunes. */
+  readonly source?: SourceLocation;
+  /** Keys of the actions that carry this change out. */
+  readonly actionKeys: readonly string[];
+}
+
+/**
+ * Stands in a request body for the ID of an object that an earlier action
+ * creates; the executor substitutes it once that action is done.
+ */
+export interface PendingId {
+  readonly $createdBy: string;
+}
+
+/** One API request of the plan, with the actions that must be done before it. */
+export interface Action {
+  /** Stable and unique in the plan: `create:certificate_authorities.corp-root`. */
+  readonly key: string;
+  readonly op: Operation;
+  readonly kind: KindName;
+  readonly name: string;
+  /** Address of the ResourceChange this action belongs to. */
+  readonly change: string;
+  /** Body values may hold PendingId objects. */
+  readonly request: ApiRequest;
+  /** JSON Pointers into `request.body` whose values are secrets. */
+  readonly sensitivePaths: readonly string[];
+  /** For creates: the ownership marker, so an outcome-unknown POST can be looked up before it is sent again. */
+  readonly marker?: { readonly owner: string; readonly name: string };
+  readonly dependsOn: readonly string[];
+  readonly source?: SourceLocation;
+}
+
+/** A problem only the live account reveals, pointed at the manifest. */
+export interface PlanError {
+  readonly code: string;
+  readonly message: string;
+  readonly source?: SourceLocation;
+}
+
+export interface PlanRefusal {
+  readonly code: 'protected' | 'max-destroy' | 'empty-desired';
+  readonly message: string;
+}
+
+export type PlanSummary = Readonly<Record<Operation, number>> & {
+  readonly unchanged: number;
+  /** Live objects without our marker: counted, never touched. */
+  readonly unmanaged: number;
+};
+
+export interface Plan {
+  readonly formatVersion: 1;
+  readonly owner: string;
+  readonly changes: readonly ResourceChange[];
+  /** Topologically valid: every dependsOn names an earlier action. */
+  readonly actions: readonly Action[];
+  readonly summary: PlanSummary;
+  /** Non-empty: the plan cannot be applied (exit 1). */
+  readonly errors: readonly PlanError[];
+  /** Set when a safety rule refuses the plan (exit 4 unless forced). */
+  readonly refusal?: PlanRefusal;
+  readonly desiredHash: string;
+  /** Fingerprint of every live object the plan read, by ID. */
+  readonly fingerprints: Readonly<Record<string, string>>;
+}
