@@ -1,0 +1,54 @@
+import type { EdgeApi } from '../api/edge-api.js';
+import type { Result } from '../errors.js';
+import type { KindName } from '../kinds/kind-name.js';
+import type { LiveState } from '../kinds/live-state.js';
+import { readLiveState } from '../kinds/read-live-state.js';
+import { KINDS } from '../kinds/registry.js';
+import type { DesiredState } from '../manifest/desired-state.js';
+import { type LoadOptions, loadDesiredState } from '../manifest/load-desired-state.js';
+import type { ManifestError } from '../manifest/manifest-error.js';
+import type { Plan } from '../plan/plan.js';
+import { type PlanOptions, planChanges } from '../plan/plan-changes.js';
+
+export interface PreparedPlan {
+  readonly desired: DesiredState;
+  readonly live: LiveState;
+  readonly plan: Plan;
+}
+
+export interface PreparePlanOptions {
+  readonly load: LoadOptions;
+  readonly plan: PlanOptions;
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * The I/O around the pure planner, shared by `plan`, `apply` and `watch`:
+ * load the manifests (no network when they are invalid), read the live
+ * account, plan. Manifest errors come back as data so each caller reports
+ * them its own way; everything else throws.
+ */
+export async function preparePlan(
+  paths: readonly string[],
+  api: EdgeApi,
+  options: PreparePlanOptions,
+): Promise<Result<PreparedPlan, ManifestError>> {
+  const loaded = await loadDesiredState(paths, options.load);
+  if (!loaded.ok) return loaded;
+  const desired = loaded.value;
+  const live = await readLiveState(api, {
+    idsByKind: moduleOnlyIds(desired),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  return { ok: true, value: { desired, live, plan: planChanges(desired, live, options.plan) } };
+}
+
+/** Module-only kinds are read by GET for the IDs the manifests name; other kinds are listed whole. */
+function moduleOnlyIds(desired: DesiredState): Partial<Record<KindName, readonly string[]>> {
+  const ids: Partial<Record<KindName, string[]>> = {};
+  for (const kind of KINDS) {
+    if (kind.ownership !== 'modules-only') continue;
+    ids[kind.name] = desired.entries.flatMap((entry) => (entry.kind === kind.name && entry.id ? [entry.id] : []));
+  }
+  return ids;
+}

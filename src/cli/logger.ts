@@ -1,0 +1,60 @@
+import pino, { type Logger } from 'pino';
+import pretty from 'pino-pretty';
+
+export const LOG_FORMATS = ['json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
+export interface LoggerOptions {
+  /** @default 'json' */
+  readonly format?: LogFormat;
+  /** pino level name. @default 'info' */
+  readonly level?: string;
+  /** File descriptor or stream logs go to. @default 2 (stderr: stdout is for results) */
+  readonly destination?: number | NodeJS.WritableStream;
+}
+
+/**
+ * Every field that can hold a secret, wherever it nests: redaction is
+ * configured here once so no module has to remember it.
+ */
+export const REDACTED_PATHS = [
+  'apiKey',
+  'api_key',
+  'authorization',
+  'Authorization',
+  'headers.authorization',
+  'headers.Authorization',
+  '*.apiKey',
+  '*.headers.authorization',
+  '*.headers.Authorization',
+  'client_secret',
+  '*.client_secret',
+  '*.*.client_secret',
+  '*.*.*.client_secret',
+  'secret',
+  '*.secret',
+  '*.*.secret',
+  'body',
+  '*.body',
+] as const;
+
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const destination = options.destination ?? 2;
+  const base = {
+    level: options.level ?? 'info',
+    base: { app: 'edgesync' },
+    redact: { paths: [...REDACTED_PATHS], censor: '(sensitive)' },
+    timestamp: pino.stdTimeFunctions.isoTime,
+  };
+  if (options.format === 'pretty') {
+    const stream = pretty({
+      destination: typeof destination === 'number' ? destination : destination,
+      sync: true,
+      colorize: typeof destination === 'number' ? undefined : false,
+      ignore: 'pid,hostname,app',
+    });
+    return pino(base, stream);
+  }
+  const stream = typeof destination === 'number' ? pino.destination({ dest: destination, sync: true }) : destination;
+  return pino(base, stream);
+}

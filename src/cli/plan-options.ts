@@ -1,0 +1,63 @@
+import type { Command } from 'commander';
+import { EdgesyncError } from '../errors.js';
+import type { PlanOptions } from '../plan/plan-changes.js';
+
+/** The planning flags as commander parses them. */
+export interface PlanFlags {
+  readonly owner: string;
+  readonly maxDestroy?: string;
+  readonly force?: boolean;
+  readonly allowEmpty?: boolean;
+  readonly target?: readonly string[];
+  readonly exclude?: readonly string[];
+  readonly allowOutsideRoot?: boolean;
+}
+
+function collect(value: string, previous: readonly string[] = []): string[] {
+  return [...previous, value];
+}
+
+export function addPlanOptions(command: Command): Command {
+  return command
+    .option('--owner <owner>', 'ownership marker: only objects marked with this owner are changed or pruned', 'default')
+    .option('--max-destroy <n|n%>', 'refuse plans that delete or replace more than this (default 10% of owned, at least 1)')
+    .option('--force', 'apply even when --max-destroy is exceeded')
+    .option('--allow-empty', 'allow an empty manifest set to prune everything this owner owns')
+    .option('--target <kind.name>', 'plan only this entry (repeatable)', collect)
+    .option('--exclude <kind.name>', 'leave this entry out of the plan (repeatable)', collect)
+    .option('--allow-outside-root', 'let { file: } references leave the manifest directory');
+}
+
+const OWNER_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
+const ADDRESS_PATTERN = /^[a-z_]+\.[^.\s][^\s]*$/;
+
+export function parsePlanOptions(flags: PlanFlags): PlanOptions {
+  if (!OWNER_PATTERN.test(flags.owner)) {
+    throw new EdgesyncError(
+      'invalid_option',
+      `--owner: expected letters, digits, ".", "_" or "-", at most 63 (found "${flags.owner}")`,
+    );
+  }
+  for (const address of [...(flags.target ?? []), ...(flags.exclude ?? [])]) {
+    if (!ADDRESS_PATTERN.test(address)) {
+      throw new EdgesyncError('invalid_option', `--target/--exclude: expected KIND.NAME (found "${address}")`);
+    }
+  }
+  return {
+    owner: flags.owner,
+    ...(flags.maxDestroy === undefined ? {} : { maxDestroy: parseMaxDestroy(flags.maxDestroy) }),
+    force: flags.force ?? false,
+    allowEmpty: flags.allowEmpty ?? false,
+    targets: flags.target ?? [],
+    excludes: flags.exclude ?? [],
+  };
+}
+
+export function parseMaxDestroy(value: string): { count: number } | { percent: number } {
+  const match = /^(\d+)(%?)$/.exec(value.trim());
+  const amount = Number(match?.[1]);
+  if (!match || !Number.isFinite(amount) || (match[2] === '%' && amount > 100)) {
+    throw new EdgesyncError('invalid_option', `--max-destroy: expected a count like 5 or a percentage like 10% (found "${value}")`);
+  }
+  return match[2] === '%' ? { percent: amount } : { count: amount };
+}
