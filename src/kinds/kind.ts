@@ -56,6 +56,18 @@ export interface Kind {
   /** Top-level fields the planner compares (modules excluded). */
   readonly fields: readonly FieldRule[];
   readonly modules: readonly ModuleRule[];
+  /**
+   * Optional: fields whose values together identify at most one live object
+   * (the service refuses a second rule for the same `cidr` and `ip_policy_id`).
+   * The planner deletes the holder of a key before creating another with it.
+   */
+  readonly uniqueKey?: readonly string[];
+  /**
+   * Optional: for access rules, the field that decides allow or deny and its
+   * two values. The planner creates deny rules before allow rules and deletes
+   * allow rules before deny rules, so access never widens mid-apply.
+   */
+  readonly accessDecision?: { readonly field: string; readonly allow: string; readonly deny: string };
 
   /** Reads this kind's live objects: the paginated list, or module GETs for `ctx.ids`. */
   readLive(ctx: ReadLiveContext): Promise<readonly LiveObject[]>;
