@@ -1,0 +1,62 @@
+import type { Action, Plan } from '../plan/plan.js';
+import { isPendingId } from './pending-ids.js';
+
+const SENSITIVE = '(sensitive)';
+
+/**
+ * `--dry-run`: the requests the plan would send, in order, one block per
+ * action. Secrets show as `(sensitive)` and IDs not yet created as
+ * `(id from <create key>)`.
+ */
+export function renderRequests(plan: Plan): string {
+  if (plan.actions.length === 0) return 'No requests would be sent.\n';
+  const blocks = plan.actions.map((action) => {
+    const head = `# ${action.key}${action.dependsOn.length > 0 ? ` (after ${action.dependsOn.join(', ')})` : ''}`;
+    const line = `${action.request.method} ${action.request.path}`;
+    if (action.request.body === undefined) return `${head}\n${line}`;
+    return `${head}\n${line}\n${JSON.stringify(displayBody(action), null, 2)}`;
+  });
+  return `${blocks.join('\n\n')}\n`;
+}
+
+/** The action's body as it may be shown: secrets masked, pending IDs named. */
+export function displayBody(action: Action): unknown {
+  const masked = maskPointers(action.request.body, action.sensitivePaths);
+  return namePendingIds(masked);
+}
+
+function namePendingIds(value: unknown): unknown {
+  if (isPendingId(value)) return `(id from ${value.$createdBy})`;
+  if (Array.isArray(value)) return value.map(namePendingIds);
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, namePendingIds(item)]));
+  }
+  return value;
+}
+
+/** Copies `body` with the value at every JSON Pointer (RFC 6901) replaced by `(sensitive)`. */
+export function maskPointers(body: unknown, pointers: readonly string[]): unknown {
+  let masked = structuredClone(body);
+  for (const pointer of pointers) {
+    const tokens = pointer
+      .split('/')
+      .slice(1)
+      .map((token) => token.replaceAll('~1', '/').replaceAll('~0', '~'));
+    if (tokens.length === 0) {
+      masked = SENSITIVE;
+      continue;
+    }
+    let parent: unknown = masked;
+    for (const token of tokens.slice(0, -1)) {
+      parent =
+        typeof parent === 'object' && parent !== null
+          ? (parent as Record<string, unknown>)[token]
+          : undefined;
+    }
+    const last = tokens.at(-1) as string;
+    if (typeof parent === 'object' && parent !== null && last in parent) {
+      (parent as Record<string, unknown>)[last] = SENSITIVE;
+    }
+  }
+  return masked;
+}
