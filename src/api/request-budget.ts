@@ -1,0 +1,166 @@
+import { EdgesyncError } from '../errors.js';
+import { RequestAbortedError, throwIfAborted } from './request-aborted-error.js';
+import { type Clock, type Sleep, systemClock, systemSleep } from './time-source.js';
+
+export interface RateLimit {
+  readonly requests: number;
+  /** Length of the rolling window, in milliseconds. */
+  readonly windowMs: number;
+}
+
+export interface RequestBudgetOptions {
+  /** Requests allowed per rolling window. @default 120 */
+  readonly requests?: number;
+  /** Rolling window, in milliseconds. @default 60000 */
+  readonly windowMs?: number;
+  /** @default Date.now */
+  readonly clock?: Clock;
+  /** @default a timer that honours the signal */
+  readonly sleep?: Sleep;
+}
+
+/** `--rate-limit` was not of the form `N/WINDOW` (`120/60s`). */
+export class InvalidRateLimitError extends EdgesyncError {
+  constructor(found: string) {
+    super(
+      'invalid_rate_limit',
+      `rate limit must be <requests>/<window> with a unit of ms, s or m, e.g. 120/60s (found "${found}")`,
+    );
+  }
+}
+
+const WINDOW_UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000 };
+
+/** Parses `120/60s`, `10/500ms`, `100/1m`. Both numbers must be positive integers. */
+export function parseRateLimit(text: string): RateLimit {
+  const match = /^\s*(\d+)\s*\/\s*(\d+)\s*(ms|s|m)\s*$/.exec(text);
+  const [, requestsText, windowText, unit] = match ?? [];
+  if (requestsText === undefined || windowText === undefined || unit === undefined) {
+    throw new InvalidRateLimitError(text);
+  }
+  const requests = Number(requestsText);
+  const windowMs = Number(windowText) * (WINDOW_UNIT_MS[unit] ?? 1);
+  if (requests < 1 || windowMs < 1 || !Number.isSafeInteger(requests) || !Number.isSafeInteger(windowMs)) {
+    throw new InvalidRateLimitError(text);
+  }
+  return { requests, windowMs };
+}
+
+/**
+ * The one request budget of a client: at most `requests` HTTP attempts
+ * (retries included) in any rolling window of `windowMs`, shared by reads and
+ * writes and by every caller holding this instance. `pauseFor` stops every
+ * acquirer, which is how one 429 pauses the whole client. Acquirers are served
+ * in arrival order.
+ */
+export class RequestBudget {
+  readonly requests: number;
+  readonly windowMs: number;
+  readonly #clock: Clock;
+  readonly #sleep: Sleep;
+  /** Start times of the attempts in the current window, oldest first. */
+  readonly #granted: number[] = [];
+  #pausedUntil = 0;
+  #waitedMs = 0;
+  #tail: Promise<void> = Promise.resolve();
+
+  constructor(options: RequestBudgetOptions = {}) {
+    this.requests = options.requests ?? 120;
+    this.windowMs = options.windowMs ?? 60_000;
+    if (!Number.isSafeInteger(this.requests) || this.requests < 1) {
+      throw new EdgesyncError(
+        'invalid_option',
+        `request budget: requests must be an integer >= 1 (found ${this.requests})`,
+      );
+    }
+    if (!Number.isFinite(this.windowMs) || this.windowMs <= 0) {
+      throw new EdgesyncError(
+        'invalid_option',
+        `request budget: windowMs must be > 0 (found ${this.windowMs})`,
+      );
+    }
+    this.#clock = options.clock ?? systemClock;
+    this.#sleep = options.sleep ?? systemSleep;
+  }
+
+  /** Total milliseconds acquirers were held back (window full or paused), counted once however many waited. */
+  get waitedMs(): number {
+    return this.#waitedMs;
+  }
+
+  /** Milliseconds until the current pause ends; 0 when not paused. */
+  get pausedForMs(): number {
+    return Math.max(0, this.#pausedUntil - this.#clock());
+  }
+
+  /** Holds every acquirer for `ms` milliseconds from now (a 429's Retry-After). Never shortens a pause. */
+  pauseFor(ms: number): void {
+    this.#pausedUntil = Math.max(this.#pausedUntil, this.#clock() + Math.max(0, ms));
+  }
+
+  /** Waits for a slot and takes it. Rejects with RequestAbortedError when `signal` aborts first. */
+  async acquire(signal?: AbortSignal): Promise<void> {
+    throwIfAborted(signal);
+    const previous = this.#tail;
+    let releaseTurn = (): void => {};
+    const turn = new Promise<void>((resolve) => {
+      releaseTurn = resolve;
+    });
+    this.#tail = previous.then(() => turn);
+    try {
+      await waitOrAbort(previous, signal);
+      await this.#takeSlot(signal);
+    } finally {
+      releaseTurn();
+    }
+  }
+
+  async #takeSlot(signal: AbortSignal | undefined): Promise<void> {
+    for (;;) {
+      throwIfAborted(signal);
+      const now = this.#clock();
+      while (this.#granted.length > 0 && (this.#granted[0] ?? 0) <= now - this.windowMs)
+        this.#granted.shift();
+      let waitMs = 0;
+      if (now < this.#pausedUntil) waitMs = this.#pausedUntil - now;
+      else if (this.#granted.length >= this.requests)
+        waitMs = (this.#granted[0] ?? now) + this.windowMs - now;
+      if (waitMs <= 0) {
+        this.#granted.push(now);
+        return;
+      }
+      const started = now;
+      try {
+        await this.#sleep(waitMs, signal);
+      } catch (error) {
+        if (signal?.aborted) throw new RequestAbortedError({}, { cause: signal.reason });
+        throw error;
+      } finally {
+        this.#waitedMs += Math.max(0, this.#clock() - started);
+      }
+    }
+  }
+}
+
+/** Resolves with `promise`, or rejects as soon as `signal` aborts. */
+function waitOrAbort(promise: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return promise;
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = (): void => reject(new RequestAbortedError({}, { cause: signal.reason }));
+    if (signal.aborted) {
+      onAbort();
+      return;
+    }
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
