@@ -1,0 +1,147 @@
+import type { Logger } from 'pino';
+import type { DaemonClock } from './daemon-clock.js';
+import { type FailureBackoffOptions, failureBackoffMs, spread } from './failure-backoff.js';
+
+/** Why a reconcile runs. */
+export const RECONCILE_TRIGGERS = ['startup', 'change', 'resync', 'retry'] as const;
+export type ReconcileTrigger = (typeof RECONCILE_TRIGGERS)[number];
+
+/** `failed` makes the loop retry with backoff; `ok` waits for the next change or resync. */
+export type ReconcileVerdict = 'ok' | 'failed';
+
+/** One reconcile. Must stop early when `signal` aborts (shutdown past its deadline). */
+export type ReconcileRun = (trigger: ReconcileTrigger, signal: AbortSignal) => Promise<ReconcileVerdict>;
+
+/** How `stop` ended: nothing was running, the run finished in time, or it was aborted. */
+export type StopOutcome = 'idle' | 'finished' | 'abandoned';
+
+export interface ReconcileLoopOptions {
+  readonly reconcile: ReconcileRun;
+  readonly clock: DaemonClock;
+  /** Returns a number in [0, 1); seeded in tests. */
+  readonly random: () => number;
+  readonly logger: Logger;
+  /** Quiet time after the last file change before a reconcile starts, milliseconds. @default 500 */
+  readonly debounceMs?: number;
+  /** Time between resyncs that catch drift made outside Git, milliseconds. @default 300000 (5 minutes) */
+  readonly intervalMs?: number;
+  /** Spread of the resync interval, as a fraction either way. @default 0.1 */
+  readonly intervalJitter?: number;
+  readonly backoff?: FailureBackoffOptions;
+}
+
+/**
+ * Runs reconciles one at a time. File changes are debounced and coalesced; a
+ * change that arrives during a run schedules exactly one follow-up run. After
+ * a success the next run is the resync; after a failure it is a retry whose
+ * delay grows exponentially until a success resets it.
+ */
+export class ReconcileLoop {
+  readonly #options: ReconcileLoopOptions;
+  readonly #log: Logger;
+  readonly #controller = new AbortController();
+  #inFlight: Promise<void> | null = null;
+  #followUp: ReconcileTrigger | null = null;
+  #cancelDebounce: (() => void) | null = null;
+  #cancelNext: (() => void) | null = null;
+  #failures = 0;
+  #started = false;
+  #stopped = false;
+
+  constructor(options: ReconcileLoopOptions) {
+    this.#options = options;
+    this.#log = options.logger.child({ component: 'reconcile-loop' });
+  }
+
+  /** Consecutive failed runs; 0 after a success. */
+  get consecutiveFailures(): number {
+    return this.#failures;
+  }
+
+  /** Starts the first reconcile at once. */
+  start(): void {
+    if (this.#started) return;
+    this.#started = true;
+    this.#request('startup');
+  }
+
+  /** A manifest changed: reconcile once things have been quiet for the debounce time. */
+  notifyChange(): void {
+    if (this.#stopped || !this.#started) return;
+    this.#cancelDebounce?.();
+    this.#cancelDebounce = this.#options.clock.setTimeout(() => {
+      this.#cancelDebounce = null;
+      this.#request('change');
+    }, this.#options.debounceMs ?? 500);
+  }
+
+  /**
+   * Stops scheduling. A run in flight may finish within `timeoutMs`
+   * (milliseconds); past that its signal aborts and it is abandoned.
+   */
+  async stop(timeoutMs: number): Promise<StopOutcome> {
+    this.#stopped = true;
+    this.#followUp = null;
+    this.#cancelDebounce?.();
+    this.#cancelNext?.();
+    this.#cancelDebounce = null;
+    this.#cancelNext = null;
+    const inFlight = this.#inFlight;
+    if (inFlight === null) return 'idle';
+    let cancelDeadline: () => void = () => {};
+    const deadline = new Promise<'abandoned'>((resolve) => {
+      cancelDeadline = this.#options.clock.setTimeout(() => resolve('abandoned'), timeoutMs);
+    });
+    const outcome = await Promise.race([inFlight.then(() => 'finished' as const), deadline]);
+    cancelDeadline();
+    if (outcome === 'abandoned') this.#controller.abort(new Error('shutdown deadline passed'));
+    return outcome;
+  }
+
+  #request(trigger: ReconcileTrigger): void {
+    if (this.#stopped) return;
+    if (this.#inFlight !== null) {
+      this.#followUp ??= trigger;
+      return;
+    }
+    this.#cancelNext?.();
+    this.#cancelNext = null;
+    this.#inFlight = this.#run(trigger);
+  }
+
+  async #run(trigger: ReconcileTrigger): Promise<void> {
+    let verdict: ReconcileVerdict;
+    try {
+      verdict = await this.#options.reconcile(trigger, this.#controller.signal);
+    } catch (err) {
+      this.#log.error({ err, trigger }, 'reconcile threw');
+      verdict = 'failed';
+    }
+    this.#inFlight = null;
+    if (this.#stopped) return;
+    if (verdict === 'failed') {
+      this.#failures += 1;
+      const delayMs = failureBackoffMs(this.#failures, this.#options.random, this.#options.backoff);
+      this.#log.info({ failures: this.#failures, delayMs }, 'retry scheduled');
+      this.#schedule('retry', delayMs);
+    } else {
+      this.#failures = 0;
+      const intervalMs = this.#options.intervalMs ?? 300_000;
+      const delayMs = Math.round(
+        spread(intervalMs, this.#options.intervalJitter ?? 0.1, this.#options.random),
+      );
+      this.#schedule('resync', delayMs);
+    }
+    const followUp = this.#followUp;
+    this.#followUp = null;
+    if (followUp !== null) this.#request(followUp);
+  }
+
+  #schedule(trigger: ReconcileTrigger, delayMs: number): void {
+    this.#cancelNext?.();
+    this.#cancelNext = this.#options.clock.setTimeout(() => {
+      this.#cancelNext = null;
+      this.#request(trigger);
+    }, delayMs);
+  }
+}
