@@ -1,0 +1,153 @@
+import { describe, expect, it } from 'vitest';
+import { RequestAbortedError } from '../../src/api/request-aborted-error.js';
+import { InvalidRateLimitError, parseRateLimit, RequestBudget } from '../../src/api/request-budget.js';
+import { FakeTime, sleepUntilAborted } from './fake-time.js';
+
+describe('RequestBudget', () => {
+  it('grants a full window at once, then waits for the oldest slot to leave the window', async () => {
+    const time = new FakeTime();
+    const budget = new RequestBudget({ requests: 3, windowMs: 1000, clock: time.clock, sleep: time.sleep });
+    const grantedAt: number[] = [];
+
+    for (let i = 0; i < 5; i += 1) {
+      await budget.acquire();
+      grantedAt.push(time.now);
+    }
+
+    expect(grantedAt).toEqual([0, 0, 0, 1000, 1000]);
+    expect(budget.waitedMs).toBe(1000);
+  });
+
+  it('rolls the window: a slot frees exactly windowMs after it was taken', async () => {
+    const time = new FakeTime();
+    const budget = new RequestBudget({ requests: 3, windowMs: 1000, clock: time.clock, sleep: time.sleep });
+    const grantedAt: number[] = [];
+    for (const at of [0, 400, 800]) {
+      time.now = at;
+      await budget.acquire();
+    }
+    time.now = 900;
+
+    for (let i = 0; i < 3; i += 1) {
+      await budget.acquire();
+      grantedAt.push(time.now);
+    }
+
+    expect(grantedAt).toEqual([1000, 1400, 1800]);
+    expect(time.sleeps).toEqual([100, 400, 400]);
+    expect(budget.waitedMs).toBe(900);
+  });
+
+  it('never grants more than `requests` in any window, whatever the arrival pattern', async () => {
+    const time = new FakeTime();
+    const budget = new RequestBudget({ requests: 4, windowMs: 1000, clock: time.clock, sleep: time.sleep });
+    const grantedAt: number[] = [];
+
+    for (let i = 0; i < 30; i += 1) {
+      time.now += (i * 37) % 250;
+      await budget.acquire();
+      grantedAt.push(time.now);
+    }
+
+    for (const start of grantedAt) {
+      expect(grantedAt.filter((at) => at >= start && at < start + 1000).length).toBeLessThanOrEqual(4);
+    }
+  });
+
+  it('pauseFor holds every acquirer, and a shorter pause does not shorten it', async () => {
+    const time = new FakeTime(10_000);
+    const budget = new RequestBudget({ requests: 100, windowMs: 1000, clock: time.clock, sleep: time.sleep });
+    budget.pauseFor(5000);
+    budget.pauseFor(1000);
+    const grantedAt: number[] = [];
+
+    await Promise.all(
+      [1, 2, 3].map(async () => {
+        await budget.acquire();
+        grantedAt.push(time.now);
+      }),
+    );
+
+    expect(grantedAt).toEqual([15_000, 15_000, 15_000]);
+    expect(budget.waitedMs).toBe(5000);
+    expect(budget.pausedForMs).toBe(0);
+  });
+
+  it('serves acquirers in arrival order', async () => {
+    const time = new FakeTime();
+    const budget = new RequestBudget({ requests: 1, windowMs: 100, clock: time.clock, sleep: time.sleep });
+    const order: number[] = [];
+
+    await Promise.all(
+      [0, 1, 2, 3].map(async (n) => {
+        await budget.acquire();
+        order.push(n);
+      }),
+    );
+
+    expect(order).toEqual([0, 1, 2, 3]);
+    expect(time.now).toBe(300);
+  });
+
+  it('rejects at once when the signal is already aborted', async () => {
+    const budget = new RequestBudget({ requests: 1, windowMs: 1000 });
+
+    await expect(budget.acquire(AbortSignal.abort())).rejects.toBeInstanceOf(RequestAbortedError);
+  });
+
+  it('stops waiting when aborted during a wait, and the aborted acquirer takes no slot', async () => {
+    let now = 0;
+    const budget = new RequestBudget({
+      requests: 1,
+      windowMs: 1000,
+      clock: () => now,
+      sleep: sleepUntilAborted,
+    });
+    await budget.acquire();
+    const head = new AbortController();
+    const queued = new AbortController();
+
+    const waitingForSlot = budget.acquire(head.signal);
+    const waitingForTurn = budget.acquire(queued.signal);
+    queued.abort();
+    head.abort();
+
+    await expect(waitingForSlot).rejects.toMatchObject({ code: 'aborted' });
+    await expect(waitingForTurn).rejects.toMatchObject({ code: 'aborted' });
+    now = 1000;
+    // Had an aborted acquirer taken the slot, this one would wait (and its signal would fire).
+    await expect(budget.acquire(AbortSignal.timeout(2000))).resolves.toBeUndefined();
+    expect(budget.waitedMs).toBe(0);
+  });
+
+  it.each([
+    [{ requests: 0 }, /requests must be an integer >= 1 \(found 0\)/],
+    [{ requests: 1.5 }, /found 1.5/],
+    [{ windowMs: 0 }, /windowMs must be > 0 \(found 0\)/],
+  ])('refuses %o', (options, message) => {
+    expect(() => new RequestBudget(options)).toThrow(message);
+  });
+});
+
+describe('parseRateLimit', () => {
+  it.each([
+    ['120/60s', { requests: 120, windowMs: 60_000 }],
+    ['10/500ms', { requests: 10, windowMs: 500 }],
+    ['100/1m', { requests: 100, windowMs: 60_000 }],
+    [' 5 / 2s ', { requests: 5, windowMs: 2000 }],
+  ])('reads %o', (text, expected) => {
+    expect(parseRateLimit(text)).toEqual(expected);
+  });
+
+  it.each(['', '120', '120/60', '0/60s', '120/0s', 'abc/60s', '120/60h', '-1/60s', '1.5/60s', '120/s'])(
+    'refuses %o, naming the expected form and the value found',
+    (text) => {
+      const parse = (): unknown => parseRateLimit(text);
+
+      expect(parse).toThrow(InvalidRateLimitError);
+      expect(parse).toThrow(
+        `rate limit must be <requests>/<window> with a unit of ms, s or m, e.g. 120/60s (found "${text}")`,
+      );
+    },
+  );
+});
