@@ -1,0 +1,254 @@
+import { readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { RequestBudget } from '../../src/api/request-budget.js';
+import type { ProgressEvent } from '../../src/apply/execute-plan.js';
+import { executePlan } from '../../src/apply/execute-plan.js';
+import { encodeMetadata, parseMetadata } from '../../src/kinds/ownership-marker.js';
+import type { Action } from '../../src/plan/plan.js';
+import { createIpPolicy, emulatorStats, type Harness, listAll, startHarness } from './apply-harness.js';
+import {
+  createRuleAction,
+  handPlan,
+  OWNER,
+  plainAction,
+  ruleCidr,
+  seededRandom,
+  silentLogger,
+} from './hand-plan.js';
+
+const CA_PEM = readFileSync(new URL('../fixtures/certs/corp-root.pem', import.meta.url), 'utf8');
+
+interface RuleItem {
+  readonly id: string;
+  readonly cidr: string;
+  readonly metadata?: string;
+}
+
+describe('executePlan', () => {
+  let harness: Harness | undefined;
+
+  afterEach(async () => {
+    await harness?.emulator.close();
+    harness = undefined;
+  });
+
+  it('creates in dependency order and substitutes the IDs of earlier creates', async () => {
+    harness = await startHarness();
+    const createCa = plainAction(
+      'create:certificate_authorities.corp',
+      'certificate_authorities',
+      'corp',
+      'create',
+      {
+        method: 'POST',
+        path: '/certificate_authorities',
+        body: { ca_pem: CA_PEM, metadata: encodeMetadata(undefined, { owner: OWNER, name: 'corp' }) },
+      },
+    );
+    const createEdge = plainAction(
+      'create:https_edges.web',
+      'https_edges',
+      'web',
+      'create',
+      {
+        method: 'POST',
+        path: '/edges/https',
+        body: {
+          hostports: ['web.example.com:443'],
+          mutual_tls: { enabled: true, certificate_authority_ids: [{ $createdBy: createCa.key }] },
+          metadata: encodeMetadata(undefined, { owner: OWNER, name: 'web' }),
+        },
+      },
+      [createCa.key],
+    );
+
+    const result = await executePlan(handPlan([createCa, createEdge]), {
+      api: harness.api,
+      logger: silentLogger,
+    });
+
+    expect(result.done).toBe(2);
+    expect(result.applied.created).toBe(2);
+    const caId = result.createdIds[createCa.key];
+    expect(caId).toMatch(/^ca_/);
+    const edge = await harness.inspect.request<{ mutual_tls: { certificate_authorities: { id: string }[] } }>(
+      {
+        method: 'GET',
+        path: `/edges/https/${result.createdIds[createEdge.key]}`,
+      },
+    );
+    expect(edge.body.mutual_tls.certificate_authorities.map((ref) => ref.id)).toEqual([caId]);
+  });
+
+  it('fails only the dependents of a failed action and reports the service error against the manifest', async () => {
+    harness = await startHarness();
+    const policyId = await createIpPolicy(harness);
+    const broken = createRuleAction('broken', policyId, '10.0.0.0/33');
+    const child = createRuleAction('child', policyId, ruleCidr(1), { dependsOn: [broken.key] });
+    const grandchild = createRuleAction('grandchild', policyId, ruleCidr(2), { dependsOn: [child.key] });
+    const independent = createRuleAction('independent', policyId, ruleCidr(3));
+
+    const result = await executePlan(handPlan([broken, child, grandchild, independent]), {
+      api: harness.api,
+      logger: silentLogger,
+    });
+
+    expect(result.actions.map((action) => [action.key, action.outcome])).toEqual([
+      [broken.key, 'failed'],
+      [child.key, 'skipped'],
+      [grandchild.key, 'skipped'],
+      [independent.key, 'done'],
+    ]);
+    expect(result.actions[0]?.error).toMatchObject({
+      status: 400,
+      serviceCode: 'invalid_field',
+      field: 'cidr',
+    });
+    expect(result.actions[0]?.source).toEqual({ file: 'manifests/rules.yaml', line: 3, column: 3 });
+    expect(result.actions[1]?.reason).toBe(`depends on ${broken.key} which failed`);
+    expect(result.actions[2]?.reason).toBe(`depends on ${broken.key} which failed`);
+    expect({ done: result.done, failed: result.failed, skipped: result.skipped }).toEqual({
+      done: 1,
+      failed: 1,
+      skipped: 2,
+    });
+    const rules = await listAll<RuleItem>(harness, '/ip_policy_rules', 'ip_policy_rules');
+    expect(rules.map((rule) => rule.cidr)).toEqual([ruleCidr(3)]);
+  });
+
+  it('treats a delete of something already gone as done', async () => {
+    harness = await startHarness();
+    const policyId = await createIpPolicy(harness);
+    const created = await harness.inspect.request<{ id: string }>({
+      method: 'POST',
+      path: '/ip_policy_rules',
+      body: { cidr: ruleCidr(9), ip_policy_id: policyId, action: 'deny' },
+    });
+    await harness.inspect.request({ method: 'DELETE', path: `/ip_policy_rules/${created.body.id}` });
+    const deleteRule = plainAction('delete:ip_policy_rules.gone', 'ip_policy_rules', 'gone', 'delete', {
+      method: 'DELETE',
+      path: `/ip_policy_rules/${created.body.id}`,
+    });
+
+    const result = await executePlan(handPlan([deleteRule]), { api: harness.api, logger: silentLogger });
+
+    expect(result.actions[0]).toMatchObject({ outcome: 'done', note: 'already absent' });
+    expect(result.applied.deleted).toBe(1);
+  });
+
+  it('refuses a plan whose dependencies name no earlier action, before any request', async () => {
+    harness = await startHarness();
+    const orphan = createRuleAction('orphan', 'ipp_x', ruleCidr(1), { dependsOn: ['create:nowhere'] });
+
+    await expect(
+      executePlan(handPlan([orphan]), { api: harness.api, logger: silentLogger }),
+    ).rejects.toMatchObject({
+      code: 'plan_invalid',
+    });
+    expect((await emulatorStats(harness)).total).toBe(0);
+  });
+
+  it('stays inside the request budget: 300 creates against a rate-limited emulator get no 429', async () => {
+    const limit = { requests: 100, windowMs: 2000 };
+    harness = await startHarness({ rateLimit: limit }, new RequestBudget(limit));
+    const policyId = await createIpPolicy(harness);
+    await fetch(`${harness.emulator.url}/_emulator/stats`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${harness.emulator.apiKey}` },
+    });
+    const actions = Array.from({ length: 300 }, (_, index) =>
+      createRuleAction(`r${index}`, policyId, ruleCidr(index)),
+    );
+
+    const result = await executePlan(handPlan(actions), {
+      api: harness.api,
+      logger: silentLogger,
+      concurrency: 8,
+    });
+
+    expect(result.done).toBe(300);
+    const stats = await emulatorStats(harness);
+    expect(stats.byStatus['429'] ?? 0).toBe(0);
+    expect(stats.byRoute['POST /ip_policy_rules']).toBe(300);
+  });
+
+  it('creates exactly once under faults and dropped connections (300 creates, no duplicates)', async () => {
+    harness = await startHarness({ faultRate: 0.1, dropRate: 0.05, random: seededRandom(2024) });
+    const policyId = await harness.inspect
+      .request<{ id: string }>({ method: 'POST', path: '/ip_policies', body: {} })
+      .then((response) => response.body.id);
+    const actions = Array.from({ length: 300 }, (_, index) =>
+      createRuleAction(`r${index}`, policyId, ruleCidr(index)),
+    );
+
+    const first = await executePlan(handPlan(actions), {
+      api: harness.api,
+      logger: silentLogger,
+      concurrency: 8,
+    });
+    // What the next plan would do: retry only what is not there yet, knowing every ID that now exists.
+    const present = await listAll<RuleItem>(harness, '/ip_policy_rules', 'ip_policy_rules');
+    const presentNames = new Set(present.map((rule) => parseMetadata(rule.metadata).marker?.name));
+    const missing = actions.filter((action) => !presentNames.has(action.name));
+    const second =
+      missing.length === 0
+        ? undefined
+        : await executePlan(
+            handPlan(missing, { fingerprints: Object.fromEntries(present.map((rule) => [rule.id, 'x'])) }),
+            { api: harness.api, logger: silentLogger },
+          );
+
+    expect(first.done + (second?.done ?? 0)).toBe(300);
+    const rules = await listAll<RuleItem>(harness, '/ip_policy_rules', 'ip_policy_rules');
+    expect(rules).toHaveLength(300);
+    expect(new Set(rules.map((rule) => parseMetadata(rule.metadata).marker?.name)).size).toBe(300);
+    expect(first.actions.some((action) => action.note?.startsWith('found by its marker'))).toBe(true);
+  });
+
+  it('starts nothing new once the signal aborts and reports what was not started', async () => {
+    harness = await startHarness();
+    const policyId = await createIpPolicy(harness);
+    const actions = Array.from({ length: 10 }, (_, index) =>
+      createRuleAction(`r${index}`, policyId, ruleCidr(index)),
+    );
+    const controller = new AbortController();
+    const onProgress = (event: ProgressEvent): void => {
+      if (event.type === 'finished' && event.finished === 3) controller.abort();
+    };
+
+    const result = await executePlan(handPlan(actions), {
+      api: harness.api,
+      logger: silentLogger,
+      concurrency: 1,
+      signal: controller.signal,
+      onProgress,
+    });
+
+    expect(result.interrupted).toBe(true);
+    expect({ done: result.done, notStarted: result.notStarted }).toEqual({ done: 3, notStarted: 7 });
+    expect(result.actions.slice(3).every((action) => action.outcome === 'not-started')).toBe(true);
+    expect(await listAll<RuleItem>(harness, '/ip_policy_rules', 'ip_policy_rules')).toHaveLength(3);
+  });
+
+  it('aborts in-flight requests once the grace period after the signal has passed', async () => {
+    harness = await startHarness({ latencyMs: 2000 });
+    const policyId = 'ipp_unused';
+    const action: Action = createRuleAction('slow', policyId, ruleCidr(1));
+    const controller = new AbortController();
+
+    const result = await executePlan(handPlan([action, createRuleAction('later', policyId, ruleCidr(2))]), {
+      api: harness.api,
+      logger: silentLogger,
+      concurrency: 1,
+      graceMs: 20,
+      signal: controller.signal,
+      onProgress: (event) => {
+        if (event.type === 'started') controller.abort();
+      },
+    });
+
+    expect(result.actions.map((entry) => entry.outcome)).toEqual(['failed', 'not-started']);
+    expect(result.actions[0]?.error?.code).toBe('aborted');
+    expect(result.interrupted).toBe(true);
+  });
+});
