@@ -14,6 +14,11 @@ export interface FieldRule {
   readonly setLike?: boolean;
   /** Values are IDs of this kind or names of its managed entries (a value with the kind's ID prefix is an ID). */
   readonly references?: KindName;
+  /**
+   * The create request cannot carry it (reserved_addrs' `endpoint_configuration_id`):
+   * a create of an entry that sets it is followed by an update with this field.
+   */
+  readonly setAfterCreate?: boolean;
 }
 
 /** A module: an optional sub-object written as a whole (one PUT, or the parent's PATCH). */

@@ -1,0 +1,29 @@
+import ipaddr from 'ipaddr.js';
+
+/**
+ * The one spelling of an IP or CIDR that both sides are compared in:
+ * lowercase, IPv6 compressed (RFC 5952), a bare address gets /32 or /128.
+ * Host bits are kept: the service stores the range as written. A value that
+ * does not parse is returned unchanged, for validation to report.
+ */
+export function canonicalCidr(value: string): string {
+  const trimmed = value.trim();
+  const slash = trimmed.indexOf('/');
+  const addressText = slash === -1 ? trimmed : trimmed.slice(0, slash);
+  const prefixText = slash === -1 ? undefined : trimmed.slice(slash + 1);
+  const address = parseStrictAddress(addressText);
+  if (address === undefined) return value;
+  const maxPrefix = address.kind() === 'ipv4' ? 32 : 128;
+  if (prefixText === undefined) return `${address.toString()}/${maxPrefix}`;
+  if (!/^\d{1,3}$/.test(prefixText)) return value;
+  const prefix = Number(prefixText);
+  if (prefix > maxPrefix) return value;
+  return `${address.toString()}/${prefix}`;
+}
+
+function parseStrictAddress(text: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
+  // ipaddr.js also accepts IPv4 forms such as "0x7f.1" that the service does not: only dotted quads count.
+  if (ipaddr.IPv4.isValidFourPartDecimal(text)) return ipaddr.IPv4.parse(text);
+  if (text.includes(':') && ipaddr.IPv6.isValid(text)) return ipaddr.IPv6.parse(text);
+  return undefined;
+}

@@ -1,0 +1,40 @@
+import { canonicalHash } from './canonical-json.js';
+import type { KindName } from './kind-name.js';
+import type { LiveObject } from './live-state.js';
+import { normalizeUserMetadata, parseMetadata } from './ownership-marker.js';
+
+export interface LiveObjectParts {
+  readonly kind: KindName;
+  readonly id: string;
+  /** The object exactly as the API returned it (or as assembled from module reads): the fingerprint's input. */
+  readonly raw: unknown;
+  /** Normalized manifest-shaped fields, without `metadata` (added from `metadata` below). */
+  readonly spec: Readonly<Record<string, unknown>>;
+  readonly outputs?: Readonly<Record<string, unknown>>;
+  readonly createdAt?: unknown;
+  /** The raw `metadata` string, for kinds that have one; undefined for module-only kinds. */
+  readonly metadata?: unknown;
+}
+
+/** Assembles a LiveObject: marker and user metadata parsed, absent fields dropped, fingerprint of the raw object. */
+export function buildLiveObject(parts: LiveObjectParts): LiveObject {
+  const raw = typeof parts.metadata === 'string' ? parts.metadata : undefined;
+  const { marker, user } = parseMetadata(raw);
+  const spec = withoutUndefined({ ...parts.spec, metadata: normalizeUserMetadata(user) });
+  return {
+    kind: parts.kind,
+    id: parts.id,
+    ...(typeof parts.createdAt === 'string' ? { createdAt: parts.createdAt } : {}),
+    marker,
+    spec,
+    outputs: withoutUndefined({ ...parts.outputs }),
+    fingerprint: canonicalHash(parts.raw),
+  };
+}
+
+/** Drops keys whose value is undefined, so "absent" has one representation. */
+export function withoutUndefined(record: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const result: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(record)) if (value !== undefined) result[key] = value;
+  return result;
+}

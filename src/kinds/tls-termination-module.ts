@@ -1,0 +1,49 @@
+import { isRecord } from './api-json.js';
+import type { FieldRule } from './kind.js';
+
+/**
+ * The TLS termination module. On a TLS edge it is
+ * `{ enabled, terminate_at, min_version }`; on an HTTPS edge the mutate shape
+ * (EndpointTLSTerminationAtEdge) has no `terminate_at`, so that variant drops
+ * it on both sides. An unset `min_version` is null on both sides.
+ */
+export type TlsTerminationVariant = 'https-edge' | 'tls-edge';
+
+export const TLS_TERMINATION_FIELDS: Readonly<Record<TlsTerminationVariant, readonly FieldRule[]>> = {
+  'https-edge': [
+    { name: 'enabled', onChange: 'update' },
+    { name: 'min_version', onChange: 'update' },
+  ],
+  'tls-edge': [
+    { name: 'enabled', onChange: 'update' },
+    { name: 'terminate_at', onChange: 'update' },
+    { name: 'min_version', onChange: 'update' },
+  ],
+};
+
+/** The service's default when a TLS edge's module omits `terminate_at`. */
+export const DEFAULT_TERMINATE_AT = 'edge';
+
+/** null (remove) and undefined (leave alone) pass through; an object gets its defaults. */
+export function normalizeTlsTermination(value: unknown, variant: TlsTerminationVariant): unknown {
+  if (!isRecord(value)) return value;
+  const enabled = value.enabled ?? true;
+  const minVersion = value.min_version ?? null;
+  if (variant === 'https-edge') return { enabled, min_version: minVersion };
+  return { enabled, terminate_at: value.terminate_at ?? DEFAULT_TERMINATE_AT, min_version: minVersion };
+}
+
+export function tlsTerminationFromApi(
+  raw: unknown,
+  variant: TlsTerminationVariant,
+): Record<string, unknown> | null {
+  if (!isRecord(raw)) return null;
+  return normalizeTlsTermination(raw, variant) as Record<string, unknown>;
+}
+
+export function tlsTerminationMutateBody(
+  value: Readonly<Record<string, unknown>>,
+  variant: TlsTerminationVariant,
+): Record<string, unknown> {
+  return normalizeTlsTermination(value, variant) as Record<string, unknown>;
+}
