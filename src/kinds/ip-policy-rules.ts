@@ -53,6 +53,9 @@ export const ipPolicyRules: Kind = {
     { name: 'ip_policy_id', onChange: 'replace' },
   ],
   modules: [],
+  // The service holds one rule per CIDR and IP policy.
+  uniqueKey: ['cidr', 'ip_policy_id'],
+  accessDecision: { field: 'action', allow: 'allow', deny: 'deny' },
   readLive: (ctx) => listLiveObjects(ctx.api, { kind: NAME, path: PATH, listKey: NAME }, fromApi, ctx.signal),
   fromApi,
   normalizeDesired,
