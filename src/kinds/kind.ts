@@ -91,7 +91,11 @@ export interface Kind {
   updateRequest(id: string, changed: Readonly<Record<string, unknown>>): ApiRequest;
   deleteRequest(id: string): ApiRequest;
   /** PUT (or the parent's PATCH) that sets a module to `value`, or the DELETE that removes it when `value` is null. */
-  moduleRequest(target: ModuleTarget, module: string, value: Readonly<Record<string, unknown>> | null): ApiRequest;
+  moduleRequest(
+    target: ModuleTarget,
+    module: string,
+    value: Readonly<Record<string, unknown>> | null,
+  ): ApiRequest;
   /** GET that reads a module back (the executor's check after a PUT whose outcome is unknown). */
   moduleReadRequest(target: ModuleTarget, module: string): ApiRequest;
 }
