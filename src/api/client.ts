@@ -90,6 +90,8 @@ type AttemptOutcome =
  */
 export function createApiClient(options: ApiClientOptions): ApiClient {
   const base = parseBaseUrl(options.baseUrl);
+  // '' for a root base URL, else '/v2' style: no trailing slash, so `prefix + path` is exact.
+  const basePath = base.pathname.replace(/\/+$/, '');
   const apiKey = options.apiKey;
   const budget = options.budget ?? new RequestBudget();
   const timeoutMs = options.timeoutMs ?? 30_000;
@@ -307,11 +309,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     if (!path.startsWith('/')) {
       throw new EdgesyncError('invalid_request', `request path must start with "/" (found "${path}")`);
     }
-    return new URL(base.href + path);
+    return new URL(base.origin + basePath + path);
   }
 
   function pathOf(url: URL): string {
-    return url.pathname.slice(base.pathname.length) + url.search;
+    return url.pathname.slice(basePath.length) + url.search;
   }
 
   async function* paginate<T>(path: string, listKey: string, requestOptions: RequestOptions = {}) {
@@ -346,8 +348,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       let nextUrl: URL | undefined;
       if (typeof next === 'string' && next !== '') {
         nextUrl = resolveNextPage(next, url);
-        if (!nextUrl || !isUnderBase(nextUrl, base)) {
-          throw fail('off_origin', redact(next), `next_page_uri is not under ${base.href}`);
+        if (!nextUrl || !isUnderBase(nextUrl, base.origin, basePath)) {
+          throw fail('off_origin', redact(next), `next_page_uri is not under ${base.origin}${basePath}/`);
         }
         if (seen.has(nextUrl.href)) {
           throw fail('repeated_page', redact(nextUrl.href), 'next_page_uri points to a page already read');
@@ -386,8 +388,7 @@ function parseBaseUrl(text: string): URL {
       `API base URL must be http(s) without query or credentials (found "${url.origin}${url.pathname}")`,
     );
   }
-  url.pathname = url.pathname.replace(/\/+$/, '');
-  return new URL(url.href.replace(/\/+$/, ''));
+  return url;
 }
 
 /** Resolves `next_page_uri` as a browser would: absolute as is, relative against the page it came from. */
@@ -400,9 +401,9 @@ function resolveNextPage(next: string, current: URL): URL | undefined {
 }
 
 /** Same scheme, host and port, no credentials, and a path under the base URL's path. */
-function isUnderBase(url: URL, base: URL): boolean {
-  if (url.origin !== base.origin || url.username || url.password) return false;
-  return base.pathname === '/' || base.pathname === '' || url.pathname.startsWith(`${base.pathname}/`);
+function isUnderBase(url: URL, origin: string, basePath: string): boolean {
+  if (url.origin !== origin || url.username || url.password) return false;
+  return url.pathname.startsWith(`${basePath}/`);
 }
 
 function isRetryPolicy(value: RetryPolicy | RetryPolicyOptions | undefined): value is RetryPolicy {

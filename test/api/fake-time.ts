@@ -35,3 +35,37 @@ export function seededRandom(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/** A clock whose sleeps wait until the test releases them, so a test can look at what happens meanwhile. */
+export class SteppedTime {
+  now = 0;
+  readonly #pending: Array<{ readonly until: number; readonly resolve: () => void }> = [];
+  #onSleep: (() => void) | undefined;
+
+  readonly clock = (): number => this.now;
+
+  readonly sleep: Sleep = (ms, signal) =>
+    new Promise<void>((resolve, reject) => {
+      signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
+      this.#pending.push({ until: this.now + ms, resolve });
+      this.#onSleep?.();
+    });
+
+  /** Resolves once something is sleeping. */
+  sleeping(): Promise<void> {
+    if (this.#pending.length > 0) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      this.#onSleep = () => {
+        this.#onSleep = undefined;
+        resolve();
+      };
+    });
+  }
+
+  /** Moves the clock to the latest pending wake-up and wakes every sleeper. */
+  release(): void {
+    const sleepers = this.#pending.splice(0);
+    this.now = Math.max(this.now, ...sleepers.map((sleeper) => sleeper.until));
+    for (const sleeper of sleepers) sleeper.resolve();
+  }
+}
