@@ -1,0 +1,192 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createApiClient } from '../../src/api/client.js';
+import type { EdgeApi, ListPage } from '../../src/api/edge-api.js';
+import { PaginationError } from '../../src/api/pagination-error.js';
+import { RequestBudget } from '../../src/api/request-budget.js';
+import { FakeTime } from './fake-time.js';
+import {
+  type ScriptedHandler,
+  type ScriptedServer,
+  sendJson,
+  sendServiceError,
+  startScriptedServer,
+} from './scripted-server.js';
+
+const API_KEY = 'sk_test_PageKey9876543210';
+
+let servers: ScriptedServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.map((server) => server.close()));
+  servers = [];
+});
+
+async function serve(handler: ScriptedHandler): Promise<ScriptedServer> {
+  const server = await startScriptedServer(handler);
+  servers.push(server);
+  return server;
+}
+
+function clientFor(baseUrl: string, maxAttempts = 3): EdgeApi {
+  const time = new FakeTime();
+  return createApiClient({
+    baseUrl,
+    apiKey: API_KEY,
+    budget: new RequestBudget({ clock: time.clock, sleep: time.sleep }),
+    clock: time.clock,
+    sleep: time.sleep,
+    retry: { maxAttempts, random: () => 0.5 },
+  });
+}
+
+/** Reads every page; what a caller building a live state does. */
+async function readAll<T>(pages: AsyncIterable<ListPage<T>>): Promise<{ items: T[]; uris: string[] }> {
+  const items: T[] = [];
+  const uris: string[] = [];
+  for await (const page of pages) {
+    items.push(...page.items);
+    uris.push(page.uri);
+  }
+  return { items, uris };
+}
+
+async function readAllError(
+  pages: AsyncIterable<ListPage<unknown>>,
+): Promise<{ error: unknown; items: unknown[] }> {
+  const items: unknown[] = [];
+  try {
+    for await (const page of pages) items.push(...page.items);
+  } catch (error) {
+    return { error, items };
+  }
+  throw new Error(`expected the listing to fail, it returned ${items.length} items`);
+}
+
+const page = (ids: string[], next: string | null) => ({
+  ip_policy_rules: ids.map((id) => ({ id })),
+  uri: '/ip_policy_rules',
+  next_page_uri: next,
+});
+
+describe('paginate', () => {
+  it('follows relative and absolute next_page_uri until null, asking for 100 a page first', async () => {
+    const server = await serve((request, response) => {
+      const url = new URL(request.url, 'http://x');
+      const before = url.searchParams.get('before_id');
+      if (before === null)
+        sendJson(response, 200, page(['ipr_5', 'ipr_4'], '/ip_policy_rules?limit=2&before_id=ipr_4'));
+      else if (before === 'ipr_4')
+        sendJson(
+          response,
+          200,
+          page(['ipr_3', 'ipr_2'], `${server.url}/ip_policy_rules?limit=2&before_id=ipr_2`),
+        );
+      else sendJson(response, 200, page(['ipr_1'], null));
+    });
+    const api = clientFor(server.url);
+
+    const { items, uris } = await readAll(api.paginate('/ip_policy_rules', 'ip_policy_rules'));
+
+    expect(items).toEqual([
+      { id: 'ipr_5' },
+      { id: 'ipr_4' },
+      { id: 'ipr_3' },
+      { id: 'ipr_2' },
+      { id: 'ipr_1' },
+    ]);
+    expect(server.requests.map((request) => request.url)).toEqual([
+      '/ip_policy_rules?limit=100',
+      '/ip_policy_rules?limit=2&before_id=ipr_4',
+      '/ip_policy_rules?limit=2&before_id=ipr_2',
+    ]);
+    expect(uris[0]).toBe(`${server.url}/ip_policy_rules?limit=100`);
+    expect(api.stats()).toMatchObject({ pages: 3, requests: 3 });
+    expect(server.requests.every((request) => request.headers['service-version'] === '2')).toBe(true);
+  });
+
+  it('keeps pages under the base path when the base URL has one', async () => {
+    const server = await serve((request, response) => {
+      if (request.url.includes('before_id')) sendJson(response, 200, page(['ipr_1'], null));
+      else sendJson(response, 200, page(['ipr_2'], 'ip_policy_rules?before_id=ipr_2'));
+    });
+    const api = clientFor(`${server.url}/v2`);
+
+    const { items } = await readAll(api.paginate('/ip_policy_rules', 'ip_policy_rules'));
+
+    expect(items).toHaveLength(2);
+    expect(server.requests.map((request) => request.url)).toEqual([
+      '/v2/ip_policy_rules?limit=100',
+      '/v2/ip_policy_rules?before_id=ipr_2',
+    ]);
+  });
+
+  it.each([
+    ['another host', 'http://evil.example/ip_policy_rules?before_id=ipr_1'],
+    ['another scheme', 'https://127.0.0.1:PORT/ip_policy_rules?before_id=ipr_1'],
+    ['another port', 'http://127.0.0.1:1/ip_policy_rules?before_id=ipr_1'],
+    ['credentials', 'http://user:pw@127.0.0.1:PORT/v2/ip_policy_rules?before_id=ipr_1'],
+    ['a path outside the base path', '/other/ip_policy_rules?before_id=ipr_1'],
+    ['a path escaping the base path', '/v2/../ip_policy_rules?before_id=ipr_1'],
+    ['a protocol-relative URI', '//evil.example/v2/ip_policy_rules'],
+  ])('refuses a next_page_uri pointing to %s', async (_case, next) => {
+    const server = await serve((_request, response) =>
+      sendJson(response, 200, page(['ipr_2'], next.replace('PORT', String(new URL(server.url).port)))),
+    );
+    const api = clientFor(`${server.url}/v2`);
+
+    const { error, items } = await readAllError(api.paginate('/ip_policy_rules', 'ip_policy_rules'));
+
+    expect(error).toBeInstanceOf(PaginationError);
+    expect(error).toMatchObject({
+      code: 'pagination_failed',
+      failure: 'off_origin',
+      path: '/ip_policy_rules',
+    });
+    expect(items).toEqual([]);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('refuses a page that repeats', async () => {
+    const server = await serve((request, response) => {
+      if (request.url.includes('before_id=ipr_3'))
+        sendJson(response, 200, page(['ipr_2'], '/ip_policy_rules?limit=100'));
+      else sendJson(response, 200, page(['ipr_3'], '/ip_policy_rules?before_id=ipr_3'));
+    });
+    const api = clientFor(server.url);
+
+    const { error } = await readAllError(api.paginate('/ip_policy_rules', 'ip_policy_rules'));
+
+    expect(error).toMatchObject({ failure: 'repeated_page', pagesRead: 1 });
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('throws when a page fails after retries, never ending as if the list were complete', async () => {
+    const server = await serve((request, response) => {
+      if (request.url.includes('before_id')) sendServiceError(response, 503, 'service_unavailable', 'busy');
+      else sendJson(response, 200, page(['ipr_3', 'ipr_2'], '/ip_policy_rules?before_id=ipr_2'));
+    });
+    const api = clientFor(server.url, 3);
+
+    const { error, items } = await readAllError(api.paginate('/ip_policy_rules', 'ip_policy_rules'));
+
+    expect(error).toBeInstanceOf(PaginationError);
+    expect(error).toMatchObject({ failure: 'page_failed', pagesRead: 1, cause: { status: 503 } });
+    expect((error as Error).message).toMatch(
+      /^listing \/ip_policy_rules failed after 1 page\(s\): page failed: GET /,
+    );
+    expect(items).toHaveLength(2);
+    expect(server.requests).toHaveLength(4);
+  });
+
+  it.each([
+    ['a body without the list key', { items: [], next_page_uri: null }],
+    ['a list key that is not a list', { ip_policy_rules: {}, next_page_uri: null }],
+    ['a next_page_uri that is not a string', { ip_policy_rules: [], next_page_uri: 42 }],
+  ])('refuses %s', async (_case, body) => {
+    const server = await serve((_request, response) => sendJson(response, 200, body));
+    const api = clientFor(server.url);
+
+    const { error } = await readAllError(api.paginate('/ip_policy_rules', 'ip_policy_rules'));
+
+    expect(error).toMatchObject({ failure: 'bad_envelope' });
+  });
+});
