@@ -1,0 +1,44 @@
+/** Splits a JSON Pointer (`/https_edges/web/routes/0`) into its unescaped segments. */
+export function pointerSegments(pointer: string): string[] {
+  if (pointer === '') return [];
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~'));
+}
+
+export function segmentsToPointer(segments: readonly (string | number)[]): string {
+  return segments
+    .map((segment) => `/${String(segment).replaceAll('~', '~0').replaceAll('/', '~1')}`)
+    .join('');
+}
+
+/**
+ * The dotted path people read (`https_edges.web.routes[0].oidc.issuer`),
+ * following the data so that an index is told apart from a name made of
+ * digits.
+ */
+export function dottedPath(data: unknown, segments: readonly string[]): string {
+  let path = '';
+  let current: unknown = data;
+  for (const segment of segments) {
+    if (Array.isArray(current)) {
+      path += `[${segment}]`;
+      current = current[Number(segment)];
+    } else {
+      path += path === '' ? segment : `.${segment}`;
+      current =
+        current !== null && typeof current === 'object'
+          ? (current as Record<string, unknown>)[segment]
+          : undefined;
+    }
+  }
+  return path;
+}
+
+/** Fields whose values are secrets (or may be private): never quoted in a message. */
+export const SENSITIVE_FIELDS: ReadonlySet<string> = new Set(['client_secret', 'ca_pem']);
+
+export function isSensitivePath(segments: readonly string[]): boolean {
+  return segments.some((segment) => SENSITIVE_FIELDS.has(segment));
+}

@@ -1,0 +1,201 @@
+import { createHash } from 'node:crypto';
+import type { Result } from '../errors.js';
+import { isKindName, KIND_NAMES } from '../kinds/kind-name.js';
+import { canonicalJson } from './canonical-json.js';
+import { checkCaPem, checkEntries } from './check-entries.js';
+import type { DesiredEntry, DesiredState } from './desired-state.js';
+import { segmentsToPointer } from './field-path.js';
+import { compareManifestErrors, type ManifestError } from './manifest-error.js';
+import { collectManifestFiles } from './manifest-files.js';
+import { compileManifestSchema, type ManifestValidator } from './manifest-schema.js';
+import { type ParsedManifest, parseManifestFile } from './parse-manifest-file.js';
+import { entryLocation, type RawEntry } from './raw-entry.js';
+import { type ReferenceOptions, readReferencedFile, resolveSecretValue } from './resolve-references.js';
+import { mapSchemaErrors } from './schema-errors.js';
+import type { SourceLocation } from './source-location.js';
+
+export interface LoadOptions {
+  /** Environment that `{ env: NAME }` references read. @default {} */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Owner written into the metadata marker; it counts toward the 4096-byte metadata limit. @default 'default' */
+  readonly owner?: string;
+  /** Lets file references leave the manifest root. @default false */
+  readonly allowOutsideRoot?: boolean;
+  /** Directory relative paths are resolved from. @default process.cwd() */
+  readonly cwd?: string;
+  /** A compiled schema to reuse across loads (the watcher loads often). @default compiled on each call */
+  readonly validator?: ManifestValidator;
+}
+
+export const DEFAULT_OWNER = 'default';
+
+/**
+ * Loads manifest files and directories into one desired state, or reports
+ * every problem found, sorted by file and position. Reads only the disk.
+ */
+export async function loadDesiredState(
+  paths: readonly string[],
+  options: LoadOptions = {},
+): Promise<Result<DesiredState, ManifestError>> {
+  const cwd = options.cwd ?? process.cwd();
+  const owner = options.owner ?? DEFAULT_OWNER;
+  const references: ReferenceOptions = {
+    env: options.env ?? {},
+    allowOutsideRoot: options.allowOutsideRoot ?? false,
+  };
+  const validate = options.validator ?? compileManifestSchema();
+
+  const collected = await collectManifestFiles(paths, cwd);
+  const errors: ManifestError[] = [...collected.errors];
+  const entries: RawEntry[] = [];
+  for (const file of collected.files) {
+    const parsed = await parseManifestFile(file);
+    if (!parsed.ok) {
+      errors.push(...parsed.errors);
+      continue;
+    }
+    const schemaErrors = mapSchemaErrors(validate(parsed.manifest.data), parsed.manifest);
+    errors.push(...schemaErrors.map((located) => located.error));
+    entries.push(
+      ...rawEntries(
+        parsed.manifest,
+        schemaErrors.map((located) => located.pointer),
+      ),
+    );
+  }
+  errors.push(...checkEntries(entries, owner));
+
+  const desired: DesiredEntry[] = [];
+  for (const entry of entries) {
+    if (!entry.valid) continue;
+    const built = await buildEntry(entry, references);
+    errors.push(...built.errors);
+    if (built.entry !== undefined) desired.push(built.entry);
+  }
+
+  if (errors.length > 0) return { ok: false, errors: errors.sort(compareManifestErrors) };
+  desired.sort(compareEntries);
+  return {
+    ok: true,
+    value: {
+      entries: desired,
+      files: collected.files.map((file) => file.display),
+      hash: hashEntries(desired),
+    },
+  };
+}
+
+function rawEntries(manifest: ParsedManifest, invalidPointers: readonly string[]): RawEntry[] {
+  const data = manifest.data as Record<string, unknown>;
+  const entries: RawEntry[] = [];
+  for (const kind of Object.keys(data)) {
+    if (!isKindName(kind)) continue;
+    const collection = data[kind];
+    if (collection === null || typeof collection !== 'object' || Array.isArray(collection)) continue;
+    for (const [name, value] of Object.entries(collection as Record<string, unknown>)) {
+      const pointer = segmentsToPointer([kind, name]);
+      const valid =
+        value !== null &&
+        typeof value === 'object' &&
+        !Array.isArray(value) &&
+        !invalidPointers.some(
+          (invalid) => invalid === pointer || invalid.startsWith(`${pointer}/`) || invalid === `/${kind}`,
+        );
+      entries.push({
+        kind,
+        name,
+        manifest,
+        pointer,
+        value: (valid ? value : {}) as Record<string, unknown>,
+        valid,
+      });
+    }
+  }
+  return entries;
+}
+
+/** Resolves `{ env }`, `{ file }` and `ca_pem_file`, and records where each field is written. */
+async function buildEntry(
+  entry: RawEntry,
+  references: ReferenceOptions,
+): Promise<{ entry?: DesiredEntry; errors: ManifestError[] }> {
+  const errors: ManifestError[] = [];
+  const { id, protect, ...rest } = structuredClone(entry.value);
+  const spec: Record<string, unknown> = rest;
+  const fieldLocations = fieldLocationsOf(entry);
+
+  if (entry.kind === 'certificate_authorities') {
+    const fromFile = typeof spec.ca_pem_file === 'string';
+    const pointer = fromFile ? '/ca_pem_file' : '/ca_pem';
+    const pem = fromFile
+      ? await readReferencedFile(entry, pointer, pointer, spec.ca_pem_file as string, references)
+      : await resolveSecretValue(entry, pointer, spec.ca_pem, references);
+    if (pem.ok) {
+      const invalid = checkCaPem(entry, pointer, pem.value);
+      if (invalid !== undefined) errors.push(invalid);
+      spec.ca_pem = pem.value;
+    } else {
+      errors.push(pem.error);
+    }
+    if (fromFile) {
+      delete spec.ca_pem_file;
+      const location = fieldLocations['/ca_pem_file'];
+      if (location !== undefined) fieldLocations['/ca_pem'] = location;
+    }
+  }
+  if (entry.kind === 'https_edges' && Array.isArray(spec.routes)) {
+    for (const [index, route] of (spec.routes as Record<string, unknown>[]).entries()) {
+      const oidc = route.oidc as Record<string, unknown> | null | undefined;
+      if (oidc === null || oidc === undefined) continue;
+      const secret = await resolveSecretValue(
+        entry,
+        `/routes/${index}/oidc/client_secret`,
+        oidc.client_secret,
+        references,
+      );
+      if (secret.ok) oidc.client_secret = secret.value;
+      else errors.push(secret.error);
+    }
+  }
+  if (errors.length > 0) return { errors };
+  return {
+    entry: {
+      kind: entry.kind,
+      name: entry.name,
+      ...(typeof id === 'string' ? { id } : {}),
+      protect: protect === true,
+      spec,
+      location: entryLocation(entry),
+      fieldLocations,
+    },
+    errors,
+  };
+}
+
+function fieldLocationsOf(entry: RawEntry): Record<string, SourceLocation> {
+  const locations: Record<string, SourceLocation> = {};
+  const prefix = `${entry.pointer}/`;
+  for (const [pointer, location] of entry.manifest.locations) {
+    if (pointer.startsWith(prefix)) locations[pointer.slice(entry.pointer.length)] = location;
+  }
+  return locations;
+}
+
+function compareEntries(a: DesiredEntry, b: DesiredEntry): number {
+  const byKind = KIND_NAMES.indexOf(a.kind) - KIND_NAMES.indexOf(b.kind);
+  if (byKind !== 0) return byKind;
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
+function hashEntries(entries: readonly DesiredEntry[]): string {
+  const canonical = canonicalJson(
+    entries.map((entry) => ({
+      kind: entry.kind,
+      name: entry.name,
+      id: entry.id,
+      protect: entry.protect,
+      spec: entry.spec,
+    })),
+  );
+  return createHash('sha256').update(canonical).digest('hex');
+}

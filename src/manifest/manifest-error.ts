@@ -1,0 +1,95 @@
+import { EdgesyncError } from '../errors.js';
+import type { SourceLocation } from './source-location.js';
+
+/**
+ * Stable codes of manifest problems. They appear in `--format json` and SARIF
+ * output, so they are part of the interface: add, never rename.
+ */
+export const MANIFEST_ERROR_CODES = [
+  'file_not_found',
+  'file_too_large',
+  'invalid_utf8',
+  'yaml_syntax',
+  'multiple_documents',
+  'not_a_mapping',
+  'duplicate_key',
+  'custom_tag',
+  'too_many_aliases',
+  'too_deep',
+  'schema',
+  'duplicate_name',
+  'name_looks_like_id',
+  'reserved_metadata_key',
+  'unknown_reference',
+  'wrong_reference_kind',
+  'invalid_pem',
+  'invalid_cidr',
+  'cidr_host_bits',
+  'too_long',
+  'min_version_with_upstream',
+  'invalid_issuer',
+  'route_selector',
+  'ca_pem_source',
+  'env_not_set',
+  'reference_file',
+  'path_outside_root',
+] as const;
+
+export type ManifestErrorCode = (typeof MANIFEST_ERROR_CODES)[number];
+
+/** One problem in one manifest, at the place a person has to edit. */
+export class ManifestError extends EdgesyncError {
+  declare readonly code: ManifestErrorCode;
+  readonly file: string;
+  readonly line: number;
+  readonly column: number;
+  /** Dotted field path (`https_edges.web.routes[0].oidc.issuer`); empty for the whole file. */
+  readonly path: string;
+  /** The message without location and path; `message` carries the formatted line. */
+  readonly detail: string;
+
+  constructor(
+    code: ManifestErrorCode,
+    location: SourceLocation,
+    path: string,
+    detail: string,
+    options?: { cause?: unknown },
+  ) {
+    super(code, formatManifestProblem(location, path, detail), options);
+    this.file = location.file;
+    this.line = location.line;
+    this.column = location.column;
+    this.path = path;
+    this.detail = detail;
+  }
+
+  /** `file:line:col: path: message`, the form editors and CI logs link. */
+  format(): string {
+    return this.message;
+  }
+
+  toJSON(): { file: string; line: number; column: number; path: string; code: string; message: string } {
+    return {
+      file: this.file,
+      line: this.line,
+      column: this.column,
+      path: this.path,
+      code: this.code,
+      message: this.detail,
+    };
+  }
+}
+
+function formatManifestProblem(location: SourceLocation, path: string, detail: string): string {
+  const where = `${location.file}:${location.line}:${location.column}`;
+  return path === '' ? `${where}: ${detail}` : `${where}: ${path}: ${detail}`;
+}
+
+/** Sorts by file, then line, then column, then path: the order people read them in. */
+export function compareManifestErrors(a: ManifestError, b: ManifestError): number {
+  if (a.file !== b.file) return a.file < b.file ? -1 : 1;
+  if (a.line !== b.line) return a.line - b.line;
+  if (a.column !== b.column) return a.column - b.column;
+  if (a.path !== b.path) return a.path < b.path ? -1 : 1;
+  return a.detail < b.detail ? -1 : a.detail > b.detail ? 1 : 0;
+}

@@ -1,0 +1,306 @@
+import { readFile, stat } from 'node:fs/promises';
+import {
+  type Document,
+  isAlias,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  LineCounter,
+  parseAllDocuments,
+  type Node as YamlNode,
+} from 'yaml';
+import { ManifestError } from './manifest-error.js';
+import type { ManifestFile } from './manifest-files.js';
+import type { SourceLocation } from './source-location.js';
+
+/** Manifests are small; anything larger is a mistake (a generated dump, a binary) rather than a config. */
+export const MAX_MANIFEST_BYTES = 5 * 1024 * 1024;
+/** Nesting depth of collections; the format needs about 8. */
+export const MAX_NESTING_DEPTH = 64;
+/** Alias expansions allowed per file (the `yaml` package's `maxAliasCount`): reuse is fine, a billion laughs is not. */
+export const MAX_ALIAS_COUNT = 100;
+
+/** The tags of the YAML 1.2 core schema, the only ones a manifest may spell out. */
+const CORE_TAGS = new Set(
+  ['str', 'int', 'float', 'bool', 'null', 'map', 'seq'].map((name) => `tag:yaml.org,2002:${name}`),
+);
+
+export interface ParsedManifest {
+  readonly file: ManifestFile;
+  /** The document as plain data (YAML 1.2 core schema). */
+  readonly data: unknown;
+  /**
+   * Where every value is written, keyed by JSON Pointer from the document
+   * root: the key of a mapping member, the start of a sequence item.
+   * Nothing below an alias is listed; look up the nearest ancestor.
+   */
+  readonly locations: ReadonlyMap<string, SourceLocation>;
+}
+
+export type ParseOutcome =
+  | { readonly ok: true; readonly manifest: ParsedManifest }
+  | { readonly ok: false; readonly errors: readonly ManifestError[] };
+
+export function escapePointerSegment(segment: string): string {
+  return segment.replaceAll('~', '~0').replaceAll('/', '~1');
+}
+
+/** Reads, decodes and parses one manifest file; never throws for what the file holds. */
+export async function parseManifestFile(file: ManifestFile): Promise<ParseOutcome> {
+  const at = (line: number, column: number): SourceLocation => ({ file: file.display, line, column });
+  const fail = (error: ManifestError): ParseOutcome => ({ ok: false, errors: [error] });
+
+  let bytes: Buffer;
+  try {
+    const info = await stat(file.absolute);
+    if (info.size > MAX_MANIFEST_BYTES) {
+      return fail(
+        new ManifestError(
+          'file_too_large',
+          at(1, 1),
+          '',
+          `file is ${info.size} bytes; a manifest may hold at most ${MAX_MANIFEST_BYTES} bytes (5 MB)`,
+        ),
+      );
+    }
+    bytes = await readFile(file.absolute);
+  } catch (error) {
+    return fail(new ManifestError('file_not_found', at(1, 1), '', 'cannot read the file', { cause: error }));
+  }
+
+  const text = decodeUtf8(bytes);
+  if (!text.ok) {
+    return fail(
+      new ManifestError(
+        'invalid_utf8',
+        at(text.line, text.column),
+        '',
+        `invalid UTF-8 (byte 0x${text.byte.toString(16).padStart(2, '0')} at offset ${text.offset}); manifests must be UTF-8`,
+      ),
+    );
+  }
+
+  const lineCounter = new LineCounter();
+  const locate = (offset: number): SourceLocation => {
+    const { line, col } = lineCounter.linePos(offset);
+    return at(line, col);
+  };
+  const documents = parseAllDocuments(text.value, {
+    lineCounter,
+    version: '1.2',
+    schema: 'core',
+    merge: false,
+    resolveKnownTags: false,
+    uniqueKeys: false,
+    prettyErrors: false,
+    strict: true,
+  });
+  const list = Array.isArray(documents) ? documents : [documents];
+  const errors: ManifestError[] = [];
+  for (const document of list) {
+    for (const error of document.errors) {
+      errors.push(
+        new ManifestError('yaml_syntax', locate(error.pos[0]), '', yamlErrorMessage(error.message)),
+      );
+    }
+  }
+  if (errors.length > 0) return { ok: false, errors };
+
+  const [first, second] = list;
+  if (second !== undefined) {
+    return fail(
+      new ManifestError(
+        'multiple_documents',
+        locate(second.range[0]),
+        '',
+        'a manifest holds one YAML document; split this file at "---" into several files',
+      ),
+    );
+  }
+  if (first === undefined || !isMap(first.contents)) {
+    const found =
+      first === undefined || first.contents === null ? 'an empty file' : describeNode(first.contents);
+    const offset = first?.contents?.range?.[0] ?? 0;
+    return fail(
+      new ManifestError(
+        'not_a_mapping',
+        locate(offset),
+        '',
+        `expected a mapping with "version: 1" (found ${found})`,
+      ),
+    );
+  }
+
+  const locations = new Map<string, SourceLocation>();
+  locations.set('', locate(first.contents.range?.[0] ?? 0));
+  walkNode(first.contents, '', 1, locations, errors, locate);
+  if (errors.length > 0) return { ok: false, errors };
+
+  let data: unknown;
+  try {
+    data = toPlainData(first);
+  } catch (error) {
+    return fail(
+      new ManifestError(
+        'too_many_aliases',
+        locate(firstAliasOffset(first) ?? 0),
+        '',
+        `aliases expand to too much data (more than ${MAX_ALIAS_COUNT} alias uses); write the values out`,
+        { cause: error },
+      ),
+    );
+  }
+  return { ok: true, manifest: { file, data, locations } };
+}
+
+function toPlainData(document: Document): unknown {
+  return document.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+}
+
+/** The `yaml` package appends source excerpts to some messages; keep the first line only. */
+function yamlErrorMessage(message: string): string {
+  return (message.split('\n')[0] ?? message).replace(/ at line \d+, column \d+:?$/, '');
+}
+
+function describeNode(node: unknown): string {
+  if (isSeq(node)) return 'a sequence';
+  if (isScalar(node)) return node.value === null ? 'null' : `a ${typeof node.value} value`;
+  if (isAlias(node)) return 'an alias';
+  return 'something else';
+}
+
+/**
+ * Records where every field is written and finds what the parser lets
+ * through but a manifest may not hold: duplicate keys (both places named),
+ * tags beyond the core schema, and nesting beyond MAX_NESTING_DEPTH.
+ * Does not descend into aliases, so a billion-laughs file costs nothing here.
+ */
+function walkNode(
+  node: unknown,
+  pointer: string,
+  depth: number,
+  locations: Map<string, SourceLocation>,
+  errors: ManifestError[],
+  locate: (offset: number) => SourceLocation,
+): void {
+  if (isAlias(node) || node === null || node === undefined) return;
+  const yamlNode = node as YamlNode;
+  const start = yamlNode.range?.[0] ?? 0;
+  if (yamlNode.tag !== undefined && !CORE_TAGS.has(yamlNode.tag)) {
+    errors.push(
+      new ManifestError(
+        'custom_tag',
+        locate(start),
+        pointerToLabel(pointer),
+        `tag ${yamlNode.tag.replace('tag:yaml.org,2002:', '!!')} is not allowed; manifests use plain YAML 1.2 values`,
+      ),
+    );
+  }
+  if (!isMap(node) && !isSeq(node)) return;
+  if (depth > MAX_NESTING_DEPTH) {
+    errors.push(
+      new ManifestError(
+        'too_deep',
+        locate(start),
+        pointerToLabel(pointer),
+        `nested more than ${MAX_NESTING_DEPTH} levels deep`,
+      ),
+    );
+    return;
+  }
+  if (isSeq(node)) {
+    node.items.forEach((item, index) => {
+      const itemPointer = `${pointer}/${index}`;
+      const itemStart = (item as YamlNode | null)?.range?.[0];
+      locations.set(itemPointer, itemStart === undefined ? locate(start) : locate(itemStart));
+      walkNode(item, itemPointer, depth + 1, locations, errors, locate);
+    });
+    return;
+  }
+  const firstByKey = new Map<string, SourceLocation>();
+  for (const pair of node.items) {
+    if (!isPair(pair)) continue;
+    const keyNode = pair.key as YamlNode | null;
+    const key = isScalar(keyNode) ? String(keyNode.value) : String(keyNode);
+    const keyLocation = locate(keyNode?.range?.[0] ?? start);
+    const memberPointer = `${pointer}/${escapePointerSegment(key)}`;
+    const first = firstByKey.get(key);
+    if (first !== undefined) {
+      errors.push(
+        new ManifestError(
+          'duplicate_key',
+          keyLocation,
+          pointerToLabel(memberPointer),
+          `duplicate key "${key}"; first set at line ${first.line}:${first.column}`,
+        ),
+      );
+      continue;
+    }
+    firstByKey.set(key, keyLocation);
+    locations.set(memberPointer, keyLocation);
+    walkNode(pair.value, memberPointer, depth + 1, locations, errors, locate);
+  }
+}
+
+function firstAliasOffset(document: Document): number | undefined {
+  let found: number | undefined;
+  const visit = (node: unknown): void => {
+    if (found !== undefined) return;
+    if (isAlias(node)) {
+      found = node.range?.[0];
+    } else if (isMap(node)) {
+      for (const pair of node.items) visit(pair.value);
+    } else if (isSeq(node)) {
+      for (const item of node.items) visit(item);
+    }
+  };
+  visit(document.contents);
+  return found;
+}
+
+/** A path for messages before the data is known: pointer segments joined with dots. */
+function pointerToLabel(pointer: string): string {
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~'))
+    .join('.');
+}
+
+type Utf8Outcome =
+  | { readonly ok: true; readonly value: string }
+  | {
+      readonly ok: false;
+      readonly offset: number;
+      readonly byte: number;
+      readonly line: number;
+      readonly column: number;
+    };
+
+/** Decodes strictly; on failure finds the first bad byte and its line and column (in characters). */
+function decodeUtf8(bytes: Buffer): Utf8Outcome {
+  try {
+    const value = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return { ok: true, value };
+  } catch {
+    // A streaming decode accepts a prefix that ends inside a character, so prefix validity is monotone: binary search.
+    let good = 0;
+    let bad = bytes.length;
+    while (bad - good > 1) {
+      const middle = Math.floor((good + bad) / 2);
+      try {
+        new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(0, middle), { stream: true });
+        good = middle;
+      } catch {
+        bad = middle;
+      }
+    }
+    const offset = bad - 1;
+    const before = new TextDecoder('utf-8').decode(bytes.subarray(0, offset));
+    const lastNewline = before.lastIndexOf('\n');
+    const line = before.split('\n').length;
+    const column = [...before.slice(lastNewline + 1)].length + 1;
+    return { ok: false, offset, byte: bytes[offset] ?? 0, line, column };
+  }
+}

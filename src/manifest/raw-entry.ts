@@ -1,0 +1,28 @@
+import type { KindName } from '../kinds/kind-name.js';
+import { dottedPath, pointerSegments } from './field-path.js';
+import type { ParsedManifest } from './parse-manifest-file.js';
+import { locationOf } from './schema-errors.js';
+import type { SourceLocation } from './source-location.js';
+
+/** One entry as a manifest file holds it, before references are resolved. */
+export interface RawEntry {
+  readonly kind: KindName;
+  readonly name: string;
+  readonly manifest: ParsedManifest;
+  /** JSON Pointer of the entry in its file (`/ip_policy_rules/office-vpn`). */
+  readonly pointer: string;
+  /** The entry's mapping; only trusted to match the schema when `valid`. */
+  readonly value: Record<string, unknown>;
+  /** False when the schema found a problem inside the entry: later checks skip it. */
+  readonly valid: boolean;
+}
+
+/** Where a field of the entry is written; `relative` is a JSON Pointer from the entry (`/cidr`). */
+export function entryLocation(entry: RawEntry, relative = ''): SourceLocation {
+  return locationOf(entry.manifest, entry.pointer + relative);
+}
+
+/** The dotted path of a field of the entry, for messages. */
+export function entryPath(entry: RawEntry, relative = ''): string {
+  return dottedPath(entry.manifest.data, pointerSegments(entry.pointer + relative));
+}

@@ -1,0 +1,108 @@
+import { readFile, realpath, stat } from 'node:fs/promises';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { ManifestError } from './manifest-error.js';
+import { entryLocation, entryPath, type RawEntry } from './raw-entry.js';
+
+/** A PEM or a secret is small; a bigger file is the wrong file. */
+export const MAX_REFERENCED_FILE_BYTES = 1024 * 1024;
+
+export interface ReferenceOptions {
+  /** Environment that `{ env: NAME }` reads; passed in, never read from `process.env` here. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Lets `{ file }` and `ca_pem_file` point outside the manifest root. @default false */
+  readonly allowOutsideRoot: boolean;
+}
+
+export type Resolved =
+  | { readonly ok: true; readonly value: string }
+  | { readonly ok: false; readonly error: ManifestError };
+
+/**
+ * Resolves a secret-capable value (a literal, `{ env: NAME }` or
+ * `{ file: PATH }`) of `entry` at `pointer` (relative to the entry). The
+ * value itself never reaches a message.
+ */
+export async function resolveSecretValue(
+  entry: RawEntry,
+  pointer: string,
+  value: unknown,
+  options: ReferenceOptions,
+): Promise<Resolved> {
+  if (typeof value === 'string') return { ok: true, value };
+  const reference = value as { env?: string; file?: string };
+  if (reference.env !== undefined) {
+    const found = options.env[reference.env];
+    if (found === undefined || found === '') {
+      return {
+        ok: false,
+        error: new ManifestError(
+          'env_not_set',
+          entryLocation(entry, `${pointer}/env`),
+          entryPath(entry, pointer),
+          `environment variable ${reference.env} is ${found === undefined ? 'not set' : 'empty'}`,
+        ),
+      };
+    }
+    return { ok: true, value: found };
+  }
+  const read = await readReferencedFile(entry, `${pointer}/file`, pointer, String(reference.file), options);
+  // A secret file usually ends with the newline an editor adds; the secret does not.
+  return read.ok ? { ok: true, value: read.value.replace(/\r?\n$/, '') } : read;
+}
+
+/**
+ * Reads a file named relative to the entry's manifest, refusing one that
+ * resolves (symlinks followed) outside the manifest root.
+ */
+export async function readReferencedFile(
+  entry: RawEntry,
+  locationPointer: string,
+  pathPointer: string,
+  path: string,
+  options: ReferenceOptions,
+): Promise<Resolved> {
+  const location = entryLocation(entry, locationPointer);
+  const fieldPath = entryPath(entry, pathPointer);
+  const fail = (
+    code: 'reference_file' | 'path_outside_root',
+    message: string,
+    cause?: unknown,
+  ): Resolved => ({
+    ok: false,
+    error: new ManifestError(code, location, fieldPath, message, cause === undefined ? undefined : { cause }),
+  });
+  const outside = (): Resolved =>
+    fail(
+      'path_outside_root',
+      `file "${path}" is outside the manifest root (the directory given on the command line); pass --allow-outside-root to allow it`,
+    );
+  const { root } = entry.manifest.file;
+  let lexical = path;
+  let real: string;
+  try {
+    lexical = resolve(await realpath(dirname(entry.manifest.file.absolute)), path);
+    real = await realpath(lexical);
+  } catch (error) {
+    if (!options.allowOutsideRoot && !isInside(root, lexical)) return outside();
+    return fail('reference_file', `file "${path}" does not exist (relative to this manifest)`, error);
+  }
+  if (!options.allowOutsideRoot && !isInside(root, real)) return outside();
+  try {
+    const info = await stat(real);
+    if (!info.isFile()) return fail('reference_file', `"${path}" is not a file`);
+    if (info.size > MAX_REFERENCED_FILE_BYTES) {
+      return fail(
+        'reference_file',
+        `file "${path}" is ${info.size} bytes; at most ${MAX_REFERENCED_FILE_BYTES}`,
+      );
+    }
+    return { ok: true, value: await readFile(real, 'utf8') };
+  } catch (error) {
+    return fail('reference_file', `cannot read file "${path}"`, error);
+  }
+}
+
+function isInside(root: string, path: string): boolean {
+  const fromRoot = relative(root, path);
+  return fromRoot === '' || (fromRoot !== '..' && !fromRoot.startsWith(`..${sep}`) && !isAbsolute(fromRoot));
+}
