@@ -3,8 +3,9 @@ import { Command, CommanderError } from 'commander';
 import { VERSION } from '../version.js';
 import type { CommandContext, CommandRegistrar } from './command-context.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
+import { registerValidateCommand } from './validate-command.js';
 
-const COMMANDS: readonly CommandRegistrar[] = [];
+const COMMANDS: readonly CommandRegistrar[] = [registerValidateCommand];
 
 async function main(argv: readonly string[]): Promise<number> {
   let exitCode: number = EXIT.ok;

@@ -1,0 +1,57 @@
+import { sep } from 'node:path';
+import type { ManifestError } from '../manifest/manifest-error.js';
+import { VERSION } from '../version.js';
+
+/**
+ * SARIF 2.1.0 for manifest problems: what GitHub code scanning (and other
+ * CI annotators) read to put each error on its line in a pull request.
+ * File URIs are relative to the directory validate ran in.
+ */
+export function manifestErrorsToSarif(errors: readonly ManifestError[]): Record<string, unknown> {
+  const codes = [...new Set(errors.map((error) => error.code))].sort();
+  return {
+    $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
+    version: '2.1.0',
+    runs: [
+      {
+        tool: {
+          driver: {
+            name: 'edgesync',
+            version: VERSION,
+            informationUri: 'https://github.com/edgesync/edgesync/blob/main/docs/manifest.md',
+            rules: codes.map((code) => ({
+              id: code,
+              name: code,
+              shortDescription: { text: `edgesync manifest check: ${code.replaceAll('_', ' ')}` },
+              defaultConfiguration: { level: 'error' },
+            })),
+          },
+        },
+        results: errors.map((error) => ({
+          ruleId: error.code,
+          ruleIndex: codes.indexOf(error.code),
+          level: 'error',
+          message: { text: error.path === '' ? error.detail : `${error.path}: ${error.detail}` },
+          locations: [
+            {
+              physicalLocation: {
+                artifactLocation: { uri: toUri(error.file), uriBaseId: '%SRCROOT%' },
+                region: { startLine: error.line, startColumn: error.column },
+              },
+            },
+          ],
+        })),
+      },
+    ],
+  };
+}
+
+function toUri(file: string): string {
+  return file
+    .split(sep)
+    .join('/')
+    .replace(/^\.\//, '')
+    .split('/')
+    .map((segment) => encodeURIComponent(segment))
+    .join('/');
+}

@@ -1,0 +1,66 @@
+import { Option } from 'commander';
+import { DEFAULT_OWNER, loadDesiredState } from '../manifest/load-desired-state.js';
+import type { CommandContext, CommandRegistrar } from './command-context.js';
+import { EXIT } from './exit-codes.js';
+import { manifestErrorsToSarif } from './manifest-errors-sarif.js';
+
+export const VALIDATE_FORMATS = ['text', 'json', 'sarif'] as const;
+export type ValidateFormat = (typeof VALIDATE_FORMATS)[number];
+
+interface ValidateFlags {
+  readonly format: ValidateFormat;
+  readonly owner: string;
+  readonly allowOutsideRoot?: boolean;
+}
+
+export const registerValidateCommand: CommandRegistrar = (program, ctx) => {
+  program
+    .command('validate')
+    .description('load and validate manifests without touching the network (exit 0 valid, 1 invalid)')
+    .argument('[paths...]', 'manifest files or directories (recursive)', ['.'])
+    .addOption(
+      new Option('--format <format>', 'output: text lines, a JSON array, or SARIF 2.1.0 for code scanning')
+        .choices(VALIDATE_FORMATS)
+        .default('text'),
+    )
+    .option('--owner <owner>', 'owner written into the metadata marker (counts toward the metadata limit)', DEFAULT_OWNER)
+    .option('--allow-outside-root', 'let { file } and ca_pem_file references leave the manifest root')
+    .action(async (paths: string[], flags: ValidateFlags) => {
+      ctx.setExitCode(await runValidate(paths, flags, ctx));
+    });
+};
+
+async function runValidate(paths: readonly string[], flags: ValidateFlags, ctx: CommandContext): Promise<number> {
+  if (flags.owner.trim() === '') {
+    ctx.stderr.write('edgesync validate: --owner must not be empty\n');
+    return EXIT.error;
+  }
+  const result = await loadDesiredState(paths, {
+    env: ctx.env,
+    owner: flags.owner,
+    allowOutsideRoot: flags.allowOutsideRoot === true,
+    cwd: ctx.cwd,
+  });
+  const errors = result.ok ? [] : result.errors;
+  if (flags.format === 'json') {
+    ctx.stdout.write(`${JSON.stringify(errors.map((error) => error.toJSON()), null, 2)}\n`);
+  } else if (flags.format === 'sarif') {
+    ctx.stdout.write(`${JSON.stringify(manifestErrorsToSarif(errors), null, 2)}\n`);
+  } else {
+    for (const error of errors) ctx.stdout.write(`${error.format()}\n`);
+  }
+  if (result.ok) {
+    const { files, entries } = result.value;
+    const summary = `${plural(files.length, 'file')} valid (${plural(entries.length, 'entry', 'entries')})\n`;
+    if (flags.format === 'text') ctx.stdout.write(summary);
+    else ctx.stderr.write(summary);
+    return EXIT.ok;
+  }
+  const files = new Set(errors.map((error) => error.file)).size;
+  ctx.stderr.write(`${plural(errors.length, 'error')} in ${plural(files, 'file')}\n`);
+  return EXIT.error;
+}
+
+function plural(count: number, singular: string, pluralForm = `${singular}s`): string {
+  return `${count} ${count === 1 ? singular : pluralForm}`;
+}
