@@ -1,0 +1,68 @@
+import type { PlanRefusal, PlanSummary } from '../plan/plan.js';
+import type { ReconcileTrigger } from './reconcile-loop.js';
+import type { ReconcileResult } from './watch-metrics.js';
+
+export const WATCH_MODES = ['enforce', 'observe'] as const;
+/** `enforce` applies plans; `observe` only plans and reports drift. */
+export type WatchMode = (typeof WATCH_MODES)[number];
+
+/** A manifest problem with its place, as `/status` shows it. */
+export interface ManifestProblem {
+  readonly file: string;
+  readonly line: number;
+  readonly column: number;
+  readonly path: string;
+  readonly message: string;
+}
+
+export interface ReconcileRecord {
+  readonly trigger: ReconcileTrigger;
+  readonly result: ReconcileResult;
+  /** RFC 3339. */
+  readonly startedAt: string;
+  readonly finishedAt: string;
+  readonly durationMs: number;
+}
+
+export interface PlanRecord {
+  readonly summary: PlanSummary;
+  /** Addresses of the changes the plan held (what drifted). */
+  readonly changes: readonly string[];
+  readonly errors: readonly { readonly code: string; readonly message: string }[];
+  readonly refusal?: PlanRefusal;
+  /** Whether the plan was applied (enforce, not refused, nothing unsafe). */
+  readonly applied: boolean;
+}
+
+export interface ApplyRecord {
+  readonly done: number;
+  readonly failed: number;
+  readonly skipped: number;
+  readonly notStarted: number;
+  readonly interrupted: boolean;
+  readonly failures: readonly { readonly action: string; readonly message: string }[];
+}
+
+/** What `/status` shows: a JSON snapshot of the daemon's last view of the world. */
+export interface DaemonStatus {
+  readonly mode: WatchMode;
+  readonly owner: string;
+  readonly paths: readonly string[];
+  readonly ready: boolean;
+  /** Why not ready; null when ready. */
+  readonly notReadyReason: string | null;
+  /** null until the first load. */
+  readonly manifestsValid: boolean | null;
+  readonly manifestErrors: readonly ManifestProblem[];
+  /** The desired state being enforced: the last valid one, even while the files are invalid. */
+  readonly desiredHash: string | null;
+  readonly lastReconcile: ReconcileRecord | null;
+  /** RFC 3339; the last reconcile that left the account as the manifests say (observe: that planned). */
+  readonly lastSuccessAt: string | null;
+  readonly lastError: { readonly code: string; readonly message: string; readonly at: string } | null;
+  readonly lastPlan: PlanRecord | null;
+  readonly lastApply: ApplyRecord | null;
+}
+
+/** Results after which the daemon counts as ready: the service answered and the manifests are valid. */
+export const READY_RESULTS: readonly ReconcileResult[] = ['in-sync', 'applied', 'drift'];

@@ -1,0 +1,95 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { RequestEvent } from '../api/client.js';
+
+/** Outcomes of one reconcile, as counted and reported. */
+export const RECONCILE_RESULTS = ['in-sync', 'applied', 'drift', 'refused', 'invalid', 'failed'] as const;
+export type ReconcileResult = (typeof RECONCILE_RESULTS)[number];
+
+/**
+ * The daemon's Prometheus metrics, in a registry of their own: the global
+ * registry is shared by every library in the process and by tests.
+ */
+export class WatchMetrics {
+  readonly registry = new Registry();
+  readonly reconciles: Counter<'result'>;
+  readonly reconcileDuration: Histogram;
+  readonly driftedObjects: Gauge<'kind'>;
+  readonly ownedObjects: Gauge<'kind'>;
+  readonly apiRequests: Counter<'method' | 'kind' | 'status'>;
+  readonly apiRetries: Counter;
+  readonly rateLimitWaitSeconds: Counter;
+  readonly manifestsValid: Gauge;
+  readonly lastSuccess: Gauge;
+
+  constructor() {
+    const registers = [this.registry];
+    this.reconciles = new Counter({
+      name: 'edgesync_reconciles_total',
+      help: 'Reconciles by result.',
+      labelNames: ['result'],
+      registers,
+    });
+    for (const result of RECONCILE_RESULTS) this.reconciles.inc({ result }, 0);
+    this.reconcileDuration = new Histogram({
+      name: 'edgesync_reconcile_duration_seconds',
+      help: 'Wall time of one reconcile (load, read live, plan, apply).',
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
+      registers,
+    });
+    this.driftedObjects = new Gauge({
+      name: 'edgesync_drifted_objects',
+      help: 'Objects whose live state differed from the manifests at the last reconcile, by kind.',
+      labelNames: ['kind'],
+      registers,
+    });
+    this.ownedObjects = new Gauge({
+      name: 'edgesync_owned_objects',
+      help: 'Live objects managed by this owner at the last reconcile, by kind.',
+      labelNames: ['kind'],
+      registers,
+    });
+    this.apiRequests = new Counter({
+      name: 'edgesync_api_requests_total',
+      help: 'HTTP requests to the service (every attempt), by method, kind and status ("error" when no response).',
+      labelNames: ['method', 'kind', 'status'],
+      registers,
+    });
+    this.apiRetries = new Counter({
+      name: 'edgesync_api_retries_total',
+      help: 'Requests sent again after a 429, a 5xx or a dropped connection.',
+      registers,
+    });
+    this.rateLimitWaitSeconds = new Counter({
+      name: 'edgesync_rate_limit_wait_seconds_total',
+      help: 'Seconds spent waiting for the request budget or a Retry-After.',
+      registers,
+    });
+    this.manifestsValid = new Gauge({
+      name: 'edgesync_manifests_valid',
+      help: '1 when the manifests loaded and validated at the last attempt, 0 otherwise.',
+      registers,
+    });
+    this.lastSuccess = new Gauge({
+      name: 'edgesync_last_success_timestamp_seconds',
+      help: 'Unix time of the last reconcile that left the account as the manifests say (or, observing, that planned).',
+      registers,
+    });
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** The client's `onRequest` hook. */
+  recordRequest(event: RequestEvent): void {
+    this.apiRequests.inc({
+      method: event.method,
+      kind: event.kind ?? 'unknown',
+      status: event.status === undefined ? 'error' : String(event.status),
+    });
+    if (event.attempt > 1) this.apiRetries.inc();
+  }
+
+  /** Replaces a per-kind gauge's values, so kinds that dropped to zero show 0 rather than a stale count. */
+  static setByKind(gauge: Gauge<'kind'>, counts: Readonly<Record<string, number>>): void {
+    gauge.reset();
+    for (const [kind, count] of Object.entries(counts)) gauge.set({ kind }, count);
+  }
+}

@@ -1,0 +1,90 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { DaemonStatus } from './daemon-status.js';
+import { formatHttpUrl, type ListenAddress } from './listen-address.js';
+
+export interface WatchServerOptions {
+  readonly listen: ListenAddress;
+  readonly registry: Registry;
+  /** The daemon's current status; called per request. */
+  readonly status: () => DaemonStatus;
+  readonly logger: Logger;
+}
+
+export interface RunningWatchServer {
+  /** `http://host:port` as bound (the real port when 0 was asked for). */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** `/healthz`, `/readyz`, `/metrics` and `/status` of the daemon. */
+export async function startWatchServer(options: WatchServerOptions): Promise<RunningWatchServer> {
+  const log = options.logger.child({ component: 'watch-server' });
+  const server = createServer((req, res) => {
+    handle(req, res, options).catch((err: unknown) => {
+      log.error({ err, path: req.url }, 'endpoint failed');
+      if (!res.headersSent) sendText(res, 500, 'internal error\n');
+      else res.end();
+    });
+  });
+  server.keepAliveTimeout = 5000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.listen.port, options.listen.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const url = formatHttpUrl({ host: options.listen.host, port: address.port });
+  log.info({ url }, 'listening');
+  return {
+    url,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse, options: WatchServerOptions): Promise<void> {
+  const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    res.setHeader('Allow', 'GET, HEAD');
+    sendText(res, 405, 'method not allowed\n');
+    return;
+  }
+  switch (path) {
+    case '/healthz':
+      sendText(res, 200, 'ok\n');
+      return;
+    case '/readyz': {
+      const status = options.status();
+      if (status.ready) sendText(res, 200, 'ready\n');
+      else sendText(res, 503, `not ready: ${status.notReadyReason ?? 'starting'}\n`);
+      return;
+    }
+    case '/metrics': {
+      const body = await options.registry.metrics();
+      res.writeHead(200, { 'Content-Type': options.registry.contentType });
+      res.end(body);
+      return;
+    }
+    case '/status': {
+      const body = `${JSON.stringify(options.status(), null, 2)}\n`;
+      res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8' });
+      res.end(body);
+      return;
+    }
+    default:
+      sendText(res, 404, 'not found\n');
+  }
+}
+
+function sendText(res: ServerResponse, status: number, text: string): void {
+  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8' });
+  res.end(text);
+}
