@@ -1,0 +1,65 @@
+import { X509Certificate } from 'node:crypto';
+import { keyUsagesFromDer } from './der-key-usage.js';
+import { formatTimestamp } from './handler.js';
+import { invalidField } from './service-error.js';
+
+const EXTENDED_KEY_USAGE_NAMES: Readonly<Record<string, string>> = {
+  '2.5.29.37.0': 'any',
+  '1.3.6.1.5.5.7.3.1': 'server_auth',
+  '1.3.6.1.5.5.7.3.2': 'client_auth',
+  '1.3.6.1.5.5.7.3.3': 'code_signing',
+  '1.3.6.1.5.5.7.3.4': 'email_protection',
+  '1.3.6.1.5.5.7.3.8': 'time_stamping',
+  '1.3.6.1.5.5.7.3.9': 'ocsp_signing',
+};
+
+/** What the service derives from a CA's PEM (the output-only fields). */
+export interface CaCertificateFacts {
+  /** The PEM with exactly one trailing newline. */
+  readonly ca_pem: string;
+  readonly subject_common_name: string;
+  readonly not_before: string;
+  readonly not_after: string;
+  readonly key_usages: string[];
+  readonly extended_key_usages: string[];
+}
+
+function commonName(subject: string): string {
+  for (const line of subject.split('\n')) if (line.startsWith('CN=')) return line.slice(3);
+  return '';
+}
+
+/**
+ * Parses `ca_pem` with node:crypto. Not a certificate, more than one, or not
+ * a CA (basicConstraints cA false) → 400 invalid_field `ca_pem`.
+ */
+export function parseCaPem(pem: string): CaCertificateFacts {
+  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+  if (blocks.length !== 1) {
+    throw invalidField('ca_pem', `must hold exactly one PEM certificate (found ${blocks.length})`);
+  }
+  let certificate: X509Certificate;
+  try {
+    certificate = new X509Certificate(pem);
+  } catch {
+    throw invalidField('ca_pem', 'is not a parsable X.509 certificate');
+  }
+  if (!certificate.ca)
+    throw invalidField('ca_pem', 'is not a CA certificate (basicConstraints cA is not true)');
+  let keyUsages: string[];
+  try {
+    keyUsages = keyUsagesFromDer(certificate.raw);
+  } catch {
+    throw invalidField('ca_pem', 'has a malformed keyUsage extension');
+  }
+  // node:crypto's `keyUsage` holds the extended key usage OIDs, despite its name.
+  const extendedOids = (certificate as { keyUsage?: string[] }).keyUsage ?? [];
+  return {
+    ca_pem: `${pem.replace(/\s+$/, '')}\n`,
+    subject_common_name: commonName(certificate.subject),
+    not_before: formatTimestamp(Date.parse(certificate.validFrom)),
+    not_after: formatTimestamp(Date.parse(certificate.validTo)),
+    key_usages: keyUsages,
+    extended_key_usages: extendedOids.map((oid) => EXTENDED_KEY_USAGE_NAMES[oid] ?? oid),
+  };
+}

@@ -1,0 +1,37 @@
+import ipaddr from 'ipaddr.js';
+
+/**
+ * The canonical form the emulator stores and returns: a bare address gets
+ * its full prefix (/32, /128), IPv6 is lowercase and compressed. A CIDR with
+ * host bits set (`10.0.0.5/24`) is rejected rather than silently widened or
+ * narrowed: the caller most likely meant something else. Returns null when
+ * `value` is not an IP or CIDR.
+ */
+export function canonicalCidr(value: string): { readonly cidr: string } | { readonly error: string } | null {
+  let address: ipaddr.IPv4 | ipaddr.IPv6;
+  let prefix: number;
+  try {
+    if (value.includes('/')) {
+      if (!/\/\d{1,3}$/.test(value)) return null;
+      [address, prefix] = ipaddr.parseCIDR(value);
+    } else {
+      if (!ipaddr.isValid(value)) return null;
+      address = ipaddr.parse(value);
+      prefix = address.kind() === 'ipv4' ? 32 : 128;
+    }
+  } catch {
+    return null;
+  }
+  if (address.kind() === 'ipv4' && !ipaddr.IPv4.isValidFourPartDecimal(address.toString())) return null;
+  if (address.kind() === 'ipv4' && !ipaddr.IPv4.isValidFourPartDecimal(value.split('/')[0] ?? ''))
+    return null;
+  const network =
+    address.kind() === 'ipv4'
+      ? ipaddr.IPv4.networkAddressFromCIDR(`${address.toString()}/${prefix}`)
+      : ipaddr.IPv6.networkAddressFromCIDR(`${address.toString()}/${prefix}`);
+  const canonical = `${network.toString()}/${prefix}`;
+  if (network.toString() !== address.toString()) {
+    return { error: `has host bits set; the network is ${canonical}` };
+  }
+  return { cidr: canonical };
+}

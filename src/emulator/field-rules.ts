@@ -1,0 +1,174 @@
+import { invalidField, ServiceError } from './service-error.js';
+
+/**
+ * Request-body rules as data. `checkObject` applies them and answers the
+ * first violation the way the service does: `unknown_field` for a key the
+ * operation does not take, `invalid_field` for a wrong type or value, both
+ * with `details.field` as a dotted path (`mutual_tls.certificate_authority_ids`).
+ */
+export type FieldRule = (
+  | {
+      readonly type: 'string';
+      /** Limit in UTF-8 bytes, as the spec counts. */
+      readonly maxBytes?: number;
+      readonly oneOf?: readonly string[];
+      readonly format?: 'url' | 'hostport' | 'non-empty';
+    }
+  | { readonly type: 'boolean' }
+  | { readonly type: 'uint32'; readonly max?: number }
+  | { readonly type: 'number'; readonly min: number; readonly max: number }
+  | { readonly type: 'string-list'; readonly format?: 'hostport' | 'non-empty' }
+  | { readonly type: 'string-map' }
+  | { readonly type: 'object'; readonly fields: ObjectRules; readonly minKeys?: number }
+  /** Checked by the handler (modules whose checks need the store). */
+  | { readonly type: 'any' }
+) & {
+  readonly required?: boolean;
+  /** JSON null is accepted and kept as null. */
+  readonly nullable?: boolean;
+};
+
+export type ObjectRules = Readonly<Record<string, FieldRule>>;
+
+const UINT32_MAX = 4_294_967_295;
+
+export const DESCRIPTION_RULE: FieldRule = { type: 'string', maxBytes: 255 };
+export const METADATA_RULE: FieldRule = { type: 'string', maxBytes: 4096 };
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return `"${value.length > 40 ? `${value.slice(0, 40)}…` : value}"`;
+  return typeof value === 'object' ? 'an object' : `${typeof value} ${String(value)}`;
+}
+
+function isUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' || url.protocol === 'http:';
+  } catch {
+    return false;
+  }
+}
+
+/** `host:port`, port 1–65535, host non-empty (IPv6 hosts in brackets). */
+export function isHostport(value: string): boolean {
+  const match = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.*-]+):(\d{1,5})$/.exec(value);
+  if (!match) return false;
+  const port = Number(match[2]);
+  return port >= 1 && port <= 65_535;
+}
+
+function checkStringFormat(value: string, format: 'url' | 'hostport' | 'non-empty', path: string): void {
+  if (format === 'url' && !isUrl(value))
+    throw invalidField(path, `must be an http(s) URL (found ${describe(value)})`);
+  if (format === 'hostport' && !isHostport(value)) {
+    throw invalidField(path, `must be host:port with a port from 1 to 65535 (found ${describe(value)})`);
+  }
+  if (format === 'non-empty' && value.length === 0) throw invalidField(path, 'must not be empty');
+}
+
+function checkValue(value: unknown, rule: FieldRule, path: string): unknown {
+  if (value === null) {
+    if (rule.nullable) return null;
+    throw invalidField(path, `must not be null`);
+  }
+  switch (rule.type) {
+    case 'string': {
+      if (typeof value !== 'string') throw invalidField(path, `must be a string (found ${describe(value)})`);
+      if (rule.maxBytes !== undefined) {
+        const bytes = Buffer.byteLength(value, 'utf8');
+        if (bytes > rule.maxBytes)
+          throw invalidField(path, `must be at most ${rule.maxBytes} bytes (found ${bytes})`);
+      }
+      if (rule.oneOf && !rule.oneOf.includes(value)) {
+        throw invalidField(path, `must be one of ${rule.oneOf.join(', ')} (found ${describe(value)})`);
+      }
+      if (rule.format) checkStringFormat(value, rule.format, path);
+      return value;
+    }
+    case 'boolean':
+      if (typeof value !== 'boolean')
+        throw invalidField(path, `must be a boolean (found ${describe(value)})`);
+      return value;
+    case 'uint32': {
+      const max = rule.max ?? UINT32_MAX;
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > max) {
+        throw invalidField(path, `must be an integer from 0 to ${max} (found ${describe(value)})`);
+      }
+      return value;
+    }
+    case 'number':
+      if (typeof value !== 'number' || !Number.isFinite(value) || value < rule.min || value > rule.max) {
+        throw invalidField(
+          path,
+          `must be a number from ${rule.min} to ${rule.max} (found ${describe(value)})`,
+        );
+      }
+      return value;
+    case 'string-list': {
+      if (!Array.isArray(value))
+        throw invalidField(path, `must be a list of strings (found ${describe(value)})`);
+      for (const item of value) {
+        if (typeof item !== 'string')
+          throw invalidField(path, `must be a list of strings (found ${describe(item)})`);
+        if (rule.format) checkStringFormat(item, rule.format, path);
+      }
+      return [...(value as string[])];
+    }
+    case 'string-map': {
+      if (!isPlainObject(value))
+        throw invalidField(path, `must be a map of strings (found ${describe(value)})`);
+      for (const [key, item] of Object.entries(value)) {
+        if (typeof item !== 'string')
+          throw invalidField(`${path}.${key}`, `must be a string (found ${describe(item)})`);
+      }
+      return { ...value };
+    }
+    case 'any':
+      return value;
+    case 'object': {
+      const checked = checkObject(value, rule.fields, path);
+      if (rule.minKeys !== undefined && Object.keys(checked).length < rule.minKeys) {
+        throw invalidField(path, `must set at least ${rule.minKeys} field`);
+      }
+      return checked;
+    }
+  }
+}
+
+/**
+ * Checks `value` against `rules` and returns a copy holding only the keys
+ * present. `path` is the dotted prefix for nested objects ('' at the top).
+ */
+export function checkObject(value: unknown, rules: ObjectRules, path = ''): Record<string, unknown> {
+  if (!isPlainObject(value)) {
+    if (path === '')
+      throw new ServiceError(
+        400,
+        'invalid_json',
+        `request body must be a JSON object (found ${describe(value)})`,
+      );
+    throw invalidField(path, `must be an object (found ${describe(value)})`);
+  }
+  const prefix = path === '' ? '' : `${path}.`;
+  for (const key of Object.keys(value).sort()) {
+    if (!Object.hasOwn(rules, key)) {
+      throw new ServiceError(400, 'unknown_field', `${prefix}${key}: unknown field`, `${prefix}${key}`);
+    }
+  }
+  const result: Record<string, unknown> = {};
+  for (const [key, rule] of Object.entries(rules)) {
+    const fieldPath = `${prefix}${key}`;
+    if (!Object.hasOwn(value, key) || value[key] === undefined) {
+      if (rule.required) throw invalidField(fieldPath, 'is required');
+      continue;
+    }
+    result[key] = checkValue(value[key], rule, fieldPath);
+  }
+  return result;
+}

@@ -1,0 +1,166 @@
+import {
+  checkHttpsTlsTermination,
+  checkMutualTls,
+  renderMutualTls,
+  renderTlsTermination,
+} from '../edge-modules.js';
+import { checkObject, DESCRIPTION_RULE, METADATA_RULE, type ObjectRules } from '../field-rules.js';
+import type { HandlerEnv, RouteDefinition } from '../handler.js';
+import { listPage } from '../pagination.js';
+import { newBaseRecord, patchDescriptionMetadata, renderBase } from '../record-base.js';
+import type { HttpsEdgeRecord } from '../records.js';
+import { notFound, ServiceError } from '../service-error.js';
+import { renderHttpsEdgeRoute } from './https-edge-routes.js';
+
+const EDGE_RULES: ObjectRules = {
+  description: DESCRIPTION_RULE,
+  metadata: METADATA_RULE,
+  hostports: { type: 'string-list', format: 'hostport' },
+  mutual_tls: { type: 'any', nullable: true },
+  tls_termination: { type: 'any', nullable: true },
+};
+
+type EdgeModuleName = 'mutual_tls' | 'tls_termination';
+
+export function renderHttpsEdge(record: HttpsEdgeRecord, env: HandlerEnv): Record<string, unknown> {
+  const routes = env.store
+    .list('https_edge_routes')
+    .filter((route) => route.edge_id === record.id)
+    .reverse()
+    .map((route) => renderHttpsEdgeRoute(route, env));
+  return {
+    ...renderBase(record, `${env.baseUrl}/edges/https/${record.id}`),
+    hostports: [...record.hostports],
+    mutual_tls: record.mutual_tls === null ? null : renderMutualTls(env, record.mutual_tls),
+    tls_termination: record.tls_termination === null ? null : renderTlsTermination(record.tls_termination),
+    routes,
+  };
+}
+
+/** Checks every field first, then returns the changes: nothing is applied when any field is bad. */
+function checkEdgeBody(env: HandlerEnv, body: unknown): Partial<HttpsEdgeRecord> & Record<string, unknown> {
+  const checked = checkObject(body, EDGE_RULES);
+  const changes: Record<string, unknown> = {};
+  if (checked.hostports !== undefined) changes.hostports = [...new Set(checked.hostports as string[])];
+  if (checked.mutual_tls !== undefined) {
+    changes.mutual_tls =
+      checked.mutual_tls === null ? null : checkMutualTls(env, checked.mutual_tls, 'mutual_tls');
+  }
+  if (checked.tls_termination !== undefined) {
+    changes.tls_termination =
+      checked.tls_termination === null
+        ? null
+        : checkHttpsTlsTermination(checked.tls_termination, 'tls_termination');
+  }
+  return { ...checked, ...changes };
+}
+
+export function createHttpsEdge(env: HandlerEnv, body: unknown, fixedId?: string): HttpsEdgeRecord {
+  const checked = checkEdgeBody(env, body);
+  const record: HttpsEdgeRecord = {
+    ...newBaseRecord(env, 'https_edge', 'https_edges', fixedId, checked),
+    hostports: (checked.hostports as string[] | undefined) ?? [],
+    mutual_tls: (checked.mutual_tls as HttpsEdgeRecord['mutual_tls'] | undefined) ?? null,
+    tls_termination: (checked.tls_termination as HttpsEdgeRecord['tls_termination'] | undefined) ?? null,
+  };
+  env.store.insert('https_edges', record);
+  return record;
+}
+
+export function findHttpsEdge(env: HandlerEnv, id: string | undefined): HttpsEdgeRecord {
+  const record = id === undefined ? undefined : env.store.get('https_edges', id);
+  if (!record) throw notFound(`HTTPS edge ${id}`);
+  return record;
+}
+
+function edgeModuleRoutes(module: EdgeModuleName): RouteDefinition[] {
+  const template = `/edges/https/{id}/${module}`;
+  const render = (record: HttpsEdgeRecord, env: HandlerEnv): Record<string, unknown> => {
+    if (module === 'mutual_tls' && record.mutual_tls) return renderMutualTls(env, record.mutual_tls);
+    if (module === 'tls_termination' && record.tls_termination)
+      return renderTlsTermination(record.tls_termination);
+    throw new ServiceError(404, 'module_not_set', `${module} is not set on HTTPS edge ${record.id}`);
+  };
+  return [
+    {
+      method: 'PUT',
+      template,
+      handler: (request, env) => {
+        const record = findHttpsEdge(env, request.params.id);
+        if (module === 'mutual_tls') record.mutual_tls = checkMutualTls(env, request.body, '');
+        else record.tls_termination = checkHttpsTlsTermination(request.body, '');
+        env.store.changed();
+        return { status: 200, body: render(record, env) };
+      },
+    },
+    {
+      method: 'GET',
+      template,
+      handler: (request, env) => ({ status: 200, body: render(findHttpsEdge(env, request.params.id), env) }),
+    },
+    {
+      method: 'DELETE',
+      template,
+      handler: (request, env) => {
+        const record = findHttpsEdge(env, request.params.id);
+        render(record, env);
+        record[module] = null;
+        env.store.changed();
+        return { status: 204 };
+      },
+    },
+  ];
+}
+
+export const HTTPS_EDGE_ROUTES: readonly RouteDefinition[] = [
+  {
+    method: 'POST',
+    template: '/edges/https',
+    handler: (request, env) => ({
+      status: 201,
+      body: renderHttpsEdge(createHttpsEdge(env, request.body), env),
+    }),
+  },
+  {
+    method: 'GET',
+    template: '/edges/https',
+    handler: (request, env) =>
+      listPage(env.store.list('https_edges'), 'https_edges', (r) => renderHttpsEdge(r, env), request, env),
+  },
+  {
+    method: 'GET',
+    template: '/edges/https/{id}',
+    handler: (request, env) => ({
+      status: 200,
+      body: renderHttpsEdge(findHttpsEdge(env, request.params.id), env),
+    }),
+  },
+  {
+    method: 'PATCH',
+    template: '/edges/https/{id}',
+    handler: (request, env) => {
+      const record = findHttpsEdge(env, request.params.id);
+      const checked = checkEdgeBody(env, request.body);
+      if (checked.hostports !== undefined) record.hostports = checked.hostports;
+      if (checked.mutual_tls !== undefined) record.mutual_tls = checked.mutual_tls;
+      if (checked.tls_termination !== undefined) record.tls_termination = checked.tls_termination;
+      patchDescriptionMetadata(record, checked);
+      env.store.changed();
+      return { status: 200, body: renderHttpsEdge(record, env) };
+    },
+  },
+  {
+    method: 'DELETE',
+    template: '/edges/https/{id}',
+    handler: (request, env) => {
+      const record = findHttpsEdge(env, request.params.id);
+      for (const route of env.store.list('https_edge_routes')) {
+        if (route.edge_id === record.id) env.store.delete('https_edge_routes', route.id);
+      }
+      env.store.delete('https_edges', record.id);
+      return { status: 204 };
+    },
+  },
+  ...edgeModuleRoutes('mutual_tls'),
+  ...edgeModuleRoutes('tls_termination'),
+];

@@ -1,0 +1,128 @@
+import { canonicalCidr } from '../cidr.js';
+import { checkObject, DESCRIPTION_RULE, METADATA_RULE, type ObjectRules } from '../field-rules.js';
+import type { HandlerEnv, RouteDefinition } from '../handler.js';
+import { listPage } from '../pagination.js';
+import { newBaseRecord, patchDescriptionMetadata, renderBase } from '../record-base.js';
+import type { IpPolicyRuleRecord } from '../records.js';
+import { checkReference, refTo } from '../references.js';
+import { invalidField, notFound, ServiceError } from '../service-error.js';
+
+const CREATE_RULES: ObjectRules = {
+  description: DESCRIPTION_RULE,
+  metadata: METADATA_RULE,
+  cidr: { type: 'string', required: true },
+  ip_policy_id: { type: 'string', required: true },
+  action: { type: 'string', required: true, oneOf: ['allow', 'deny'] },
+};
+
+const UPDATE_RULES: ObjectRules = {
+  description: DESCRIPTION_RULE,
+  metadata: METADATA_RULE,
+  cidr: { type: 'string' },
+};
+
+function checkCidr(value: string): string {
+  const result = canonicalCidr(value);
+  if (result === null)
+    throw invalidField('cidr', `must be an IPv4 or IPv6 address or CIDR (found "${value}")`);
+  if ('error' in result) throw invalidField('cidr', `${result.error} (found "${value}")`);
+  return result.cidr;
+}
+
+/** The service allows one rule per CIDR and IP policy. */
+function checkUnique(env: HandlerEnv, ipPolicyId: string, cidr: string, exceptId?: string): void {
+  const clash = env.store
+    .list('ip_policy_rules')
+    .find((rule) => rule.ip_policy_id === ipPolicyId && rule.cidr === cidr && rule.id !== exceptId);
+  if (clash) {
+    throw new ServiceError(
+      400,
+      'conflict',
+      `cidr: ${ipPolicyId} already has rule ${clash.id} for ${cidr}`,
+      'cidr',
+    );
+  }
+}
+
+export function renderIpPolicyRule(record: IpPolicyRuleRecord, env: HandlerEnv): Record<string, unknown> {
+  return {
+    ...renderBase(record, `${env.baseUrl}/ip_policy_rules/${record.id}`),
+    cidr: record.cidr,
+    ip_policy: refTo(env, 'ip_policies', record.ip_policy_id),
+    action: record.action,
+  };
+}
+
+export function createIpPolicyRule(env: HandlerEnv, body: unknown, fixedId?: string): IpPolicyRuleRecord {
+  const checked = checkObject(body, CREATE_RULES);
+  const cidr = checkCidr(checked.cidr as string);
+  const ipPolicyId = checked.ip_policy_id as string;
+  checkReference(env, 'ip_policies', ipPolicyId, 'ip_policy_id');
+  checkUnique(env, ipPolicyId, cidr);
+  const record: IpPolicyRuleRecord = {
+    ...newBaseRecord(env, 'ip_policy_rule', 'ip_policy_rules', fixedId, checked),
+    cidr,
+    ip_policy_id: ipPolicyId,
+    action: checked.action as 'allow' | 'deny',
+  };
+  env.store.insert('ip_policy_rules', record);
+  return record;
+}
+
+function find(env: HandlerEnv, id: string | undefined): IpPolicyRuleRecord {
+  const record = id === undefined ? undefined : env.store.get('ip_policy_rules', id);
+  if (!record) throw notFound(`IP policy rule ${id}`);
+  return record;
+}
+
+export const IP_POLICY_RULE_ROUTES: readonly RouteDefinition[] = [
+  {
+    method: 'POST',
+    template: '/ip_policy_rules',
+    handler: (request, env) => ({
+      status: 201,
+      body: renderIpPolicyRule(createIpPolicyRule(env, request.body), env),
+    }),
+  },
+  {
+    method: 'GET',
+    template: '/ip_policy_rules',
+    handler: (request, env) =>
+      listPage(
+        env.store.list('ip_policy_rules'),
+        'ip_policy_rules',
+        (r) => renderIpPolicyRule(r, env),
+        request,
+        env,
+      ),
+  },
+  {
+    method: 'GET',
+    template: '/ip_policy_rules/{id}',
+    handler: (request, env) => ({ status: 200, body: renderIpPolicyRule(find(env, request.params.id), env) }),
+  },
+  {
+    method: 'PATCH',
+    template: '/ip_policy_rules/{id}',
+    handler: (request, env) => {
+      const record = find(env, request.params.id);
+      const checked = checkObject(request.body, UPDATE_RULES);
+      if (typeof checked.cidr === 'string') {
+        const cidr = checkCidr(checked.cidr);
+        checkUnique(env, record.ip_policy_id, cidr, record.id);
+        record.cidr = cidr;
+      }
+      patchDescriptionMetadata(record, checked);
+      env.store.changed();
+      return { status: 200, body: renderIpPolicyRule(record, env) };
+    },
+  },
+  {
+    method: 'DELETE',
+    template: '/ip_policy_rules/{id}',
+    handler: (request, env) => {
+      env.store.delete('ip_policy_rules', find(env, request.params.id).id);
+      return { status: 204 };
+    },
+  },
+];

@@ -1,0 +1,263 @@
+import {
+  checkIpRestriction,
+  checkMutualTls,
+  checkTlsTermination,
+  renderIpRestriction,
+  renderMutualTls,
+  renderTlsTermination,
+} from '../edge-modules.js';
+import { checkObject, DESCRIPTION_RULE, METADATA_RULE, type ObjectRules } from '../field-rules.js';
+import type { HandlerEnv, HandlerResult, RouteDefinition } from '../handler.js';
+import { listPage } from '../pagination.js';
+import { newBaseRecord, patchDescriptionMetadata, renderBase } from '../record-base.js';
+import type { TcpEdgeRecord, TlsEdgeRecord } from '../records.js';
+import { notFound, ServiceError } from '../service-error.js';
+
+/**
+ * TCP and TLS edges: the spec manages only their modules. The emulator keeps
+ * the edges minimal (description, metadata, hostports) and serves create,
+ * list, get and delete so tests and demos can make them.
+ */
+const TCP_RULES: ObjectRules = {
+  description: DESCRIPTION_RULE,
+  metadata: METADATA_RULE,
+  hostports: { type: 'string-list', format: 'hostport' },
+  ip_restriction: { type: 'any', nullable: true },
+};
+
+const TLS_RULES: ObjectRules = {
+  description: DESCRIPTION_RULE,
+  metadata: METADATA_RULE,
+  hostports: { type: 'string-list', format: 'hostport' },
+  mutual_tls: { type: 'any', nullable: true },
+  tls_termination: { type: 'any', nullable: true },
+};
+
+export function renderTcpEdge(record: TcpEdgeRecord, env: HandlerEnv): Record<string, unknown> {
+  return {
+    ...renderBase(record, `${env.baseUrl}/edges/tcp/${record.id}`),
+    hostports: [...record.hostports],
+    ip_restriction: record.ip_restriction === null ? null : renderIpRestriction(env, record.ip_restriction),
+  };
+}
+
+export function renderTlsEdge(record: TlsEdgeRecord, env: HandlerEnv): Record<string, unknown> {
+  return {
+    ...renderBase(record, `${env.baseUrl}/edges/tls/${record.id}`),
+    hostports: [...record.hostports],
+    mutual_tls: record.mutual_tls === null ? null : renderMutualTls(env, record.mutual_tls),
+    tls_termination: record.tls_termination === null ? null : renderTlsTermination(record.tls_termination),
+  };
+}
+
+/**
+ * "When terminate_at is upstream, most other modules are disallowed": the
+ * emulator refuses mutual TLS beside upstream termination, in either order.
+ */
+function checkUpstreamExclusive(
+  edge: Pick<TlsEdgeRecord, 'mutual_tls' | 'tls_termination'>,
+  field: string,
+): void {
+  if (edge.mutual_tls !== null && edge.tls_termination?.terminate_at === 'upstream') {
+    throw new ServiceError(
+      400,
+      'conflict',
+      `${field}: mutual_tls is not allowed on a TLS edge whose tls_termination.terminate_at is "upstream"`,
+      field,
+    );
+  }
+}
+
+export function createTcpEdge(env: HandlerEnv, body: unknown, fixedId?: string): TcpEdgeRecord {
+  const checked = checkObject(body, TCP_RULES);
+  const ipRestriction =
+    checked.ip_restriction === undefined || checked.ip_restriction === null
+      ? null
+      : checkIpRestriction(env, checked.ip_restriction, 'ip_restriction');
+  const record: TcpEdgeRecord = {
+    ...newBaseRecord(env, 'tcp_edge', 'tcp_edges', fixedId, checked),
+    hostports: [...new Set((checked.hostports as string[] | undefined) ?? [])],
+    ip_restriction: ipRestriction,
+  };
+  env.store.insert('tcp_edges', record);
+  return record;
+}
+
+export function createTlsEdge(env: HandlerEnv, body: unknown, fixedId?: string): TlsEdgeRecord {
+  const checked = checkObject(body, TLS_RULES);
+  const modules = {
+    mutual_tls: checked.mutual_tls == null ? null : checkMutualTls(env, checked.mutual_tls, 'mutual_tls'),
+    tls_termination:
+      checked.tls_termination == null
+        ? null
+        : checkTlsTermination(checked.tls_termination, 'tls_termination'),
+  };
+  checkUpstreamExclusive(modules, 'mutual_tls');
+  const record: TlsEdgeRecord = {
+    ...newBaseRecord(env, 'tls_edge', 'tls_edges', fixedId, checked),
+    hostports: [...new Set((checked.hostports as string[] | undefined) ?? [])],
+    ...modules,
+  };
+  env.store.insert('tls_edges', record);
+  return record;
+}
+
+function findTcp(env: HandlerEnv, id: string | undefined): TcpEdgeRecord {
+  const record = id === undefined ? undefined : env.store.get('tcp_edges', id);
+  if (!record) throw notFound(`TCP edge ${id}`);
+  return record;
+}
+
+function findTls(env: HandlerEnv, id: string | undefined): TlsEdgeRecord {
+  const record = id === undefined ? undefined : env.store.get('tls_edges', id);
+  if (!record) throw notFound(`TLS edge ${id}`);
+  return record;
+}
+
+function moduleNotSet(module: string, id: string): ServiceError {
+  return new ServiceError(404, 'module_not_set', `${module} is not set on edge ${id}`);
+}
+
+function ipRestrictionOf(record: TcpEdgeRecord, env: HandlerEnv): Record<string, unknown> {
+  if (!record.ip_restriction) throw moduleNotSet('ip_restriction', record.id);
+  return renderIpRestriction(env, record.ip_restriction);
+}
+
+function tlsModuleOf(
+  record: TlsEdgeRecord,
+  module: 'mutual_tls' | 'tls_termination',
+  env: HandlerEnv,
+): Record<string, unknown> {
+  if (module === 'mutual_tls' && record.mutual_tls) return renderMutualTls(env, record.mutual_tls);
+  if (module === 'tls_termination' && record.tls_termination)
+    return renderTlsTermination(record.tls_termination);
+  throw moduleNotSet(module, record.id);
+}
+
+function tlsModuleRoutes(module: 'mutual_tls' | 'tls_termination'): RouteDefinition[] {
+  const template = `/edges/tls/{id}/${module}`;
+  return [
+    {
+      method: 'PUT',
+      template,
+      handler: (request, env): HandlerResult => {
+        const record = findTls(env, request.params.id);
+        if (module === 'mutual_tls') {
+          const mutualTls = checkMutualTls(env, request.body, '');
+          checkUpstreamExclusive(
+            { mutual_tls: mutualTls, tls_termination: record.tls_termination },
+            'mutual_tls',
+          );
+          record.mutual_tls = mutualTls;
+        } else {
+          const tlsTermination = checkTlsTermination(request.body, '');
+          checkUpstreamExclusive(
+            { mutual_tls: record.mutual_tls, tls_termination: tlsTermination },
+            'terminate_at',
+          );
+          record.tls_termination = tlsTermination;
+        }
+        env.store.changed();
+        return { status: 200, body: tlsModuleOf(record, module, env) };
+      },
+    },
+    {
+      method: 'GET',
+      template,
+      handler: (request, env) => ({
+        status: 200,
+        body: tlsModuleOf(findTls(env, request.params.id), module, env),
+      }),
+    },
+    {
+      method: 'DELETE',
+      template,
+      handler: (request, env) => {
+        const record = findTls(env, request.params.id);
+        tlsModuleOf(record, module, env);
+        record[module] = null;
+        env.store.changed();
+        return { status: 204 };
+      },
+    },
+  ];
+}
+
+function edgeRoutes<R extends TcpEdgeRecord | TlsEdgeRecord>(
+  collection: 'tcp_edges' | 'tls_edges',
+  find: (env: HandlerEnv, id: string | undefined) => R,
+  create: (env: HandlerEnv, body: unknown) => R,
+  render: (record: R, env: HandlerEnv) => Record<string, unknown>,
+): RouteDefinition[] {
+  const path = collection === 'tcp_edges' ? '/edges/tcp' : '/edges/tls';
+  return [
+    {
+      method: 'POST',
+      template: path,
+      handler: (request, env) => ({ status: 201, body: render(create(env, request.body), env) }),
+    },
+    {
+      method: 'GET',
+      template: path,
+      handler: (request, env) =>
+        listPage(env.store.list(collection) as R[], collection, (r) => render(r, env), request, env),
+    },
+    {
+      method: 'GET',
+      template: `${path}/{id}`,
+      handler: (request, env) => ({ status: 200, body: render(find(env, request.params.id), env) }),
+    },
+    {
+      method: 'PATCH',
+      template: `${path}/{id}`,
+      handler: (request, env) => {
+        const record = find(env, request.params.id);
+        const checked = checkObject(request.body, { description: DESCRIPTION_RULE, metadata: METADATA_RULE });
+        patchDescriptionMetadata(record, checked);
+        env.store.changed();
+        return { status: 200, body: render(record, env) };
+      },
+    },
+    {
+      method: 'DELETE',
+      template: `${path}/{id}`,
+      handler: (request, env) => {
+        env.store.delete(collection, find(env, request.params.id).id);
+        return { status: 204 };
+      },
+    },
+  ];
+}
+
+export const TCP_TLS_EDGE_ROUTES: readonly RouteDefinition[] = [
+  ...edgeRoutes('tcp_edges', findTcp, createTcpEdge, renderTcpEdge),
+  {
+    method: 'PUT',
+    template: '/edges/tcp/{id}/ip_restriction',
+    handler: (request, env) => {
+      const record = findTcp(env, request.params.id);
+      record.ip_restriction = checkIpRestriction(env, request.body, '');
+      env.store.changed();
+      return { status: 200, body: ipRestrictionOf(record, env) };
+    },
+  },
+  {
+    method: 'GET',
+    template: '/edges/tcp/{id}/ip_restriction',
+    handler: (request, env) => ({ status: 200, body: ipRestrictionOf(findTcp(env, request.params.id), env) }),
+  },
+  {
+    method: 'DELETE',
+    template: '/edges/tcp/{id}/ip_restriction',
+    handler: (request, env) => {
+      const record = findTcp(env, request.params.id);
+      ipRestrictionOf(record, env);
+      record.ip_restriction = null;
+      env.store.changed();
+      return { status: 204 };
+    },
+  },
+  ...edgeRoutes('tls_edges', findTls, createTlsEdge, renderTlsEdge),
+  ...tlsModuleRoutes('mutual_tls'),
+  ...tlsModuleRoutes('tls_termination'),
+];

@@ -1,0 +1,53 @@
+import type { HandlerEnv, HandlerRequest, HandlerResult } from './handler.js';
+import type { BaseRecord } from './records.js';
+import { invalidField } from './service-error.js';
+
+export const MAX_PAGE_SIZE = 100;
+
+function parseLimit(raw: string | null): number | undefined {
+  if (raw === null) return undefined;
+  if (!/^\d+$/.test(raw))
+    throw invalidField('limit', `must be an integer from 1 to ${MAX_PAGE_SIZE} (found "${raw}")`);
+  const limit = Number(raw);
+  if (limit < 1 || limit > MAX_PAGE_SIZE) {
+    throw invalidField('limit', `must be an integer from 1 to ${MAX_PAGE_SIZE} (found ${limit})`);
+  }
+  return limit;
+}
+
+/**
+ * One page of a list, newest first. `before_id` names the last item of the
+ * previous page; it may have been deleted since (the store remembers the
+ * position of deleted IDs). `next_page_uri` is absolute and null on the last page.
+ */
+export function listPage<R extends BaseRecord>(
+  records: readonly R[],
+  listKey: string,
+  render: (record: R) => unknown,
+  request: HandlerRequest,
+  env: HandlerEnv,
+): HandlerResult {
+  const limit = parseLimit(request.query.get('limit'));
+  const beforeId = request.query.get('before_id');
+  let candidates = records;
+  if (beforeId !== null) {
+    const beforeSeq = env.store.seqOf(beforeId);
+    if (beforeSeq === undefined)
+      throw invalidField('before_id', `${beforeId} is not an ID this list has held`);
+    candidates = records.filter((record) => record.seq < beforeSeq);
+  }
+  const pageSize = Math.min(limit ?? MAX_PAGE_SIZE, env.pageSizeMax);
+  const page = candidates.slice(0, pageSize);
+  const last = page[page.length - 1];
+  let nextPageUri: string | null = null;
+  if (candidates.length > page.length && last) {
+    const next = new URLSearchParams();
+    if (limit !== undefined) next.set('limit', String(limit));
+    next.set('before_id', last.id);
+    nextPageUri = `${env.baseUrl}${request.path}?${next.toString()}`;
+  }
+  return {
+    status: 200,
+    body: { [listKey]: page.map(render), uri: `${env.baseUrl}${request.path}`, next_page_uri: nextPageUri },
+  };
+}

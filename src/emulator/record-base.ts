@@ -1,0 +1,52 @@
+import { formatTimestamp, type HandlerEnv } from './handler.js';
+import type { BaseRecord, CollectionName } from './records.js';
+import { EMULATOR_ID_PREFIXES, type EmulatorIdKind, isWellFormedId, newId } from './resource-id.js';
+import { invalidField, ServiceError } from './service-error.js';
+
+/**
+ * The fields every record starts with. `fixedId` comes from a seed: it must
+ * be well formed for the kind and unused.
+ */
+export function newBaseRecord(
+  env: HandlerEnv,
+  idKind: EmulatorIdKind,
+  collection: CollectionName,
+  fixedId: string | undefined,
+  checked: Readonly<Record<string, unknown>>,
+): BaseRecord {
+  let id = newId(idKind);
+  if (fixedId !== undefined) {
+    if (!isWellFormedId(idKind, fixedId)) {
+      throw invalidField(
+        'id',
+        `must be ${EMULATOR_ID_PREFIXES[idKind]} followed by 27 base62 characters (found "${fixedId}")`,
+      );
+    }
+    if (env.store.seqOf(fixedId) !== undefined)
+      throw new ServiceError(400, 'conflict', `id: ${fixedId} is already used`, 'id');
+    id = fixedId;
+  }
+  const record: BaseRecord = { id, created_at: formatTimestamp(env.now()), seq: env.store.takeSeq() };
+  if (typeof checked.description === 'string') record.description = checked.description;
+  if (typeof checked.metadata === 'string') record.metadata = checked.metadata;
+  if (env.store.has(collection, id))
+    throw new ServiceError(400, 'conflict', `id: ${id} is already used`, 'id');
+  return record;
+}
+
+/** PATCH semantics for the two common fields: only supplied fields change. */
+export function patchDescriptionMetadata(
+  record: BaseRecord,
+  checked: Readonly<Record<string, unknown>>,
+): void {
+  if (typeof checked.description === 'string') record.description = checked.description;
+  if (typeof checked.metadata === 'string') record.metadata = checked.metadata;
+}
+
+/** The common fields of a response, absent when unset. */
+export function renderBase(record: BaseRecord, uri: string): Record<string, unknown> {
+  const body: Record<string, unknown> = { id: record.id, uri, created_at: record.created_at };
+  if (record.description !== undefined) body.description = record.description;
+  if (record.metadata !== undefined) body.metadata = record.metadata;
+  return body;
+}
