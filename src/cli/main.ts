@@ -4,8 +4,9 @@ import { VERSION } from '../version.js';
 import type { CommandContext, CommandRegistrar } from './command-context.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { registerValidateCommand } from './validate-command.js';
+import { registerWatchCommand } from './watch-command.js';
 
-const COMMANDS: readonly CommandRegistrar[] = [registerValidateCommand];
+const COMMANDS: readonly CommandRegistrar[] = [registerValidateCommand, registerWatchCommand];
 
 async function main(argv: readonly string[]): Promise<number> {
   let exitCode: number = EXIT.ok;

@@ -1,5 +1,6 @@
 import { Option } from 'commander';
 import { EdgesyncError } from '../errors.js';
+import { compileManifestSchema } from '../manifest/manifest-schema.js';
 import { systemClock } from '../watch/daemon-clock.js';
 import { WATCH_MODES, type WatchMode } from '../watch/daemon-status.js';
 import { parseListenAddress } from '../watch/listen-address.js';
@@ -75,7 +76,13 @@ async function runWatch(paths: readonly string[], flags: WatchFlags, ctx: Comman
       paths,
       cwd: ctx.cwd,
       mode: flags.mode,
-      load: { allowOutsideRoot: flags.allowOutsideRoot ?? false },
+      load: {
+        env: ctx.env,
+        owner: plan.owner,
+        allowOutsideRoot: flags.allowOutsideRoot ?? false,
+        cwd: ctx.cwd,
+        validator: compileManifestSchema(),
+      },
       plan,
       api: connection.api,
       metrics,
