@@ -2,7 +2,15 @@ import type { ApiRequest } from '../api/edge-api.js';
 import type { KindName } from '../kinds/kind-name.js';
 import type { SourceLocation } from '../manifest/source-location.js';
 
-export const OPERATIONS = ['create', 'update', 'replace', 'delete', 'adopt', 'put-module', 'delete-module'] as const;
+export const OPERATIONS = [
+  'create',
+  'update',
+  'replace',
+  'delete',
+  'adopt',
+  'put-module',
+  'delete-module',
+] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
 /** A field-level difference; `path` is dotted from the resource (`cidr`, `mutual_tls.certificate_authorities`, `routes[edghtsrt_…].oidc`). */
@@ -95,6 +103,8 @@ export interface Plan {
   readonly summary: PlanSummary;
   /** Non-empty: the plan cannot be applied (exit 1). */
   readonly errors: readonly PlanError[];
+  /** Things a person should know that do not stop the plan (e.g. nothing pruned from an incomplete read). */
+  readonly warnings?: readonly PlanError[];
   /** Set when a safety rule refuses the plan (exit 4 unless forced). */
   readonly refusal?: PlanRefusal;
   readonly desiredHash: string;

@@ -1,0 +1,77 @@
+import { canonicalJson } from '../kinds/canonical-json.js';
+import type { FieldRule } from '../kinds/kind.js';
+import { normalizeSetLike } from '../kinds/set-like.js';
+import type { FieldChange } from './plan.js';
+
+/** Shown instead of a secret, in FieldChange values and masked objects. */
+export const SENSITIVE_MASK = '(sensitive)';
+
+/**
+ * Undefined, null, "" and [] all mean "not set": the service may omit an
+ * unset optional field, return it as null, or as an empty list.
+ */
+function isUnset(value: unknown): boolean {
+  return (
+    value === undefined || value === null || value === '' || (Array.isArray(value) && value.length === 0)
+  );
+}
+
+function comparable(rule: FieldRule, value: unknown): string {
+  if (isUnset(value)) return 'null';
+  return canonicalJson(rule.setLike ? normalizeSetLike(value) : value);
+}
+
+/**
+ * Whether a desired value equals the live one under the rule. A secret the
+ * service does not return cannot be compared, so it counts as equal rather
+ * than as a change on every plan.
+ */
+export function fieldEquals(rule: FieldRule, desired: unknown, live: unknown, liveExists = true): boolean {
+  if (liveExists && rule.sensitive === true && live === undefined && desired !== undefined) return true;
+  return comparable(rule, desired) === comparable(rule, live);
+}
+
+/** Replaces the values of sensitive fields of a module-like object with the mask. */
+export function maskSensitive(rules: readonly FieldRule[], value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  const masked: Record<string, unknown> = { ...value };
+  for (const rule of rules) {
+    if (rule.sensitive === true && masked[rule.name] !== undefined) masked[rule.name] = SENSITIVE_MASK;
+  }
+  return masked;
+}
+
+/**
+ * A FieldChange with secrets kept out: a sensitive field carries neither
+ * `before` nor `after`, only the flag.
+ */
+export function fieldChange(path: string, rule: FieldRule, before: unknown, after: unknown): FieldChange {
+  const sensitive = rule.sensitive === true;
+  return {
+    path,
+    ...(sensitive || isUnset(before) ? {} : { before }),
+    ...(sensitive || isUnset(after) ? {} : { after }),
+    sensitive,
+    forcesReplace: rule.onChange === 'replace',
+  };
+}
+
+/**
+ * Field-level differences between a desired object and a live one (either
+ * may be absent), over the given rules, paths prefixed with `prefix`.
+ */
+export function diffFields(
+  rules: readonly FieldRule[],
+  desired: Readonly<Record<string, unknown>> | undefined,
+  live: Readonly<Record<string, unknown>> | undefined,
+  prefix: string,
+): FieldChange[] {
+  const changes: FieldChange[] = [];
+  for (const rule of rules) {
+    const after = desired?.[rule.name];
+    const before = live?.[rule.name];
+    if (fieldEquals(rule, after, before, live !== undefined)) continue;
+    changes.push(fieldChange(`${prefix}${rule.name}`, rule, before, after));
+  }
+  return changes;
+}

@@ -1,0 +1,53 @@
+/** One JSON Pointer token (RFC 6901): `~` and `/` escaped. */
+export function pointerToken(key: string | number): string {
+  return String(key).replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+export function pointerTokens(pointer: string): string[] {
+  if (pointer === '') return [];
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((token) => token.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+/** Pointers to every string in `value` that is one of `secrets`. */
+export function pointersToValues(value: unknown, secrets: ReadonlySet<string>, at = ''): string[] {
+  if (secrets.size === 0) return [];
+  if (typeof value === 'string') return secrets.has(value) ? [at] : [];
+  if (Array.isArray(value))
+    return value.flatMap((item, index) => pointersToValues(item, secrets, `${at}/${index}`));
+  if (typeof value === 'object' && value !== null) {
+    return Object.entries(value).flatMap(([key, item]) =>
+      pointersToValues(item, secrets, `${at}/${pointerToken(key)}`),
+    );
+  }
+  return [];
+}
+
+/** The value at `pointer`, or undefined when the path does not exist. */
+export function valueAt(value: unknown, pointer: string): unknown {
+  let current = value;
+  for (const token of pointerTokens(pointer)) {
+    if (typeof current !== 'object' || current === null) return undefined;
+    current = (current as Record<string, unknown>)[token];
+  }
+  return current;
+}
+
+/** A copy of `value` with the value at `pointer` replaced (the path must exist). */
+export function replaceAt(value: unknown, pointer: string, replacement: unknown): unknown {
+  const [head, ...rest] = pointerTokens(pointer);
+  if (head === undefined) return replacement;
+  const restPointer = rest.map((token) => `/${pointerToken(token)}`).join('');
+  if (Array.isArray(value)) {
+    return value.map((item, index) =>
+      String(index) === head ? replaceAt(item, restPointer, replacement) : item,
+    );
+  }
+  if (typeof value === 'object' && value !== null) {
+    const record = value as Record<string, unknown>;
+    return { ...record, [head]: replaceAt(record[head], restPointer, replacement) };
+  }
+  return value;
+}
