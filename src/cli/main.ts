@@ -2,11 +2,16 @@
 import { Command, CommanderError } from 'commander';
 import { VERSION } from '../version.js';
 import type { CommandContext, CommandRegistrar } from './command-context.js';
+import { registerEmulatorCommand } from './emulator-command.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { registerValidateCommand } from './validate-command.js';
 import { registerWatchCommand } from './watch-command.js';
 
-const COMMANDS: readonly CommandRegistrar[] = [registerValidateCommand, registerWatchCommand];
+const COMMANDS: readonly CommandRegistrar[] = [
+  registerValidateCommand,
+  registerWatchCommand,
+  registerEmulatorCommand,
+];
 
 async function main(argv: readonly string[]): Promise<number> {
   let exitCode: number = EXIT.ok;
