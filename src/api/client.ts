@@ -21,6 +21,7 @@ import {
   type AttemptFailure,
   createRetryPolicy,
   mayHaveApplied,
+  parseRetryAfter,
   type RetryPolicy,
   type RetryPolicyOptions,
 } from './retry-policy.js';
@@ -93,6 +94,13 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   // '' for a root base URL, else '/v2' style: no trailing slash, so `prefix + path` is exact.
   const basePath = base.pathname.replace(/\/+$/, '');
   const apiKey = options.apiKey;
+  // Checked here so a bad key fails once, clearly, instead of as a network error on every attempt.
+  if (!/^[\x21-\x7e]+$/.test(apiKey)) {
+    throw new EdgesyncError(
+      'invalid_option',
+      'API key must be non-empty printable ASCII without spaces (value not shown)',
+    );
+  }
   const budget = options.budget ?? new RequestBudget();
   const timeoutMs = options.timeoutMs ?? 30_000;
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
@@ -256,6 +264,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           : { type: 'network', failure: outcome.error.failure };
       const decision = policy.decide({ method, attempt, failure, waitedMs });
       if (!decision.retry) {
+        if (failure.type === 'response' && failure.status === 429) {
+          // Not retrying this one, but the account is still limited: hold the client's other requests.
+          budget.pauseFor(parseRetryAfter(failure.retryAfter, clock()) ?? 0);
+        }
         const error =
           outcome.type === 'response'
             ? apiErrorFrom(method, path, outcome.status, outcome.text)

@@ -209,6 +209,27 @@ describe('createApiClient: requests', () => {
     expect(api.stats().rateLimitWaitMs).toBe(5000);
   });
 
+  it('gives up on a 429 whose Retry-After exceeds the wait bound, and still pauses the client', async () => {
+    const server = await serve((_request, response) =>
+      sendServiceError(response, 429, 'rate_limited', 'slow down', {}, { 'Retry-After': '120' }),
+    );
+    const time = new FakeTime();
+    const api = clientFor(server, time);
+
+    const error = await caught(api.request({ method: 'GET', path: '/x' }));
+
+    expect(error).toMatchObject({ status: 429, errorCode: 'rate_limited' });
+    expect(server.requests).toHaveLength(1);
+    expect(api.budget.pausedForMs).toBe(120_000);
+  });
+
+  it.each(['', 'two words', 'line\nbreak', 'clé'])(
+    'refuses an API key that cannot be a header value (%o)',
+    (apiKey) => {
+      expect(() => createApiClient({ baseUrl: 'http://127.0.0.1:1', apiKey })).toThrow(/value not shown/);
+    },
+  );
+
   it('backs off after a 429 without Retry-After, and retries a POST refused with 429', async () => {
     const server = await serve(
       script(
