@@ -124,7 +124,11 @@ async function buildEntry(
   const spec: Record<string, unknown> = rest;
   const fieldLocations = fieldLocationsOf(entry);
 
-  if (entry.kind === 'certificate_authorities') {
+  // Without exactly one PEM source checkEntries has already reported the entry.
+  if (
+    entry.kind === 'certificate_authorities' &&
+    (spec.ca_pem === undefined) !== (spec.ca_pem_file === undefined)
+  ) {
     const fromFile = typeof spec.ca_pem_file === 'string';
     const pointer = fromFile ? '/ca_pem_file' : '/ca_pem';
     const pem = fromFile

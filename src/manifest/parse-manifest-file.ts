@@ -261,11 +261,12 @@ function firstAliasOffset(document: Document): number | undefined {
 
 /** A path for messages before the data is known: pointer segments joined with dots. */
 function pointerToLabel(pointer: string): string {
-  return pointer
+  const segments = pointer
     .split('/')
     .slice(1)
-    .map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~'))
-    .join('.');
+    .map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~'));
+  // A runaway nesting error would otherwise print a path as long as the nesting.
+  return segments.length > 8 ? `${segments.slice(0, 8).join('.')}…` : segments.join('.');
 }
 
 type Utf8Outcome =
@@ -284,23 +285,47 @@ function decodeUtf8(bytes: Buffer): Utf8Outcome {
     const value = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
     return { ok: true, value };
   } catch {
-    // A streaming decode accepts a prefix that ends inside a character, so prefix validity is monotone: binary search.
-    let good = 0;
-    let bad = bytes.length;
-    while (bad - good > 1) {
-      const middle = Math.floor((good + bad) / 2);
-      try {
-        new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(0, middle), { stream: true });
-        good = middle;
-      } catch {
-        bad = middle;
-      }
-    }
-    const offset = bad - 1;
+    const offset = firstInvalidUtf8(bytes);
     const before = new TextDecoder('utf-8').decode(bytes.subarray(0, offset));
     const lastNewline = before.lastIndexOf('\n');
     const line = before.split('\n').length;
     const column = [...before.slice(lastNewline + 1)].length + 1;
     return { ok: false, offset, byte: bytes[offset] ?? 0, line, column };
   }
+}
+
+/** Offset of the first byte that does not start a well-formed UTF-8 sequence (RFC 3629). */
+function firstInvalidUtf8(bytes: Uint8Array): number {
+  let index = 0;
+  while (index < bytes.length) {
+    const lead = bytes[index] ?? 0;
+    if (lead < 0x80) {
+      index += 1;
+      continue;
+    }
+    const length =
+      lead >= 0xc2 && lead <= 0xdf
+        ? 2
+        : lead >= 0xe0 && lead <= 0xef
+          ? 3
+          : lead >= 0xf0 && lead <= 0xf4
+            ? 4
+            : 0;
+    if (length === 0 || index + length > bytes.length) return index;
+    for (let next = 1; next < length; next += 1) {
+      if (((bytes[index + next] ?? 0) & 0xc0) !== 0x80) return index;
+    }
+    const second = bytes[index + 1] ?? 0;
+    // Overlong forms, UTF-16 surrogates and code points above U+10FFFF.
+    if (
+      (lead === 0xe0 && second < 0xa0) ||
+      (lead === 0xed && second > 0x9f) ||
+      (lead === 0xf0 && second < 0x90) ||
+      (lead === 0xf4 && second > 0x8f)
+    ) {
+      return index;
+    }
+    index += length;
+  }
+  return Math.max(0, bytes.length - 1);
 }
