@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RequestAbortedError } from '../../src/api/request-aborted-error.js';
 import { InvalidRateLimitError, parseRateLimit, RequestBudget } from '../../src/api/request-budget.js';
@@ -52,6 +53,37 @@ describe('RequestBudget', () => {
     for (const start of grantedAt) {
       expect(grantedAt.filter((at) => at >= start && at < start + 1000).length).toBeLessThanOrEqual(4);
     }
+  });
+
+  it('grants each slot at the earliest moment the rolling window allows (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 5 }),
+        fc.integer({ min: 1, max: 1000 }),
+        fc.array(fc.integer({ min: 0, max: 600 }), { minLength: 1, maxLength: 40 }),
+        async (requests, windowMs, gaps) => {
+          const time = new FakeTime();
+          const budget = new RequestBudget({ requests, windowMs, clock: time.clock, sleep: time.sleep });
+          const granted: number[] = [];
+
+          for (const gap of gaps) {
+            time.now += gap;
+            const arrival = time.now;
+            await budget.acquire();
+            const earliest = Math.max(arrival, (granted[granted.length - requests] ?? -Infinity) + windowMs);
+            expect(time.now).toBe(earliest);
+            granted.push(time.now);
+          }
+
+          for (const start of granted) {
+            expect(granted.filter((at) => at >= start && at < start + windowMs).length).toBeLessThanOrEqual(
+              requests,
+            );
+          }
+        },
+      ),
+      { seed: 20260301, numRuns: 200 },
+    );
   });
 
   it('pauseFor holds every acquirer, and a shorter pause does not shorten it', async () => {
