@@ -1,0 +1,68 @@
+import { type ApiClient, createApiClient } from '../../src/api/client.js';
+import { RequestBudget } from '../../src/api/request-budget.js';
+import type { RetryPolicyOptions } from '../../src/api/retry-policy.js';
+import { type EmulatorOptions, type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
+
+export interface EmulatorConnection {
+  readonly emulator: RunningEmulator;
+  readonly api: ApiClient;
+  /** `GET /_emulator/stats` of the emulator. */
+  stats(): Promise<{ total: number; byRoute: Record<string, number>; byStatus: Record<string, number> }>;
+  resetStats(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Retries wait no real time: only the emulator's own windows (Retry-After) are real. */
+const noWait = async (): Promise<void> => {};
+
+/**
+ * An emulator on 127.0.0.1 port 0 and a client for it with a budget large
+ * enough not to matter, unless the test passes its own.
+ */
+export async function connectEmulator(
+  options: EmulatorOptions = {},
+  client: {
+    readonly apiKey?: string;
+    readonly retry?: RetryPolicyOptions;
+    readonly realSleep?: boolean;
+  } = {},
+): Promise<EmulatorConnection> {
+  const emulator = await startEmulator(options);
+  const api = createApiClient({
+    baseUrl: emulator.url,
+    apiKey: client.apiKey ?? emulator.apiKey,
+    budget: new RequestBudget({ requests: 1_000_000, windowMs: 60_000 }),
+    timeoutMs: 5_000,
+    ...(client.retry === undefined ? {} : { retry: client.retry }),
+    ...(client.realSleep ? {} : { sleep: noWait }),
+  });
+  const headers = { Authorization: `Bearer ${emulator.apiKey}` };
+  return {
+    emulator,
+    api,
+    stats: async () => {
+      const response = await fetch(`${emulator.url}/_emulator/stats`, { headers });
+      return (await response.json()) as {
+        total: number;
+        byRoute: Record<string, number>;
+        byStatus: Record<string, number>;
+      };
+    },
+    resetStats: async () => {
+      await fetch(`${emulator.url}/_emulator/stats`, { method: 'DELETE', headers });
+    },
+    close: () => emulator.close(),
+  };
+}
+
+/** Seeded PRNG (mulberry32) for the emulator's fault injection: the same faults every run. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
