@@ -219,8 +219,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     let waitedMs = 0;
     let earlierMayHaveApplied = false;
     for (let attempt = 1; ; attempt += 1) {
+      let settleSlot: () => void;
       try {
-        await budget.acquire(signal);
+        settleSlot = await budget.acquireSlot(signal);
       } catch (error) {
         if (error instanceof RequestAbortedError) {
           throw new RequestAbortedError(
@@ -233,6 +234,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       requests += 1;
       const started = clock();
       const outcome = await attemptOnce(method, url, path, body, signal);
+      settleSlot();
       const durationMs = Math.max(0, clock() - started);
       const status = outcome.type === 'response' ? outcome.status : undefined;
       const errorCode =

@@ -100,6 +100,16 @@ export class RequestBudget {
 
   /** Waits for a slot and takes it. Rejects with RequestAbortedError when `signal` aborts first. */
   async acquire(signal?: AbortSignal): Promise<void> {
+    await this.acquireSlot(signal);
+  }
+
+  /**
+   * `acquire`, resolving with `settle`, to call when the attempt's answer (or failure) is in: the
+   * slot then counts from that moment. The service counts a request when it arrives, somewhere
+   * between sending and answering; counting from the send frees the slot too early, and the next
+   * window's first request meets a 429.
+   */
+  async acquireSlot(signal?: AbortSignal): Promise<() => void> {
     throwIfAborted(signal);
     const previous = this.#tail;
     let releaseTurn = (): void => {};
@@ -109,13 +119,21 @@ export class RequestBudget {
     this.#tail = previous.then(() => turn);
     try {
       await waitOrAbort(previous, signal);
-      await this.#takeSlot(signal);
+      const grantedAt = await this.#takeSlot(signal);
+      return () => this.#settle(grantedAt);
     } finally {
       releaseTurn();
     }
   }
 
-  async #takeSlot(signal: AbortSignal | undefined): Promise<void> {
+  /** Every stamp is at most now, so pushing now keeps `#granted` sorted. */
+  #settle(grantedAt: number): void {
+    const index = this.#granted.indexOf(grantedAt);
+    if (index >= 0) this.#granted.splice(index, 1);
+    this.#granted.push(Math.max(grantedAt, this.#clock()));
+  }
+
+  async #takeSlot(signal: AbortSignal | undefined): Promise<number> {
     for (;;) {
       throwIfAborted(signal);
       const now = this.#clock();
@@ -127,7 +145,7 @@ export class RequestBudget {
         waitMs = (this.#granted[0] ?? now) + this.windowMs - now;
       if (waitMs <= 0) {
         this.#granted.push(now);
-        return;
+        return now;
       }
       const started = now;
       try {
