@@ -151,11 +151,13 @@ describe('executePlan', () => {
   it('stays inside the request budget: 300 creates against a rate-limited emulator get no 429', async () => {
     const limit = { requests: 100, windowMs: 2000 };
     harness = await startHarness({ rateLimit: limit }, new RequestBudget(limit));
-    const policyId = await createIpPolicy(harness);
-    await fetch(`${harness.emulator.url}/_emulator/stats`, {
-      method: 'DELETE',
-      headers: { authorization: `Bearer ${harness.emulator.apiKey}` },
+    // Through the budgeted client: every request the emulator counts must be one the budget counted.
+    const policy = await harness.api.request<{ id: string }>({
+      method: 'POST',
+      path: '/ip_policies',
+      body: {},
     });
+    const policyId = policy.body.id;
     const actions = Array.from({ length: 300 }, (_, index) =>
       createRuleAction(`r${index}`, policyId, ruleCidr(index)),
     );
