@@ -210,6 +210,7 @@ export class WatchReconciler {
     });
     this.#lastPlan = record(true);
     this.#lastApply = toApplyRecord(applied);
+    if (applySucceeded(applied)) this.#recordOwnedAfterApply(desired, live);
     if (!applySucceeded(applied)) {
       const first = this.#lastApply.failures[0];
       this.#setError('apply_incomplete', first ? `${first.action}: ${first.message}` : 'apply incomplete');
@@ -238,6 +239,18 @@ export class WatchReconciler {
     for (const change of plan.changes) drifted[change.kind] = (drifted[change.kind] ?? 0) + 1;
     WatchMetrics.setByKind(this.#options.metrics.ownedObjects, owned);
     WatchMetrics.setByKind(this.#options.metrics.driftedObjects, drifted);
+  }
+
+  /** After a complete apply the account holds exactly the desired entries (bar module-only edges that are missing). */
+  #recordOwnedAfterApply(desired: DesiredState, live: LiveState): void {
+    const owned: Partial<Record<KindName, number>> = {};
+    for (const kind of KINDS) {
+      owned[kind.name] = desired.entries.filter(
+        (entry) =>
+          entry.kind === kind.name && !(entry.id !== undefined && live.missingIds.includes(entry.id)),
+      ).length;
+    }
+    WatchMetrics.setByKind(this.#options.metrics.ownedObjects, owned);
   }
 
   #recordRateLimitWait(): void {

@@ -1,0 +1,194 @@
+import { mkdir, mkdtemp, rename, rm, symlink, unlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
+import type { DaemonStatus } from '../../src/watch/daemon-status.js';
+import {
+  assertBuilt,
+  callService,
+  type DaemonProcess,
+  eventually,
+  type LiveRule,
+  listRules,
+  startDaemon,
+} from './daemon-process.js';
+import { parsePrometheusText, sampleSum } from './prometheus-text.js';
+
+const POLICY = 'ipp_WatchTestPolicy000000000001';
+
+function rulesManifest(
+  rules: Record<string, { cidr: string; action?: string; description?: string }>,
+): string {
+  const entries = Object.entries(rules).map(
+    ([name, rule]) =>
+      `  ${name}:\n    ip_policy_id: ${POLICY}\n    cidr: ${rule.cidr}\n    action: ${rule.action ?? 'allow'}\n` +
+      (rule.description ? `    description: ${rule.description}\n` : ''),
+  );
+  return `version: 1\nip_policy_rules:\n${entries.join('')}`;
+}
+
+async function getStatus(daemon: DaemonProcess): Promise<DaemonStatus> {
+  return (await (await fetch(`${daemon.url}/status`)).json()) as DaemonStatus;
+}
+
+async function metrics(daemon: DaemonProcess): Promise<ReturnType<typeof parsePrometheusText>> {
+  return parsePrometheusText(await (await fetch(`${daemon.url}/metrics`)).text());
+}
+
+async function reconcileCount(daemon: DaemonProcess): Promise<number> {
+  return sampleSum(await metrics(daemon), 'edgesync_reconciles_total');
+}
+
+function ruleWithCidr(cidr: string) {
+  return (rules: LiveRule[]): LiveRule | undefined => rules.find((rule) => rule.cidr === cidr);
+}
+
+describe('edgesync watch (the daemon as a process against the emulator)', () => {
+  let emulator: RunningEmulator;
+  let dir: string;
+  let daemon: DaemonProcess | undefined;
+
+  beforeAll(() => assertBuilt());
+  beforeEach(async () => {
+    emulator = await startEmulator({ seed: { ip_policies: [{ id: POLICY, description: 'watch tests' }] } });
+    dir = await mkdtemp(join(tmpdir(), 'edgesync-watch-'));
+  });
+  afterEach(async () => {
+    await daemon?.stop('SIGKILL');
+    daemon = undefined;
+    await emulator?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('applies a written file, reverts out-of-band drift on resync, counts it in /metrics, and exits 0 on SIGTERM', async () => {
+    const manifests = join(dir, 'manifests');
+    await mkdir(manifests);
+    daemon = await startDaemon(emulator, [manifests, '--interval', '1s'], dir);
+    const running = daemon;
+
+    await writeFile(join(manifests, 'rules.yaml'), rulesManifest({ office: { cidr: '203.0.113.0/24' } }));
+    const created = await eventually(async () => ruleWithCidr('203.0.113.0/24')(await listRules(emulator)));
+    await callService(emulator, 'DELETE', `/ip_policy_rules/${created.id}`);
+    const recreated = await eventually(async () => {
+      const rule = ruleWithCidr('203.0.113.0/24')(await listRules(emulator));
+      return rule && rule.id !== created.id ? rule : undefined;
+    });
+    const samples = await eventually(async () => {
+      const current = await metrics(running);
+      return sampleSum(current, 'edgesync_reconciles_total', { result: 'applied' }) >= 2
+        ? current
+        : undefined;
+    });
+    const ready = await fetch(`${running.url}/readyz`);
+    const exitCode = await running.stop('SIGTERM');
+    daemon = undefined;
+
+    expect(JSON.parse(recreated.metadata ?? '{}')).toEqual({
+      edgesync: { name: 'office', owner: 'default' },
+    });
+    expect(ready.status).toBe(200);
+    expect(sampleSum(samples, 'edgesync_reconciles_total', { result: 'applied' })).toBeGreaterThanOrEqual(2);
+    expect(
+      sampleSum(samples, 'edgesync_api_requests_total', {
+        method: 'POST',
+        kind: 'ip_policy_rules',
+        status: '201',
+      }),
+    ).toBeGreaterThanOrEqual(2);
+    expect(sampleSum(samples, 'edgesync_manifests_valid')).toBe(1);
+    expect(sampleSum(samples, 'edgesync_owned_objects', { kind: 'ip_policy_rules' })).toBe(1);
+    expect(sampleSum(samples, 'edgesync_last_success_timestamp_seconds')).toBeGreaterThan(0);
+    expect(exitCode).toBe(0);
+    expect(running.stderr()).not.toContain(emulator.apiKey);
+  });
+
+  it('in observe mode only reports drift and changes nothing', async () => {
+    const manifests = join(dir, 'manifests');
+    await mkdir(manifests);
+    await writeFile(join(manifests, 'rules.yaml'), rulesManifest({ office: { cidr: '203.0.113.0/24' } }));
+    daemon = await startDaemon(emulator, [manifests, '--mode', 'observe', '--interval', '1s'], dir);
+    const running = daemon;
+
+    const status = await eventually(async () => {
+      const current = await getStatus(running);
+      return current.lastReconcile ? current : undefined;
+    });
+    await eventually(async () => ((await reconcileCount(running)) >= 2 ? true : undefined));
+    const samples = await metrics(running);
+    const rules = await listRules(emulator);
+
+    expect(status.mode).toBe('observe');
+    expect(status.lastReconcile?.result).toBe('drift');
+    expect(status.lastPlan?.changes).toEqual(['ip_policy_rules.office']);
+    expect(status.lastPlan?.applied).toBe(false);
+    expect(sampleSum(samples, 'edgesync_drifted_objects', { kind: 'ip_policy_rules' })).toBe(1);
+    expect(sampleSum(samples, 'edgesync_api_requests_total', { method: 'POST' })).toBe(0);
+    expect(rules).toEqual([]);
+  });
+
+  it('keeps the last valid state while a file is broken, is not ready, resumes when fixed, and never prunes on an empty set', async () => {
+    const manifests = join(dir, 'manifests');
+    await mkdir(manifests);
+    const file = join(manifests, 'rules.yaml');
+    await writeFile(file, rulesManifest({ office: { cidr: '203.0.113.0/24', description: 'first' } }));
+    daemon = await startDaemon(emulator, [manifests, '--interval', '1s'], dir);
+    const running = daemon;
+    await eventually(async () => ruleWithCidr('203.0.113.0/24')(await listRules(emulator)));
+    await eventually(async () => ((await fetch(`${running.url}/readyz`)).status === 200 ? true : undefined));
+
+    await writeFile(
+      file,
+      `${rulesManifest({ office: { cidr: '203.0.113.0/24', description: 'second' } })}  broken:\n    cidr: 198.51.100.7/24\n`,
+    );
+    const broken = await eventually(async () => {
+      const current = await getStatus(running);
+      return current.manifestsValid === false ? current : undefined;
+    });
+    const readyWhileBroken = await fetch(`${running.url}/readyz`);
+    const rulesWhileBroken = await listRules(emulator);
+
+    await writeFile(file, rulesManifest({ office: { cidr: '203.0.113.0/24', description: 'third' } }));
+    const fixed = await eventually(async () => {
+      const rule = ruleWithCidr('203.0.113.0/24')(await listRules(emulator));
+      return rule?.description === 'third' ? rule : undefined;
+    });
+    await eventually(async () => ((await fetch(`${running.url}/readyz`)).status === 200 ? true : undefined));
+
+    await unlink(file);
+    const before = await reconcileCount(running);
+    await eventually(async () => ((await reconcileCount(running)) >= before + 2 ? true : undefined));
+    const rulesAfterDelete = await listRules(emulator);
+
+    expect(broken.manifestErrors.length).toBeGreaterThan(0);
+    expect(broken.manifestErrors[0]?.file).toContain('rules.yaml');
+    expect(broken.manifestErrors[0]?.line).toBeGreaterThan(0);
+    expect(readyWhileBroken.status).toBe(503);
+    expect(rulesWhileBroken.map((rule) => rule.description)).toEqual(['first']);
+    expect(fixed.description).toBe('third');
+    expect(rulesAfterDelete.map((rule) => rule.id)).toEqual([fixed.id]);
+    expect(await running.stop('SIGTERM')).toBe(0);
+    daemon = undefined;
+  });
+
+  it('follows a symlinked directory swapped to a new revision (git-sync)', async () => {
+    await mkdir(join(dir, 'rev1'));
+    await mkdir(join(dir, 'rev2'));
+    await writeFile(join(dir, 'rev1', 'rules.yaml'), rulesManifest({ office: { cidr: '203.0.113.0/24' } }));
+    await writeFile(
+      join(dir, 'rev2', 'rules.yaml'),
+      rulesManifest({ office: { cidr: '203.0.113.0/24' }, partner: { cidr: '198.51.100.0/24' } }),
+    );
+    await symlink(join(dir, 'rev1'), join(dir, 'current'));
+    // A resync far away: only the watcher can pick the swap up within the test.
+    daemon = await startDaemon(emulator, [join(dir, 'current'), '--interval', '1h'], dir);
+    await eventually(async () => ruleWithCidr('203.0.113.0/24')(await listRules(emulator)));
+
+    await symlink(join(dir, 'rev2'), join(dir, 'current.tmp'));
+    await rename(join(dir, 'current.tmp'), join(dir, 'current'));
+    await rm(join(dir, 'rev1'), { recursive: true });
+    const partner = await eventually(async () => ruleWithCidr('198.51.100.0/24')(await listRules(emulator)));
+
+    expect(JSON.parse(partner.metadata ?? '{}')).toEqual({ edgesync: { name: 'partner', owner: 'default' } });
+  });
+});
