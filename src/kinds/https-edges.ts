@@ -15,6 +15,7 @@ import {
 import { normalizeOidc, OIDC_FIELDS, oidcFromApi, oidcPutBody } from './oidc-module.js';
 import { normalizeUserMetadata } from './ownership-marker.js';
 import { patchBody } from './patch-body.js';
+import { readOnlyRouteModule } from './read-only-route-module.js';
 import { normalizeSetLike } from './set-like.js';
 import {
   normalizeTlsTermination,
@@ -41,15 +42,15 @@ const ROUTE_OWN_KEYS = new Set([
 
 /**
  * A route as read: its selector, the writable `oidc` module (null when unset)
- * and every other module that is set, as the service returned it (read-only:
- * the spec has no write endpoint for them).
+ * and every other module that is set, as the service returned it but for
+ * its secrets (read-only: the spec has no write endpoint for them).
  */
 function routeFromApi(raw: unknown): Record<string, unknown> {
   const route = expectObject(raw, NAME, 'HTTPS edge route');
   const readOnlyModules: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(route)) {
     if (!ROUTE_OWN_KEYS.has(key) && key !== ROUTE_MODULE && value !== null && value !== undefined) {
-      readOnlyModules[key] = value;
+      readOnlyModules[key] = readOnlyRouteModule(key, value);
     }
   }
   return withoutUndefined({

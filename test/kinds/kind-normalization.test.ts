@@ -243,6 +243,42 @@ describe('fromApi', () => {
     ]);
   });
 
+  it('never carries the secrets of read-only route modules, while the fingerprint still sees them', () => {
+    const edge = (secret: string) => ({
+      id: 'edghts_1',
+      hostports: [],
+      routes: [
+        {
+          id: 'edghtsrt_1',
+          match_type: 'exact_path',
+          match: '/hook',
+          oidc: null,
+          webhook_verification: { enabled: true, provider: 'github', secret },
+          oauth: {
+            enabled: true,
+            provider: { github: { client_id: 'id', client_secret: secret, scopes: ['read:org'] } },
+          },
+        },
+      ],
+    });
+    const kind = kindByName('https_edges');
+
+    const live = kind.fromApi(edge('hunter2'));
+    const rotated = kind.fromApi(edge('hunter3'));
+
+    expect(JSON.stringify(live.spec)).not.toContain('hunter2');
+    expect(live.spec.routes).toEqual([
+      expect.objectContaining({
+        webhook_verification: { enabled: true, provider: 'github', secret: '(sensitive)' },
+        oauth: {
+          enabled: true,
+          provider: { github: { client_id: 'id', client_secret: '(sensitive)', scopes: ['read:org'] } },
+        },
+      }),
+    ]);
+    expect(rotated.fingerprint).not.toBe(live.fingerprint);
+  });
+
   it.each(KINDS.map((kind) => [kind.name, kind] as const))(
     '%s rejects a body that is not an object with an id',
     (_name, kind) => {
