@@ -1,0 +1,138 @@
+import { formatLocation } from '../manifest/source-location.js';
+import { displayValue } from './display-value.js';
+import type { FieldChange, Operation, Plan, PlanSummary, ResourceChange } from './plan.js';
+
+export interface RenderTextOptions {
+  /** ANSI colours; the command passes `stdout.isTTY && !env.NO_COLOR`. @default false */
+  readonly color?: boolean;
+}
+
+const SYMBOL: Readonly<Record<Operation, string>> = {
+  create: '+',
+  update: '~',
+  adopt: '~',
+  replace: '-/+',
+  delete: '-',
+  'put-module': '~',
+  'delete-module': '-',
+};
+
+const VERB: Readonly<Record<Operation, string>> = {
+  create: 'will be created',
+  update: 'will be updated in place',
+  adopt: 'will be adopted',
+  replace: 'must be replaced',
+  delete: 'will be deleted',
+  'put-module': 'will be written',
+  'delete-module': 'will be removed',
+};
+
+type Paint = (text: string) => string;
+
+interface Palette {
+  readonly green: Paint;
+  readonly yellow: Paint;
+  readonly red: Paint;
+  readonly bold: Paint;
+  readonly dim: Paint;
+}
+
+function palette(color: boolean): Palette {
+  const code =
+    (open: number, close: number): Paint =>
+    (text) =>
+      color ? `\u001b[${open}m${text}\u001b[${close}m` : text;
+  return {
+    green: code(32, 39),
+    yellow: code(33, 39),
+    red: code(31, 39),
+    bold: code(1, 22),
+    dim: code(2, 22),
+  };
+}
+
+function paintFor(op: Operation, colors: Palette): Paint {
+  if (op === 'create') return colors.green;
+  if (op === 'delete' || op === 'delete-module') return colors.red;
+  if (op === 'replace') return colors.red;
+  return colors.yellow;
+}
+
+/** The plan for people, like `terraform plan`: one block per changed object, then the summary line. */
+export function renderPlanText(plan: Plan, options: RenderTextOptions = {}): string {
+  const colors = palette(options.color ?? false);
+  const lines: string[] = [];
+  for (const error of plan.errors) {
+    const where = error.source ? `${formatLocation(error.source)}: ` : '';
+    lines.push(`${colors.red(colors.bold('Error:'))} ${where}${error.message} [${error.code}]`);
+  }
+  for (const warning of plan.warnings ?? [])
+    lines.push(`${colors.yellow(colors.bold('Warning:'))} ${warning.message}`);
+  if (lines.length > 0) lines.push('');
+  if (plan.changes.length === 0) {
+    lines.push(`${colors.green(colors.bold('No changes.'))} The account matches the manifests.`);
+  } else {
+    lines.push(`edgesync will perform the following actions (owner "${plan.owner}"):`, '');
+    for (const change of plan.changes) lines.push(...renderChange(change, colors), '');
+    lines.push(colors.bold(summaryLine(plan.summary)));
+  }
+  lines.push(colors.dim(countsLine(plan.summary)));
+  if (plan.refusal) {
+    lines.push('', `${colors.red(colors.bold(`Refused (${plan.refusal.code}):`))} ${plan.refusal.message}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function renderChange(change: ResourceChange, colors: Palette): string[] {
+  const paint = paintFor(change.op, colors);
+  const where = change.source ? ` ${colors.dim(formatLocation(change.source))}` : '';
+  const id = change.id ? ` (${change.id})` : '';
+  const lines = [
+    colors.bold(`  # ${change.address} ${VERB[change.op]}`) + colors.dim(` — ${change.reason}`) + where,
+    `${paint(SYMBOL[change.op].padStart(3))} ${change.address}${id} {`,
+  ];
+  const width = Math.max(0, ...change.changes.map((field) => field.path.length));
+  // Nothing had a value before (a module being set): secrets are additions too, not "changed".
+  const adding = change.op === 'create' || change.changes.every((field) => !('before' in field));
+  for (const field of change.changes)
+    lines.push(renderField(field, adding ? 'create' : change.op, width, colors));
+  lines.push('    }');
+  return lines;
+}
+
+function renderField(field: FieldChange, op: Operation, width: number, colors: Palette): string {
+  const path = field.path.padEnd(width);
+  const replaceNote = field.forcesReplace && op === 'replace' ? colors.red(' # forces replacement') : '';
+  const hasBefore = 'before' in field;
+  const hasAfter = 'after' in field;
+  if (op === 'delete' || op === 'delete-module') {
+    return `      ${colors.red('-')} ${path} = ${displayValue(field.before, field.sensitive)}`;
+  }
+  if (op === 'create' || (!hasBefore && !field.sensitive)) {
+    return `      ${colors.green('+')} ${path} = ${displayValue(field.after, field.sensitive)}${replaceNote}`;
+  }
+  if (!hasAfter && !field.sensitive) {
+    return `      ${colors.red('-')} ${path} = ${displayValue(field.before)}${replaceNote}`;
+  }
+  const before = displayValue(field.before, field.sensitive);
+  const after = displayValue(field.after, field.sensitive);
+  return `      ${colors.yellow('~')} ${path} = ${before} -> ${after}${replaceNote}`;
+}
+
+/** `Plan: 3 to create, 1 to update, 0 to replace, 2 to delete.` plus adopt and module counts when non-zero. */
+export function summaryLine(summary: PlanSummary): string {
+  const parts = [
+    `${summary.create} to create`,
+    `${summary.update} to update`,
+    `${summary.replace} to replace`,
+    `${summary.delete} to delete`,
+  ];
+  if (summary.adopt > 0) parts.push(`${summary.adopt} to adopt`);
+  if (summary['put-module'] > 0) parts.push(`${summary['put-module']} module(s) to write`);
+  if (summary['delete-module'] > 0) parts.push(`${summary['delete-module']} module(s) to remove`);
+  return `Plan: ${parts.join(', ')}.`;
+}
+
+function countsLine(summary: PlanSummary): string {
+  return `${summary.unchanged} unchanged; ${summary.unmanaged} unmanaged object(s) left alone.`;
+}

@@ -1,0 +1,172 @@
+import { readFileSync } from 'node:fs';
+import { Ajv } from 'ajv';
+import { describe, expect, it } from 'vitest';
+import { planChanges } from '../../src/plan/plan-changes.js';
+import { renderPlanJson } from '../../src/plan/render-json.js';
+import { renderPlanMarkdown } from '../../src/plan/render-markdown.js';
+import { renderPlanText } from '../../src/plan/render-text.js';
+import {
+  CORP_PEM,
+  desiredState,
+  entry,
+  liveCa,
+  liveEdge,
+  liveRule,
+  liveState,
+  marked,
+  OWNER,
+  PARTNER_PEM,
+  POLICY,
+} from './builders.js';
+
+const SECRET = 'oidc-client-secret-do-not-print';
+
+function samplePlan() {
+  const desired = desiredState([
+    entry('ip_policy_rules', 'office', {
+      cidr: '203.0.113.0/24',
+      action: 'allow',
+      ip_policy_id: POLICY,
+      description: 'vpn',
+    }),
+    entry('certificate_authorities', 'corp', { ca_pem: CORP_PEM }),
+    entry('https_edges', 'web', {
+      hostports: ['web.example.com:443'],
+      mutual_tls: { certificate_authorities: ['corp'] },
+      routes: [
+        {
+          match_type: 'path_prefix',
+          match: '/app',
+          oidc: { issuer: 'https://id.example.com', client_id: 'app', client_secret: SECRET },
+        },
+      ],
+    }),
+  ]);
+  const live = liveState([
+    liveRule('ipr_1', {
+      cidr: '203.0.113.0/24',
+      action: 'allow',
+      metadata: marked('office'),
+      description: 'old',
+    }),
+    liveRule('ipr_gone', { cidr: '10.0.0.0/8', action: 'deny', metadata: marked('gone') }),
+    liveRule('ipr_other', { cidr: '10.1.0.0/16', action: 'deny', metadata: 'not ours' }),
+    liveCa('ca_1', { pem: PARTNER_PEM, metadata: marked('corp') }),
+    liveEdge('edghts_1', {
+      hostports: ['web.example.com:443'],
+      metadata: marked('web'),
+      caIds: ['ca_1'],
+      routes: [{ id: 'edghtsrt_app', match_type: 'path_prefix', match: '/app', oidc: null }],
+    }),
+  ]);
+  return planChanges(desired, live, { owner: OWNER, force: true });
+}
+
+describe('renderPlanText', () => {
+  it('shows one block per change with symbols, field diffs, summarized PEMs and (sensitive)', () => {
+    const text = renderPlanText(samplePlan());
+
+    expect(text).toContain('  ~ ip_policy_rules.office (ipr_1) {');
+    expect(text).toContain('~ description = "old" -> "vpn"');
+    expect(text).toContain('-/+ certificate_authorities.corp (ca_1) {');
+    expect(text).toMatch(
+      /ca_pem = "<PEM, CN=[^"]+, 1 certificate>" -> "<PEM, CN=[^"]+, 1 certificate>" # forces replacement/,
+    );
+    expect(text).toContain('  - ip_policy_rules.gone (ipr_gone) {');
+    expect(text).toMatch(/\+ oidc\.client_secret\s+= \(sensitive\)/);
+    expect(text).toContain('(known after apply: certificate_authorities.corp)');
+    expect(text).toContain(
+      'Plan: 0 to create, 1 to update, 1 to replace, 1 to delete, 2 module(s) to write.',
+    );
+    expect(text).toContain('1 unmanaged object(s) left alone.');
+    expect(text).not.toContain(SECRET);
+    expect(text).not.toContain('BEGIN CERTIFICATE');
+    expect(text).not.toContain('\u001b[');
+  });
+
+  it('colours only when asked', () => {
+    expect(renderPlanText(samplePlan(), { color: true })).toContain('\u001b[32m');
+  });
+
+  it('says there is nothing to do for an empty plan', () => {
+    const plan = planChanges(desiredState([]), liveState([]), { owner: OWNER });
+
+    expect(renderPlanText(plan)).toContain('No changes. The account matches the manifests.');
+  });
+
+  it('shows errors with their location and the refusal', () => {
+    const desired = desiredState([
+      entry('certificate_authorities', 'corp', { ca_pem: PARTNER_PEM }, { protect: true }),
+      entry(
+        'ip_policy_rules',
+        'x',
+        { cidr: '10.0.0.0/8', action: 'deny', ip_policy_id: POLICY },
+        { id: 'ipr_missing' },
+      ),
+    ]);
+    const live = liveState([liveCa('ca_1', { pem: CORP_PEM, metadata: marked('corp') })]);
+
+    const text = renderPlanText(planChanges(desired, live, { owner: OWNER }));
+
+    expect(text).toMatch(
+      /Error: manifests\/main\.yaml:\d+:3: ip_policy_rules\.x: id ipr_missing does not exist/,
+    );
+    expect(text).toContain('Refused (protected):');
+  });
+});
+
+describe('renderPlanJson', () => {
+  const schema = JSON.parse(readFileSync(new URL('../../schemas/plan.schema.json', import.meta.url), 'utf8'));
+  const validate = new Ajv({ allErrors: true, strict: false }).compile(schema);
+
+  it('is valid against schemas/plan.schema.json and masks secrets', () => {
+    const json = renderPlanJson(samplePlan(), { stats: { requests: 7, pages: 5, durationMs: 12 } });
+    const parsed = JSON.parse(json);
+
+    expect(validate(parsed), JSON.stringify(validate.errors)).toBe(true);
+    expect(parsed.format_version).toBe(1);
+    expect(parsed.stats).toEqual({ requests: 7, pages: 5, duration_ms: 12 });
+    expect(json).not.toContain(SECRET);
+    expect(json).toContain('"(sensitive)"');
+  });
+
+  it('rejects output that drifts from the schema', () => {
+    const parsed = JSON.parse(renderPlanJson(samplePlan()));
+    parsed.summary.surprise = 1;
+
+    expect(validate(parsed)).toBe(false);
+  });
+
+  it('is valid with errors, warnings and a refusal', () => {
+    const live = liveState(
+      [liveRule('ipr_1', { cidr: '10.0.0.0/8', action: 'deny', metadata: marked('a') })],
+      {
+        complete: false,
+      },
+    );
+    const parsed = JSON.parse(renderPlanJson(planChanges(desiredState([]), live, { owner: OWNER })));
+
+    expect(validate(parsed), JSON.stringify(validate.errors)).toBe(true);
+    expect(parsed.refusal.code).toBe('empty-desired');
+    expect(parsed.warnings[0].code).toBe('live_state_incomplete');
+  });
+});
+
+describe('renderPlanMarkdown', () => {
+  it('has a summary table, the diff, and no secrets', () => {
+    const markdown = renderPlanMarkdown(samplePlan());
+
+    expect(markdown).toContain('| | Address | Operation | Reason |');
+    expect(markdown).toContain('| `ip_policy_rules.office` | update | description changed |');
+    expect(markdown).toContain('```diff');
+    expect(markdown).toContain('(sensitive)');
+    expect(markdown).not.toContain(SECRET);
+    expect(markdown).not.toContain('<details>');
+  });
+
+  it('folds long plans into a details block', () => {
+    expect(renderPlanMarkdown(samplePlan(), { foldAbove: 2 })).toContain(
+      '<details><summary>Details (5 changes)</summary>',
+    );
+  });
+});

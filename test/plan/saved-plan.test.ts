@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import { planChanges } from '../../src/plan/plan-changes.js';
+import {
+  parseSavedPlan,
+  refillSecrets,
+  SavedPlanError,
+  sensitiveHash,
+  serializeSavedPlan,
+  toSavedPlan,
+} from '../../src/plan/saved-plan.js';
+import { desiredState, entry, liveEdge, liveState, marked, OWNER } from './builders.js';
+
+const SECRET = 'route-oidc-secret-123';
+
+function desiredWith(secret: string) {
+  return desiredState([
+    entry('https_edges', 'web', {
+      hostports: ['web.example.com:443'],
+      routes: [
+        {
+          match: '/app',
+          oidc: { issuer: 'https://id.example.com', client_id: 'app', client_secret: secret },
+        },
+      ],
+    }),
+  ]);
+}
+
+const live = liveState([
+  liveEdge('edghts_1', {
+    hostports: ['web.example.com:443'],
+    metadata: marked('web'),
+    routes: [{ id: 'edghtsrt_app', match_type: 'path_prefix', match: '/app', oidc: null }],
+  }),
+]);
+
+describe('saved plans', () => {
+  it('round-trips with secrets replaced by their hash, and refills them from the manifests', () => {
+    const desired = desiredWith(SECRET);
+    const plan = planChanges(desired, live, { owner: OWNER });
+
+    const text = serializeSavedPlan(toSavedPlan(plan, ['manifests']));
+    const saved = parseSavedPlan(text);
+    const refilled = refillSecrets(saved, desired);
+
+    expect(text).not.toContain(SECRET);
+    expect(text).toContain(sensitiveHash(SECRET).$sensitive);
+    expect(saved).toMatchObject({
+      formatVersion: 1,
+      owner: OWNER,
+      manifestPaths: ['manifests'],
+      desiredHash: desired.hash,
+    });
+    expect(saved.fingerprints).toEqual(plan.fingerprints);
+    expect(refilled.actions).toEqual(plan.actions);
+    expect(refillSecrets(saved, plan).actions).toEqual(plan.actions);
+  });
+
+  it('refuses to refill when the secret in the manifests changed', () => {
+    const saved = parseSavedPlan(
+      serializeSavedPlan(toSavedPlan(planChanges(desiredWith(SECRET), live, { owner: OWNER }), [])),
+    );
+
+    expect(() => refillSecrets(saved, desiredWith('another-secret'))).toThrow(
+      expect.objectContaining({ code: 'plan_stale' }),
+    );
+  });
+
+  it.each([
+    { title: 'not JSON', text: '{', message: /not JSON/ },
+    {
+      title: 'another format version',
+      text: '{"formatVersion":2}',
+      message: /formatVersion: expected 1 \(found 2\)/,
+    },
+    {
+      title: 'a broken action',
+      text: JSON.stringify({
+        formatVersion: 1,
+        owner: 'o',
+        desiredHash: 'h',
+        manifestPaths: [],
+        fingerprints: {},
+        plan: {
+          changes: [],
+          errors: [],
+          actions: [{ key: 'a', op: 'explode', kind: 'x', dependsOn: ['later'] }],
+        },
+      }),
+      message: /op: unknown operation.*kind: unknown kind.*request: expected method and path.*dependsOn/,
+    },
+  ])('rejects $title', ({ text, message }) => {
+    let caught: unknown;
+    try {
+      parseSavedPlan(text);
+    } catch (error) {
+      caught = error;
+    }
+
+    expect(caught).toBeInstanceOf(SavedPlanError);
+    expect((caught as SavedPlanError).code).toBe('plan_file_invalid');
+    expect((caught as SavedPlanError).message).toMatch(message);
+  });
+});
