@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/api/api-error.js';
 import { createApiClient } from '../../src/api/client.js';
 import { RequestBudget } from '../../src/api/request-budget.js';
-import type { EmulatorSeed } from '../../src/emulator/seed.js';
+import { type EmulatorSeed, loadSeedFile } from '../../src/emulator/seed.js';
 import { KindError } from '../../src/kinds/kind-error.js';
 import { KIND_NAMES } from '../../src/kinds/kind-name.js';
 import { readLiveState } from '../../src/kinds/read-live-state.js';
@@ -87,6 +88,50 @@ describe('readLiveState', () => {
     // 4 one-page lists + 3 TCP edges × 1 module + 1 TLS edge × 2 modules
     expect(state.stats).toMatchObject({ requests: 9, pages: 4 });
     expect(Object.keys(state.objects)).toEqual([...KIND_NAMES]);
+  });
+
+  it('reads the example seed that npm start loads: adopted edge with its routes, named TCP/TLS edges', async () => {
+    const conn = await connect({
+      seed: await loadSeedFile(fileURLToPath(new URL('../../examples/emulator-seed.yaml', import.meta.url))),
+    });
+    const tcp = 'edgtcp_SshEdge00000000000000000001';
+    const tls = 'edgtls_DbEdge000000000000000000001';
+
+    const state = await readLiveState(conn.api, { idsByKind: { tcp_edges: [tcp], tls_edges: [tls] } });
+
+    expect(state.missingIds).toEqual([]);
+    expect(state.objects.https_edges).toHaveLength(1);
+    expect(state.objects.https_edges[0]).toMatchObject({
+      id: 'edghts_WebEdge00000000000000000001',
+      marker: null,
+      spec: {
+        hostports: ['web.example.com:443'],
+        description: 'web',
+        mutual_tls: null,
+        tls_termination: null,
+        routes: expect.arrayContaining([
+          {
+            id: 'edghtsrt_WebAppRoute0000000000000001',
+            match_type: 'path_prefix',
+            match: '/app',
+            description: 'web application',
+            oidc: null,
+          },
+          {
+            id: 'edghtsrt_WebApiRoute0000000000000001',
+            match_type: 'path_prefix',
+            match: '/api',
+            description: 'public API',
+            oidc: null,
+            compression: { enabled: true },
+          },
+        ]),
+      },
+    });
+    expect(state.objects.tcp_edges.map((edge) => edge.spec)).toEqual([{ ip_restriction: null }]);
+    expect(state.objects.tls_edges.map((edge) => edge.spec)).toEqual([
+      { mutual_tls: null, tls_termination: null },
+    ]);
   });
 
   it('reads 250 rules, 150 addresses, 120 CAs and 110 HTTPS edges in the minimal 9 list requests', async () => {
