@@ -4,11 +4,13 @@ import { VERSION } from '../version.js';
 import type { CommandContext, CommandRegistrar } from './command-context.js';
 import { registerEmulatorCommand } from './emulator-command.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
+import { registerPlanCommand } from './plan-command.js';
 import { registerValidateCommand } from './validate-command.js';
 import { registerWatchCommand } from './watch-command.js';
 
 const COMMANDS: readonly CommandRegistrar[] = [
   registerValidateCommand,
+  registerPlanCommand,
   registerWatchCommand,
   registerEmulatorCommand,
 ];

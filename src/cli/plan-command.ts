@@ -1,0 +1,116 @@
+import { writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { Option } from 'commander';
+import { preparePlan } from '../apply/prepare-plan.js';
+import { EdgesyncError } from '../errors.js';
+import type { Plan } from '../plan/plan.js';
+import { type PlanStats, renderPlanJson } from '../plan/render-json.js';
+import { renderPlanMarkdown } from '../plan/render-markdown.js';
+import { renderPlanText } from '../plan/render-text.js';
+import { serializeSavedPlan, toSavedPlan } from '../plan/saved-plan.js';
+import type { CommandContext, CommandRegistrar } from './command-context.js';
+import { addConnectionOptions, type ConnectionFlags, openConnection } from './connection.js';
+import { EXIT } from './exit-codes.js';
+import { createLogger, LOG_FORMATS, type LogFormat } from './logger.js';
+import { addPlanOptions, type PlanFlags, parsePlanOptions } from './plan-options.js';
+
+export const PLAN_FORMATS = ['text', 'json', 'markdown'] as const;
+export type PlanFormat = (typeof PLAN_FORMATS)[number];
+
+interface PlanCommandFlags extends ConnectionFlags, PlanFlags {
+  readonly format: PlanFormat;
+  readonly out?: string;
+  readonly detailedExitcode?: boolean;
+  /** commander's `--no-color`: false when given. */
+  readonly color: boolean;
+  readonly logFormat?: LogFormat;
+  readonly logLevel: string;
+}
+
+export const registerPlanCommand: CommandRegistrar = (program, ctx) => {
+  const command = program
+    .command('plan')
+    .description(
+      'show what apply would change (exit 0 no changes, 2 changes with --detailed-exitcode, 1 error, 4 refused)',
+    )
+    .argument('[paths...]', 'manifest files or directories', ['.'])
+    .addOption(new Option('--format <format>', 'output on stdout').choices(PLAN_FORMATS).default('text'))
+    .option('--out <file>', 'save the plan for `edgesync apply --plan FILE` (secrets are stored as hashes)')
+    .option('--detailed-exitcode', 'exit 2 when there are changes')
+    .option('--no-color', 'no ANSI colours in text output (NO_COLOR is honoured too)')
+    .addOption(new Option('--log-format <format>', 'log format on stderr').choices([...LOG_FORMATS]))
+    .option('--log-level <level>', 'pino log level', 'warn');
+  addConnectionOptions(command);
+  addPlanOptions(command);
+  command.action(async (paths: string[], flags: PlanCommandFlags) => {
+    ctx.setExitCode(await runPlan(paths, flags, ctx));
+  });
+};
+
+async function runPlan(
+  paths: readonly string[],
+  flags: PlanCommandFlags,
+  ctx: CommandContext,
+): Promise<number> {
+  const planOptions = parsePlanOptions(flags);
+  const logger = createLogger({
+    format: flags.logFormat ?? (ctx.stderr.isTTY ? 'pretty' : 'json'),
+    level: flags.logLevel,
+    destination: ctx.stderr,
+  });
+  const started = performance.now();
+  const connection = await openConnection(flags, { logger });
+  try {
+    const prepared = await preparePlan(paths, connection.api, {
+      load: {
+        env: ctx.env,
+        owner: flags.owner,
+        allowOutsideRoot: flags.allowOutsideRoot ?? false,
+        cwd: ctx.cwd,
+      },
+      plan: planOptions,
+      signal: ctx.shutdown,
+    });
+    if (!prepared.ok) {
+      for (const error of prepared.errors) ctx.stderr.write(`${error.format()}\n`);
+      ctx.stderr.write(`${prepared.errors.length} manifest error(s): nothing was planned\n`);
+      return EXIT.error;
+    }
+    const { plan } = prepared.value;
+    const requestStats = connection.api.stats();
+    const stats: PlanStats = {
+      requests: requestStats.requests,
+      pages: requestStats.pages,
+      durationMs: Math.round(performance.now() - started),
+    };
+    ctx.stdout.write(render(plan, flags, stats, ctx));
+    if (flags.out !== undefined && plan.errors.length === 0) {
+      const file = resolve(ctx.cwd, flags.out);
+      try {
+        await writeFile(file, serializeSavedPlan(toSavedPlan(plan, paths)), { mode: 0o600 });
+      } catch (cause) {
+        throw new EdgesyncError('plan_file_unwritable', `cannot write the plan file ${file}`, { cause });
+      }
+      ctx.stderr.write(
+        `Saved the plan to ${flags.out}: apply it with \`edgesync apply --plan ${flags.out}\`\n`,
+      );
+    }
+    return exitCodeOf(plan, flags);
+  } finally {
+    await connection.close();
+  }
+}
+
+function render(plan: Plan, flags: PlanCommandFlags, stats: PlanStats, ctx: CommandContext): string {
+  if (flags.format === 'json') return renderPlanJson(plan, { stats });
+  if (flags.format === 'markdown') return renderPlanMarkdown(plan);
+  const color = flags.color && ctx.stdout.isTTY === true && ctx.env.NO_COLOR === undefined;
+  return renderPlanText(plan, { color });
+}
+
+function exitCodeOf(plan: Plan, flags: PlanCommandFlags): number {
+  if (plan.errors.length > 0) return EXIT.error;
+  if (plan.refusal !== undefined) return EXIT.refused;
+  if (plan.actions.length > 0 && flags.detailedExitcode === true) return EXIT.changes;
+  return EXIT.ok;
+}
