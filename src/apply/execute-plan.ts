@@ -211,10 +211,7 @@ export async function executePlan(plan: Plan, options: ExecutePlanOptions): Prom
   };
 
   const perform = async (action: Action): Promise<ActionDone> => {
-    const request: ApiRequest =
-      action.request.body === undefined
-        ? action.request
-        : { ...action.request, body: resolvePendingIds(action.request.body, createdIds) };
+    const request = resolvePendingIds(action.request, createdIds);
     const maxAttempts = options.maxAttempts ?? 3;
     if (request.method === 'DELETE') {
       try {

@@ -1,43 +1,39 @@
+import type { ApiRequest } from '../api/edge-api.js';
 import { EdgesyncError } from '../errors.js';
-import type { PendingId } from '../plan/plan.js';
-
-export function isPendingId(value: unknown): value is PendingId {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const keys = Object.keys(value);
-  return keys.length === 1 && keys[0] === '$createdBy' && typeof (value as PendingId).$createdBy === 'string';
-}
+import { isPendingId, resolvePendingPath } from '../plan/pending-id.js';
 
 /**
- * Returns `body` with every PendingId replaced by the ID its create returned.
- * Throws `pending_id_unresolved` when a create it names has no ID: the
- * scheduler only starts an action once its dependencies are done, so that is
- * a plan whose `dependsOn` misses a create it refers to.
+ * The request with every PendingId in its body, and every `{create:…}`
+ * segment of its path, replaced by the ID that create returned. Throws
+ * `pending_id_unresolved` when one has no ID yet: the scheduler starts an
+ * action only once its dependencies are done, so that is a plan whose
+ * `dependsOn` misses a create it refers to.
  */
-export function resolvePendingIds(body: unknown, createdIds: ReadonlyMap<string, string>): unknown {
+export function resolvePendingIds(request: ApiRequest, createdIds: ReadonlyMap<string, string>): ApiRequest {
+  const path = resolvePendingPath(request.path, createdIds);
+  if (path === undefined) throw unresolved(request.path);
+  if (request.body === undefined) return { ...request, path };
+  return { ...request, path, body: resolveBody(request.body, createdIds) };
+}
+
+function resolveBody(body: unknown, createdIds: ReadonlyMap<string, string>): unknown {
   if (isPendingId(body)) {
     const id = createdIds.get(body.$createdBy);
-    if (id === undefined) {
-      throw new EdgesyncError(
-        'pending_id_unresolved',
-        `request refers to the ID created by "${body.$createdBy}", which has not been created`,
-      );
-    }
+    if (id === undefined) throw unresolved(body.$createdBy);
     return id;
   }
-  if (Array.isArray(body)) return body.map((item) => resolvePendingIds(item, createdIds));
+  if (Array.isArray(body)) return body.map((item) => resolveBody(item, createdIds));
   if (typeof body === 'object' && body !== null) {
     return Object.fromEntries(
-      Object.entries(body).map(([key, value]) => [key, resolvePendingIds(value, createdIds)]),
+      Object.entries(body).map(([key, value]) => [key, resolveBody(value, createdIds)]),
     );
   }
   return body;
 }
 
-/** Keys of the creates whose IDs `body` waits for. */
-export function pendingIdsIn(body: unknown): string[] {
-  if (isPendingId(body)) return [body.$createdBy];
-  if (Array.isArray(body)) return body.flatMap((item) => pendingIdsIn(item));
-  if (typeof body === 'object' && body !== null)
-    return Object.values(body).flatMap((value) => pendingIdsIn(value));
-  return [];
+function unresolved(reference: string): EdgesyncError {
+  return new EdgesyncError(
+    'pending_id_unresolved',
+    `request refers to the ID created by "${reference}", which has not been created`,
+  );
 }

@@ -1,5 +1,5 @@
+import { isPendingId } from '../plan/pending-id.js';
 import type { Action, Plan } from '../plan/plan.js';
-import { isPendingId } from './pending-ids.js';
 
 const SENSITIVE = '(sensitive)';
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
 import { VERSION } from '../version.js';
+import { registerApplyCommand } from './apply-command.js';
 import type { CommandContext, CommandRegistrar } from './command-context.js';
 import { registerEmulatorCommand } from './emulator-command.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
@@ -9,6 +10,7 @@ import { registerValidateCommand } from './validate-command.js';
 import { registerWatchCommand } from './watch-command.js';
 
 const COMMANDS: readonly CommandRegistrar[] = [
+  registerApplyCommand,
   registerValidateCommand,
   registerPlanCommand,
   registerWatchCommand,

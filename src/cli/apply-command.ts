@@ -1,0 +1,237 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { createInterface } from 'node:readline/promises';
+import { Option } from 'commander';
+import type { Logger } from 'pino';
+import { applySucceeded } from '../apply/apply-result.js';
+import { executePlan } from '../apply/execute-plan.js';
+import { findStaleObjects } from '../apply/find-stale-objects.js';
+import { preparePlan } from '../apply/prepare-plan.js';
+import {
+  createProgressReporter,
+  formatApplySummary,
+  formatUnappliedActions,
+} from '../apply/progress-reporter.js';
+import { renderRequests } from '../apply/render-requests.js';
+import { EdgesyncError } from '../errors.js';
+import { kindByName } from '../kinds/registry.js';
+import { type LoadOptions, loadDesiredState } from '../manifest/load-desired-state.js';
+import type { ManifestError } from '../manifest/manifest-error.js';
+import { formatLocation } from '../manifest/source-location.js';
+import type { Plan } from '../plan/plan.js';
+import { renderPlanText } from '../plan/render-text.js';
+import { parseSavedPlan, refillSecrets } from '../plan/saved-plan.js';
+import type { CommandContext, CommandRegistrar } from './command-context.js';
+import { addConnectionOptions, type Connection, type ConnectionFlags, openConnection } from './connection.js';
+import { parsePositiveInteger } from './duration-option.js';
+import { EXIT } from './exit-codes.js';
+import { createLogger, LOG_FORMATS, type LogFormat } from './logger.js';
+import { addPlanOptions, type PlanFlags, parsePlanOptions } from './plan-options.js';
+
+interface ApplyFlags extends ConnectionFlags, PlanFlags {
+  readonly plan?: string;
+  readonly yes?: boolean;
+  readonly dryRun?: boolean;
+  readonly concurrency: string;
+  readonly graceTimeout: string;
+  readonly logFormat?: LogFormat;
+  readonly logLevel: string;
+}
+
+const CONFIRMATION = "Apply these changes? Only 'yes' will be accepted: ";
+
+export const registerApplyCommand: CommandRegistrar = (program, ctx) => {
+  const command = program
+    .command('apply')
+    .description('plan and apply: make the account what the manifests say (asks on a TTY unless --yes)')
+    .argument('[paths...]', 'manifest files or directories', ['.'])
+    .option(
+      '--plan <file>',
+      'apply a plan saved by `edgesync plan --out`, refusing if the account or manifests changed',
+    )
+    .option('-y, --yes', 'apply without asking')
+    .option('--dry-run', 'print the requests that would be sent and send no write')
+    .option('--concurrency <n>', 'actions in flight at once', '4')
+    .option('--grace-timeout <ms>', 'after SIGINT/SIGTERM, how long in-flight requests may finish', '10000')
+    .addOption(new Option('--log-format <format>', 'log format on stderr').choices([...LOG_FORMATS]))
+    .option('--log-level <level>', 'pino log level', 'info');
+  addConnectionOptions(command);
+  addPlanOptions(command);
+  command.action(async (paths: string[], flags: ApplyFlags) => {
+    ctx.setExitCode(await runApply(paths, flags, ctx));
+  });
+};
+
+async function runApply(paths: readonly string[], flags: ApplyFlags, ctx: CommandContext): Promise<number> {
+  const concurrency = parsePositiveInteger('--concurrency', flags.concurrency);
+  const graceMs = parsePositiveInteger('--grace-timeout', flags.graceTimeout);
+  const logger = createLogger({
+    format: flags.logFormat ?? (ctx.stderr.isTTY ? 'pretty' : 'json'),
+    level: flags.logLevel,
+    destination: ctx.stderr,
+  });
+  const connection = await openConnection(flags, { logger });
+  try {
+    const plan =
+      flags.plan === undefined
+        ? await planFromManifests(paths, flags, connection, ctx)
+        : await planFromFile(flags.plan, flags, connection, ctx);
+    if (typeof plan === 'number') return plan;
+    return await confirmAndApply(plan, flags, { connection, ctx, logger, concurrency, graceMs });
+  } finally {
+    await connection.close();
+  }
+}
+
+async function planFromManifests(
+  paths: readonly string[],
+  flags: ApplyFlags,
+  connection: Connection,
+  ctx: CommandContext,
+): Promise<Plan | number> {
+  const prepared = await preparePlan(paths, connection.api, {
+    load: loadOptions(flags, ctx),
+    plan: parsePlanOptions(flags),
+    signal: ctx.shutdown,
+  });
+  if (!prepared.ok) {
+    writeManifestErrors(prepared.errors, ctx);
+    return EXIT.error;
+  }
+  return prepared.value.plan;
+}
+
+/**
+ * `--plan FILE`: the saved actions, applied only if the manifests still hash
+ * the same and every live object the plan touches is as it was read.
+ * Secrets are not in the file: they come back from the re-loaded manifests.
+ */
+async function planFromFile(
+  file: string,
+  flags: ApplyFlags,
+  connection: Connection,
+  ctx: CommandContext,
+): Promise<Plan | number> {
+  const saved = parseSavedPlan(await readPlanFile(resolve(ctx.cwd, file)));
+  const loaded = await loadDesiredState(saved.manifestPaths, {
+    ...loadOptions(flags, ctx),
+    owner: saved.owner,
+  });
+  if (!loaded.ok) {
+    writeManifestErrors(loaded.errors, ctx);
+    return EXIT.error;
+  }
+  if (loaded.value.hash !== saved.desiredHash) {
+    throw new EdgesyncError(
+      'plan_stale',
+      `${file}: the manifests changed since the plan was made; run \`edgesync plan\` again`,
+    );
+  }
+  const stale = await findStaleObjects(
+    { ...saved.plan, fingerprints: saved.fingerprints },
+    { api: connection.api, kindByName, signal: ctx.shutdown },
+  );
+  if (stale.length > 0) {
+    const objects = stale.map((object) => `${object.kind} ${object.id} (${object.reason})`).join(', ');
+    throw new EdgesyncError(
+      'plan_stale',
+      `${file}: the account changed since the plan was made: ${objects}; run \`edgesync plan\` again`,
+    );
+  }
+  return refillSecrets(saved, loaded.value);
+}
+
+async function readPlanFile(path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (cause) {
+    throw new EdgesyncError('plan_file_invalid', `cannot read the plan file ${path}`, { cause });
+  }
+}
+
+interface ApplyContext {
+  readonly connection: Connection;
+  readonly ctx: CommandContext;
+  readonly logger: Logger;
+  readonly concurrency: number;
+  readonly graceMs: number;
+}
+
+async function confirmAndApply(plan: Plan, flags: ApplyFlags, apply: ApplyContext): Promise<number> {
+  const { ctx } = apply;
+  if (plan.errors.length > 0) {
+    for (const error of plan.errors) {
+      const where = error.source === undefined ? '' : `${formatLocation(error.source)}: `;
+      ctx.stderr.write(`${where}${error.message}\n`);
+    }
+    return EXIT.error;
+  }
+  // --force lifts only --max-destroy: `protect: true` and an empty manifest set (--allow-empty) have their own switch.
+  if (plan.refusal !== undefined && (plan.refusal.code !== 'max-destroy' || flags.force !== true)) {
+    throw new EdgesyncError('plan_refused', plan.refusal.message);
+  }
+  if (plan.actions.length === 0) {
+    ctx.stdout.write('No changes.\n');
+    return EXIT.ok;
+  }
+  ctx.stdout.write(renderPlanText(plan, { color: colorFor(ctx.stdout, ctx.env) }));
+  if (flags.dryRun) {
+    ctx.stdout.write(`\nRequests that would be sent (dry run, nothing sent):\n\n${renderRequests(plan)}`);
+    return EXIT.ok;
+  }
+  if (flags.yes !== true) {
+    if (ctx.stdin.isTTY !== true) {
+      ctx.stderr.write(
+        'edgesync: refusing to apply without confirmation: stdin is not a terminal; pass --yes\n',
+      );
+      return EXIT.error;
+    }
+    if (!(await confirm(ctx))) {
+      ctx.stderr.write('Apply cancelled.\n');
+      return EXIT.error;
+    }
+  }
+  const reporter = createProgressReporter({ stream: ctx.stderr, logger: apply.logger });
+  const result = await executePlan(plan, {
+    api: apply.connection.api,
+    concurrency: apply.concurrency,
+    graceMs: apply.graceMs,
+    signal: ctx.shutdown,
+    logger: apply.logger,
+    onProgress: reporter.onProgress,
+    kindByName,
+  });
+  reporter.finish();
+  for (const line of formatUnappliedActions(result)) ctx.stderr.write(`${line}\n`);
+  ctx.stdout.write(`${formatApplySummary(result)}\n`);
+  return applySucceeded(result) ? EXIT.ok : EXIT.error;
+}
+
+async function confirm(ctx: CommandContext): Promise<boolean> {
+  const prompt = createInterface({ input: ctx.stdin, output: ctx.stdout, terminal: false });
+  try {
+    const answer = await prompt.question(`\n${CONFIRMATION}`, { signal: ctx.shutdown });
+    return answer.trim() === 'yes';
+  } catch {
+    return false;
+  } finally {
+    prompt.close();
+  }
+}
+
+function writeManifestErrors(errors: readonly ManifestError[], ctx: CommandContext): void {
+  for (const error of errors) ctx.stderr.write(`${error.message}\n`);
+}
+
+function loadOptions(flags: ApplyFlags, ctx: CommandContext): LoadOptions {
+  return {
+    env: ctx.env,
+    owner: flags.owner,
+    allowOutsideRoot: flags.allowOutsideRoot ?? false,
+    cwd: ctx.cwd,
+  };
+}
+
+function colorFor(stream: { isTTY?: boolean }, env: CommandContext['env']): boolean {
+  return stream.isTTY === true && env.NO_COLOR === undefined;
+}
