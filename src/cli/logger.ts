@@ -48,10 +48,10 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   };
   if (options.format === 'pretty') {
     const stream = pretty({
-      destination: typeof destination === 'number' ? destination : destination,
+      destination,
       sync: true,
-      colorize: typeof destination === 'number' ? undefined : false,
       ignore: 'pid,hostname,app',
+      ...(typeof destination === 'number' ? {} : { colorize: false }),
     });
     return pino(base, stream);
   }
