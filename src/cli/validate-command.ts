@@ -23,14 +23,22 @@ export const registerValidateCommand: CommandRegistrar = (program, ctx) => {
         .choices(VALIDATE_FORMATS)
         .default('text'),
     )
-    .option('--owner <owner>', 'owner written into the metadata marker (counts toward the metadata limit)', DEFAULT_OWNER)
+    .option(
+      '--owner <owner>',
+      'owner written into the metadata marker (counts toward the metadata limit)',
+      DEFAULT_OWNER,
+    )
     .option('--allow-outside-root', 'let { file } and ca_pem_file references leave the manifest root')
     .action(async (paths: string[], flags: ValidateFlags) => {
       ctx.setExitCode(await runValidate(paths, flags, ctx));
     });
 };
 
-async function runValidate(paths: readonly string[], flags: ValidateFlags, ctx: CommandContext): Promise<number> {
+async function runValidate(
+  paths: readonly string[],
+  flags: ValidateFlags,
+  ctx: CommandContext,
+): Promise<number> {
   if (flags.owner.trim() === '') {
     ctx.stderr.write('edgesync validate: --owner must not be empty\n');
     return EXIT.error;
@@ -43,7 +51,13 @@ async function runValidate(paths: readonly string[], flags: ValidateFlags, ctx: 
   });
   const errors = result.ok ? [] : result.errors;
   if (flags.format === 'json') {
-    ctx.stdout.write(`${JSON.stringify(errors.map((error) => error.toJSON()), null, 2)}\n`);
+    ctx.stdout.write(
+      `${JSON.stringify(
+        errors.map((error) => error.toJSON()),
+        null,
+        2,
+      )}\n`,
+    );
   } else if (flags.format === 'sarif') {
     ctx.stdout.write(`${JSON.stringify(manifestErrorsToSarif(errors), null, 2)}\n`);
   } else {
