@@ -112,7 +112,7 @@ describe('emulator rate limit and faults', () => {
     expect(limited.headers.get('retry-after')).toBe('6');
     expect(afterWindow.status).toBe(200);
     expect(stillLimited.status).toBe(429);
-    expect((await stats.json()).byStatus).toEqual({ '200': 4, '429': 2 });
+    expect(((await stats.json()) as { byStatus: unknown }).byStatus).toEqual({ '200': 4, '429': 2 });
   });
 
   it('answers a seeded share of requests 500/503 without applying them', async () => {
@@ -162,7 +162,7 @@ describe('emulator rate limit and faults', () => {
     });
 
     expect(list.body.ip_policy_rules.map((r: { cidr: string }) => r.cidr)).toEqual(['10.7.0.0/16']);
-    expect((await stats.json()).byStatus).toEqual({ dropped: 1, '200': 1 });
+    expect(((await stats.json()) as { byStatus: unknown }).byStatus).toEqual({ dropped: 1, '200': 1 });
   });
 
   it.each([
