@@ -1,0 +1,258 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createApiClient } from '../../src/api/client.js';
+import { RequestBudget } from '../../src/api/request-budget.js';
+import { preparePlan } from '../../src/apply/prepare-plan.js';
+import { loadSeedFile } from '../../src/emulator/seed.js';
+import { type EmulatorOptions, type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
+import { parseMetadata } from '../../src/kinds/ownership-marker.js';
+import { serializeSavedPlan, toSavedPlan } from '../../src/plan/saved-plan.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const CLI = join(ROOT, 'dist/src/cli/main.js');
+const EXAMPLES = join(ROOT, 'examples/manifests');
+const SEED = join(ROOT, 'examples/emulator-seed.yaml');
+const POLICY = 'ipp_BlockListPolicy000000000001';
+
+interface CliRun {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+interface RuleItem {
+  readonly id: string;
+  readonly metadata?: string;
+}
+
+function spawnCli(emulator: RunningEmulator, args: readonly string[]): ChildProcess {
+  return spawn(process.execPath, [CLI, 'apply', ...args], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH,
+      EDGE_API_URL: emulator.url,
+      EDGE_API_KEY: emulator.apiKey,
+      OIDC_CLIENT_SECRET: 'x',
+    },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+}
+
+function finished(child: ChildProcess): Promise<CliRun> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString('utf8');
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  return new Promise((resolveRun) => {
+    child.on('close', (code, signal) => resolveRun({ code, signal, stdout, stderr }));
+  });
+}
+
+function runCli(emulator: RunningEmulator, args: readonly string[]): Promise<CliRun> {
+  const child = spawnCli(emulator, args);
+  child.stdin?.end();
+  return finished(child);
+}
+
+function inspectClient(emulator: RunningEmulator) {
+  return createApiClient({
+    baseUrl: emulator.url,
+    apiKey: emulator.apiKey,
+    budget: new RequestBudget({ requests: 100_000, windowMs: 1000 }),
+  });
+}
+
+async function listRules(emulator: RunningEmulator): Promise<RuleItem[]> {
+  const items: RuleItem[] = [];
+  for await (const page of inspectClient(emulator).paginate<RuleItem>(
+    '/ip_policy_rules',
+    'ip_policy_rules',
+  )) {
+    items.push(...page.items);
+  }
+  return items;
+}
+
+async function writes(emulator: RunningEmulator): Promise<number> {
+  const response = await fetch(`${emulator.url}/_emulator/stats`, {
+    headers: { authorization: `Bearer ${emulator.apiKey}` },
+  });
+  const stats = (await response.json()) as { byRoute: Record<string, number> };
+  return Object.entries(stats.byRoute)
+    .filter(([route]) => !route.startsWith('GET '))
+    .reduce((sum, [, count]) => sum + count, 0);
+}
+
+async function waitFor(condition: () => Promise<boolean>): Promise<void> {
+  for (let tries = 0; tries < 400; tries += 1) {
+    if (await condition()) return;
+    await new Promise((resolveWait) => setTimeout(resolveWait, 25));
+  }
+  throw new Error('condition not met');
+}
+
+function rulesManifest(count: number): string {
+  const entries = Array.from(
+    { length: count },
+    (_, index) =>
+      `  r${index}:\n    ip_policy_id: ${POLICY}\n    cidr: 10.${Math.floor(index / 256)}.${index % 256}.0/24\n    action: deny\n`,
+  );
+  return `version: 1\nip_policy_rules:\n${entries.join('')}`;
+}
+
+describe('edgesync apply (CLI process)', () => {
+  let emulator: RunningEmulator | undefined;
+  let dir: string | undefined;
+
+  beforeAll(() => {
+    if (!existsSync(CLI)) throw new Error(`build first: npx tsc -p . (missing ${CLI})`);
+  });
+
+  afterEach(async () => {
+    await emulator?.close();
+    emulator = undefined;
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+    dir = undefined;
+  });
+
+  async function start(options: EmulatorOptions = {}): Promise<RunningEmulator> {
+    emulator = await startEmulator({ seed: await loadSeedFile(SEED), ...options });
+    return emulator;
+  }
+
+  async function manifestDir(text: string): Promise<string> {
+    dir = await mkdtemp(join(tmpdir(), 'edgesync-apply-'));
+    await writeFile(join(dir, 'rules.yaml'), text);
+    return dir;
+  }
+
+  it('applies every example, after which there is nothing left to change', async () => {
+    const running = await start();
+
+    const first = await runCli(running, ['--yes', EXAMPLES]);
+    const second = await runCli(running, ['--yes', EXAMPLES]);
+
+    expect(first.stderr).not.toContain('failed');
+    expect(first.stdout).toMatch(
+      /Apply complete: \d+ created, \d+ updated, 0 replaced, 0 deleted, 0 failed, 0 skipped in/,
+    );
+    expect(first.code).toBe(0);
+    expect(second.stdout).toContain('No changes.');
+    expect(second.code).toBe(0);
+  });
+
+  it('refuses without a TTY and without --yes, sending no write', async () => {
+    const running = await start();
+
+    const run = await runCli(running, [EXAMPLES]);
+
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('pass --yes');
+    expect(await writes(running)).toBe(0);
+  });
+
+  it('--dry-run prints the requests with secrets masked and sends no write', async () => {
+    const running = await start();
+
+    const run = await runCli(running, ['--dry-run', EXAMPLES]);
+
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('POST /ip_policy_rules');
+    expect(run.stdout).toContain('"client_secret": "(sensitive)"');
+    expect(run.stdout).not.toContain('dev-only-not-a-real-secret');
+    expect(await writes(running)).toBe(0);
+  });
+
+  it('applies a saved plan whose objects have not changed', async () => {
+    const running = await start();
+    const paths = [await manifestDir(rulesManifest(3))];
+    const prepared = await preparePlan(paths, inspectClient(running), {
+      load: { cwd: ROOT },
+      plan: { owner: 'default' },
+    });
+    if (!prepared.ok) throw new Error('manifests invalid');
+    const planFile = join(dir as string, 'plan.json');
+    await writeFile(planFile, serializeSavedPlan(toSavedPlan(prepared.value.plan, paths)));
+
+    const run = await runCli(running, ['--yes', '--plan', planFile]);
+
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('Apply complete: 3 created');
+    expect(await listRules(running)).toHaveLength(3);
+  });
+
+  it('refuses a saved plan whose objects changed since it was made (exit 3)', async () => {
+    const running = await start();
+    const paths = [await manifestDir(rulesManifest(2))];
+    await runCli(running, ['--yes', ...paths]);
+    await writeFile(
+      join(paths[0] as string, 'rules.yaml'),
+      rulesManifest(2).replace('action: deny\n', 'action: deny\n    description: changed\n'),
+    );
+    const api = inspectClient(running);
+    const prepared = await preparePlan(paths, api, { load: { cwd: ROOT }, plan: { owner: 'default' } });
+    if (!prepared.ok) throw new Error('manifests invalid');
+    const planFile = join(dir as string, 'plan.json');
+    await writeFile(planFile, serializeSavedPlan(toSavedPlan(prepared.value.plan, paths)));
+    const target = prepared.value.plan.changes.find((change) => change.id !== undefined);
+    await api.request({
+      method: 'PATCH',
+      path: `/ip_policy_rules/${target?.id}`,
+      body: { description: 'edited by hand' },
+    });
+    const writesBefore = await writes(running);
+
+    const run = await runCli(running, ['--yes', '--plan', planFile]);
+
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain('changed since the plan was made');
+    expect(await writes(running)).toBe(writesBefore);
+  });
+
+  it('converges with no duplicates after the process is killed with SIGKILL mid-apply', async () => {
+    const running = await start({ latencyMs: 40 });
+    const paths = [await manifestDir(rulesManifest(40))];
+    const child = spawnCli(running, ['--yes', '--concurrency', '2', ...paths]);
+    const killed = finished(child);
+
+    await waitFor(async () => (await listRules(running)).length >= 6);
+    child.kill('SIGKILL');
+    const first = await killed;
+    const rerun = await runCli(running, ['--yes', ...paths]);
+    const check = await runCli(running, ['--yes', ...paths]);
+
+    expect(first.signal).toBe('SIGKILL');
+    expect(rerun.code).toBe(0);
+    const rules = await listRules(running);
+    expect(rules).toHaveLength(40);
+    expect(new Set(rules.map((rule) => parseMetadata(rule.metadata).marker?.name)).size).toBe(40);
+    expect(check.stdout).toContain('No changes.');
+  });
+
+  it('on SIGTERM stops starting actions, finishes those in flight and reports (exit 1)', async () => {
+    const running = await start({ latencyMs: 40 });
+    const paths = [await manifestDir(rulesManifest(40))];
+    const child = spawnCli(running, ['--yes', '--concurrency', '2', ...paths]);
+    const run = finished(child);
+
+    await waitFor(async () => (await listRules(running)).length >= 4);
+    child.kill('SIGTERM');
+    const result = await run;
+
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/Apply interrupted: (\d+) created, .* (\d+) not started in/);
+    const [, created, notStarted] =
+      /Apply interrupted: (\d+) created, .* (\d+) not started/.exec(result.stdout) ?? [];
+    expect(Number(created) + Number(notStarted)).toBe(40);
+    expect(await listRules(running)).toHaveLength(Number(created));
+  });
+});
