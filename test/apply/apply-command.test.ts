@@ -218,6 +218,41 @@ describe('edgesync apply (CLI process)', () => {
     expect(await writes(running)).toBe(writesBefore);
   });
 
+  it('refuses a saved plan when the manifests changed since (exit 3)', async () => {
+    const running = await start();
+    const paths = [await manifestDir(rulesManifest(2))];
+    const prepared = await preparePlan(paths, inspectClient(running), {
+      load: { cwd: ROOT },
+      plan: { owner: 'default' },
+    });
+    if (!prepared.ok) throw new Error('manifests invalid');
+    const planFile = join(dir as string, 'plan.json');
+    await writeFile(planFile, serializeSavedPlan(toSavedPlan(prepared.value.plan, paths)));
+    await writeFile(join(paths[0] as string, 'rules.yaml'), rulesManifest(3));
+
+    const run = await runCli(running, ['--yes', '--plan', planFile]);
+
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain('the manifests changed');
+    expect(await writes(running)).toBe(0);
+  });
+
+  it('refuses with exit code 4 when the plan destroys more than --max-destroy, unless --force', async () => {
+    const running = await start();
+    const paths = [await manifestDir(rulesManifest(4))];
+    await runCli(running, ['--yes', ...paths]);
+    await writeFile(join(paths[0] as string, 'rules.yaml'), rulesManifest(1));
+
+    const refused = await runCli(running, ['--yes', '--max-destroy', '2', ...paths]);
+    const forced = await runCli(running, ['--yes', '--max-destroy', '2', '--force', ...paths]);
+
+    expect(refused.code).toBe(4);
+    expect(refused.stderr).toContain('more than the limit');
+    expect(forced.code).toBe(0);
+    expect(forced.stdout).toContain('3 deleted');
+    expect(await listRules(running)).toHaveLength(1);
+  });
+
   it('converges with no duplicates after the process is killed with SIGKILL mid-apply', async () => {
     const running = await start({ latencyMs: 40 });
     const paths = [await manifestDir(rulesManifest(40))];
