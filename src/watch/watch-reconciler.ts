@@ -44,6 +44,12 @@ export interface WatchReconcilerOptions {
 interface Outcome {
   readonly result: ReconcileResult;
   readonly notReadyReason: string | null;
+  /**
+   * Retry with backoff rather than wait for a change or the resync. Set for
+   * failures, and for invalid manifests before any valid set was seen (a
+   * git-sync sidecar that has not finished its first clone).
+   */
+  readonly retry?: boolean;
 }
 
 /**
@@ -132,7 +138,7 @@ export class WatchReconciler {
       { result: outcome.result, durationMs: finishedAt - startedAt, summary: this.#lastPlan?.summary },
       'reconcile finished',
     );
-    return outcome.result === 'failed' ? 'failed' : 'ok';
+    return outcome.result === 'failed' || outcome.retry === true ? 'failed' : 'ok';
   };
 
   async #reconcile(log: Logger, signal: AbortSignal): Promise<Outcome> {
@@ -156,7 +162,7 @@ export class WatchReconciler {
     const desired = this.#lastValid;
     if (desired === null) {
       this.#lastPlan = null;
-      return invalid ?? { result: 'failed', notReadyReason: 'no desired state' };
+      return { ...(invalid ?? { result: 'failed', notReadyReason: 'no desired state' }), retry: true };
     }
     const live = await readLiveState(this.#options.api, { idsByKind: moduleOnlyIds(desired), signal });
     signal.throwIfAborted();

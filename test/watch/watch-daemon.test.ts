@@ -171,6 +171,23 @@ describe('edgesync watch (the daemon as a process against the emulator)', () => 
     daemon = undefined;
   });
 
+  it('keeps retrying while the manifest directory does not exist yet (first git-sync clone)', async () => {
+    const manifests = join(dir, 'later');
+    daemon = await startDaemon(emulator, [manifests, '--interval', '1h'], dir);
+    const running = daemon;
+    const missing = await eventually(async () => {
+      const current = await getStatus(running);
+      return current.manifestsValid === false ? current : undefined;
+    });
+
+    await mkdir(manifests);
+    await writeFile(join(manifests, 'rules.yaml'), rulesManifest({ office: { cidr: '203.0.113.0/24' } }));
+    const created = await eventually(async () => ruleWithCidr('203.0.113.0/24')(await listRules(emulator)));
+
+    expect(missing.ready).toBe(false);
+    expect(created.action).toBe('allow');
+  });
+
   it('follows a symlinked directory swapped to a new revision (git-sync)', async () => {
     await mkdir(join(dir, 'rev1'));
     await mkdir(join(dir, 'rev2'));
