@@ -7,7 +7,7 @@ import { encodeMetadata, normalizeUserMetadata } from '../kinds/ownership-marker
 import { KINDS } from '../kinds/registry.js';
 import { normalizeSetLike } from '../kinds/set-like.js';
 import type { DesiredEntry, DesiredState } from '../manifest/desired-state.js';
-import type { SourceLocation } from '../manifest/source-location.js';
+import { formatLocation, type SourceLocation } from '../manifest/source-location.js';
 import { diffFields, fieldChange, fieldEquals, maskSensitive } from './compare-fields.js';
 import { pointersToValues } from './json-pointer.js';
 import { pendingKeysIn, pendingKeysInPath, pendingPathSegment } from './pending-id.js';
@@ -97,6 +97,8 @@ class PlanBuilder {
   private readonly errors: PlanError[] = [];
   private readonly warnings: PlanError[] = [];
   private unchanged = 0;
+  /** Delete key → create key of each replace; their order is decided once every action is known. */
+  private readonly replacements = new Map<string, string>();
 
   constructor(
     private readonly desired: DesiredState,
@@ -110,6 +112,7 @@ class PlanBuilder {
   build(): Plan {
     this.indexLive();
     const skipped = this.checkAdoptions();
+    this.checkUniqueKeys();
     for (const kind of kindsInReferenceOrder([...this.kindsByName.values()])) {
       for (const entry of this.desired.entries) {
         if (entry.kind !== kind.name || skipped.has(entry)) continue;
@@ -161,6 +164,27 @@ class PlanBuilder {
       });
     }
     return skipped;
+  }
+
+  /** Two entries that the service would refuse to hold at once (one rule per CIDR and IP policy). */
+  private checkUniqueKeys(): void {
+    const firstByKey = new Map<string, DesiredEntry>();
+    for (const entry of this.desired.entries) {
+      const kind = this.kindsByName.get(entry.kind);
+      if (kind?.uniqueKey === undefined || kind.uniqueKey.length === 0) continue;
+      const spec = kind.normalizeDesired(entry.spec);
+      const key = `${kind.name}:${canonicalJson(kind.uniqueKey.map((field) => spec[field] ?? null))}`;
+      const first = firstByKey.get(key);
+      if (first === undefined) {
+        firstByKey.set(key, entry);
+        continue;
+      }
+      this.errors.push({
+        code: 'unique_key_conflict',
+        message: `${entry.kind}.${entry.name}: has the same ${kind.uniqueKey.join(' and ')} as ${first.kind}.${first.name} (${formatLocation(first.location)}); the service holds only one`,
+        source: entry.location,
+      });
+    }
   }
 
   private planManagedEntry(kind: Kind, entry: DesiredEntry): void {
@@ -232,7 +256,7 @@ class PlanBuilder {
             secrets,
             source: this.sourceOf(entry, `/${fieldChanges[0]?.path ?? ''}`),
             objectId: object.id,
-            ...this.orderingFacts(kind, spec, 'takes'),
+            ...this.keyMove(kind, object.spec, spec),
           }),
         ],
       );
@@ -383,10 +407,7 @@ class PlanBuilder {
       ...(entry.location ? { source: entry.location } : {}),
       ...facts,
     });
-    // Create first so the name never points at nothing, unless the service's
-    // uniqueness rule forbids two objects with the same key: then the generic
-    // uniqueness ordering makes the create wait for the delete instead.
-    if (create.takes === undefined || create.takes !== remove.frees) remove.dependsOn.add(create.key);
+    this.replacements.set(remove.key, create.key);
     const forcing = fieldChanges.filter((change) => change.forcesReplace).map((change) => change.path);
     const moduleChanges = kind.modules
       .filter((module) => module.scope === 'resource')
@@ -694,6 +715,18 @@ class PlanBuilder {
     }
   }
 
+  /** An update that changes the uniqueness key frees the old value and takes the new one. */
+  private keyMove(
+    kind: Kind,
+    before: Readonly<Record<string, unknown>>,
+    after: Readonly<Record<string, unknown>>,
+  ): { takes?: string; frees?: string } {
+    const { frees } = this.orderingFacts(kind, before, 'frees');
+    const { takes, access } = this.orderingFacts(kind, after, 'takes');
+    if (takes === undefined || frees === undefined || takes === frees) return {};
+    return { takes, frees, ...(access === undefined ? {} : { access }) };
+  }
+
   /** Uniqueness-key value and access decision of a spec, for the ordering rules. */
   private orderingFacts(
     kind: Kind,
@@ -749,9 +782,25 @@ class PlanBuilder {
       if (action.frees !== undefined)
         freedBy.set(action.frees, [...(freedBy.get(action.frees) ?? []), action.key]);
     }
+    const takers = new Map<string, string[]>();
     for (const action of this.actions) {
       if (action.takes === undefined) continue;
+      takers.set(action.takes, [...(takers.get(action.takes) ?? []), action.key]);
       for (const key of freedBy.get(action.takes) ?? []) if (key !== action.key) action.dependsOn.add(key);
+    }
+    // A replace creates first so the name never points at nothing, unless the
+    // key its old object holds is wanted (by the replacement itself or by
+    // another action): then the old object goes first and the uniqueness
+    // ordering above makes the takers wait for it. A replaced allow rule also
+    // goes first: removing an allow only narrows access, and waiting for its
+    // successor would tie it into the deny-before-allow chain below.
+    const byKey = new Map(this.actions.map((action) => [action.key, action]));
+    for (const [deleteKey, createKey] of this.replacements) {
+      const remove = byKey.get(deleteKey);
+      if (remove === undefined) continue;
+      const keyWanted = remove.frees !== undefined && (takers.get(remove.frees) ?? []).length > 0;
+      if (!keyWanted && remove.access !== 'allow') remove.dependsOn.add(createKey);
+      else byKey.get(createKey)?.dependsOn.add(deleteKey);
     }
     // Access never widens mid-apply. Creating a deny rule or deleting an allow
     // rule only narrows access, so those go first: every allow create waits

@@ -132,10 +132,10 @@ describe('planChanges: operations', () => {
 
   it('replaces create-first when a replace-only field changes and the uniqueness key changes', () => {
     const desired = desiredState([
-      entry('ip_policy_rules', 'office', rule('203.0.113.0/24', 'allow', OTHER_POLICY)),
+      entry('ip_policy_rules', 'office', rule('203.0.113.0/24', 'deny', OTHER_POLICY)),
     ]);
     const live = liveState([
-      liveRule('ipr_1', { cidr: '203.0.113.0/24', action: 'allow', metadata: marked('office') }),
+      liveRule('ipr_1', { cidr: '203.0.113.0/24', action: 'deny', metadata: marked('office') }),
     ]);
 
     const plan = planChanges(desired, live, options);
@@ -147,6 +147,22 @@ describe('planChanges: operations', () => {
       ip_policy_id: OTHER_POLICY,
     });
     expect(plan.summary.replace).toBe(1);
+  });
+
+  it('replaces an allow rule delete-first: removing an allow only narrows access', () => {
+    const desired = desiredState([
+      entry('ip_policy_rules', 'office', rule('203.0.113.0/24', 'allow', OTHER_POLICY)),
+    ]);
+    const live = liveState([
+      liveRule('ipr_1', { cidr: '203.0.113.0/24', action: 'allow', metadata: marked('office') }),
+    ]);
+
+    const plan = planChanges(desired, live, options);
+
+    expect(actionKeys(plan)).toEqual(['delete:ip_policy_rules.office', 'create:ip_policy_rules.office']);
+    expect(action(plan, 'create:ip_policy_rules.office').dependsOn).toEqual([
+      'delete:ip_policy_rules.office',
+    ]);
   });
 
   it('prunes owned objects no longer in the manifests and never touches unmanaged ones', () => {
@@ -256,6 +272,15 @@ describe('planChanges: errors only the live account reveals', () => {
       ],
       live: [liveRule('ipr_1', { cidr: '192.0.2.0/24', action: 'allow' })],
       code: 'adopt_duplicate',
+    },
+    {
+      title: 'two rules for the same CIDR and IP policy',
+      entries: [
+        entry('ip_policy_rules', 'a', rule('192.0.2.0/24', 'allow')),
+        entry('ip_policy_rules', 'b', rule('192.0.2.0/24', 'deny')),
+      ],
+      live: [],
+      code: 'unique_key_conflict',
     },
     {
       title: 'a CA id that does not exist',
@@ -422,6 +447,35 @@ describe('planChanges: ordering', () => {
     if (to === 'allow')
       expectOrdered(plan, 'create:ip_policy_rules.other-deny', 'create:ip_policy_rules.flip');
     expectTopological(plan);
+  });
+
+  it('an update that moves a rule off a CIDR goes before the create that takes that CIDR', () => {
+    const desired = desiredState([
+      entry('ip_policy_rules', 'moved', rule('10.0.0.0/24', 'deny')),
+      entry('ip_policy_rules', 'newcomer', rule('10.0.1.0/24', 'allow')),
+    ]);
+    const live = liveState([
+      liveRule('ipr_1', { cidr: '10.0.1.0/24', action: 'deny', metadata: marked('moved') }),
+    ]);
+
+    const plan = planChanges(desired, live, options);
+
+    expectOrdered(plan, 'update:ip_policy_rules.moved', 'create:ip_policy_rules.newcomer');
+  });
+
+  it('reports two rules swapping CIDRs as a cycle instead of ordering them wrongly', () => {
+    const desired = desiredState([
+      entry('ip_policy_rules', 'x', rule('10.0.1.0/24', 'deny')),
+      entry('ip_policy_rules', 'y', rule('10.0.0.0/24', 'deny')),
+    ]);
+    const live = liveState([
+      liveRule('ipr_x', { cidr: '10.0.0.0/24', action: 'deny', metadata: marked('x') }),
+      liveRule('ipr_y', { cidr: '10.0.1.0/24', action: 'deny', metadata: marked('y') }),
+    ]);
+
+    const plan = planChanges(desired, live, options);
+
+    expect(plan.errors.map((error) => error.code)).toEqual(['dependency_cycle']);
   });
 
   it('a renamed rule on the same CIDR and policy deletes the old holder before creating', () => {
