@@ -150,6 +150,35 @@ describe('edgesync apply (CLI process)', () => {
     expect(second.code).toBe(0);
   });
 
+  it.skipIf(!existsSync('/usr/bin/script')).each([
+    ['yes', 0, 'Apply complete'],
+    ['no', 1, 'Apply cancelled.'],
+  ])('on a TTY asks first; answering %s exits %i', async (answer, code, expected) => {
+    const running = await start();
+    const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} apply --log-level warn ${JSON.stringify(EXAMPLES)}`;
+    // util-linux `script` gives the CLI a pseudo-terminal, so it sees a TTY as a person's shell would.
+    const child = spawn('/usr/bin/script', ['-qec', command, '/dev/null'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, EDGE_API_URL: running.url, EDGE_API_KEY: running.apiKey },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const run = finished(child);
+    let asked = false;
+    child.stdout?.on('data', (chunk: Buffer) => {
+      if (!asked && chunk.toString('utf8').includes("Only 'yes' will be accepted:")) {
+        asked = true;
+        child.stdin?.write(`${answer}\n`);
+      }
+    });
+
+    const result = await run;
+
+    expect(asked).toBe(true);
+    expect(result.code).toBe(code);
+    expect(result.stdout).toContain(expected);
+    expect((await writes(running)) > 0).toBe(answer === 'yes');
+  });
+
   it('refuses without a TTY and without --yes, sending no write', async () => {
     const running = await start();
 
