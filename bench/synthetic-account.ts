@@ -89,6 +89,7 @@ export async function buildSyntheticAccount(options: SyntheticAccountOptions): P
   const marker = (name: string): string => encodeMetadata(undefined, { owner, name });
   const files = new Map<string, string>();
   const manifest = (collection: string, entries: [string, unknown][], path: string): void => {
+    if (entries.length === 0) return;
     files.set(path, stringify({ version: 1, [collection]: Object.fromEntries(entries) }, { lineWidth: 0 }));
   };
 
@@ -101,24 +102,24 @@ export async function buildSyntheticAccount(options: SyntheticAccountOptions): P
       description: `synthetic rule ${index}`,
     },
   }));
-  chunk(rules, perFile).forEach((part, index) =>
+  for (const [index, part] of chunk(rules, perFile).entries()) {
     manifest(
       'ip_policy_rules',
       part.map((rule) => [rule.name, rule.spec]),
       `ip-policy-rules-${index}.yaml`,
-    ),
-  );
+    );
+  }
   const addrs = Array.from({ length: size.reservedAddrs }, (_, index) => ({
     name: `addr-${index}`,
     spec: { description: `synthetic address ${index}`, region: REGIONS[index % REGIONS.length] },
   }));
-  chunk(addrs, perFile).forEach((part, index) =>
+  for (const [index, part] of chunk(addrs, perFile).entries()) {
     manifest(
       'reserved_addrs',
       part.map((addr) => [addr.name, addr.spec]),
       `reserved-addrs-${index}.yaml`,
-    ),
-  );
+    );
+  }
   const cas = Array.from({ length: size.certificateAuthorities }, (_, index) => ({
     name: `ca-${index}`,
     pem: pems[index % pems.length] as string,
