@@ -126,17 +126,19 @@ export async function executePlan(plan: Plan, options: ExecutePlanOptions): Prom
   if (options.signal?.aborted) stop();
   options.signal?.addEventListener('abort', stop, { once: true });
 
+  // A broken progress display must not turn a done action into a failed one.
+  const emit = (event: ProgressEvent): void => {
+    try {
+      options.onProgress?.(event);
+    } catch (error) {
+      log.error({ err: error }, 'progress listener failed');
+    }
+  };
+
   const record = (action: Action, result: ActionResult): void => {
     results.set(action.key, result);
     finished += 1;
-    options.onProgress?.({
-      type: 'finished',
-      action,
-      result,
-      finished,
-      total,
-      rateLimitWaitMs: rateLimitWaitMs(),
-    });
+    emit({ type: 'finished', action, result, finished, total, rateLimitWaitMs: rateLimitWaitMs() });
   };
 
   const skipDependentsOf = (failedKey: string, rootKey: string): void => {
@@ -160,7 +162,7 @@ export async function executePlan(plan: Plan, options: ExecutePlanOptions): Prom
 
   const run = async (action: Action): Promise<void> => {
     if (stopping()) return;
-    options.onProgress?.({ type: 'started', action, finished, total, rateLimitWaitMs: rateLimitWaitMs() });
+    emit({ type: 'started', action, finished, total, rateLimitWaitMs: rateLimitWaitMs() });
     const actionStartedAt = clock();
     try {
       const done = await perform(action);
