@@ -46,6 +46,10 @@ export const registerWatchCommand: CommandRegistrar = (program, ctx) => {
     .option('--log-level <level>', 'pino level', 'info');
   addConnectionOptions(command);
   addPlanOptions(command);
+  // Shared with plan/apply, but the daemon refuses them: keep them out of its help.
+  for (const option of command.options) {
+    if (option.long === '--force' || option.long === '--allow-empty') option.hideHelp();
+  }
   command.action((paths: string[], flags: WatchFlags) => runWatch(paths, flags, ctx));
 };
 
