@@ -38,7 +38,11 @@ export async function findStaleObjects(plan: Plan, options: FindStaleObjectsOpti
   return stale;
 }
 
-async function currentFingerprint(kind: Kind, id: string, options: FindStaleObjectsOptions): Promise<string | undefined> {
+async function currentFingerprint(
+  kind: Kind,
+  id: string,
+  options: FindStaleObjectsOptions,
+): Promise<string | undefined> {
   const signal = options.signal === undefined ? {} : { signal: options.signal };
   if (kind.ownership === 'modules-only') {
     const [object] = await kind.readLive({ api: options.api, ids: [id], ...signal });
