@@ -61,7 +61,6 @@ interface Outcome {
  */
 export class WatchReconciler {
   readonly #options: WatchReconcilerOptions;
-  readonly #log: Logger;
   #lastValid: DesiredState | null = null;
   #manifestsValid: boolean | null = null;
   #manifestErrors: readonly ManifestProblem[] = [];
@@ -77,7 +76,6 @@ export class WatchReconciler {
 
   constructor(options: WatchReconcilerOptions) {
     this.#options = options;
-    this.#log = options.logger.child({ component: 'reconciler' });
   }
 
   status(): DaemonStatus {
@@ -101,12 +99,14 @@ export class WatchReconciler {
   /** The loop's `reconcile`. */
   readonly run = async (trigger: ReconcileTrigger, signal: AbortSignal): Promise<ReconcileVerdict> => {
     this.#runs += 1;
-    const log = this.#log.child({ run: this.#runs, trigger });
+    // The executor names its own component; it gets the run's logger, not the reconciler's.
+    const runLog = this.#options.logger.child({ run: this.#runs, trigger });
+    const log = runLog.child({ component: 'reconciler' });
     const startedAt = this.#options.clock.now();
     const endTimer = this.#options.metrics.reconcileDuration.startTimer();
     let outcome: Outcome;
     try {
-      outcome = await this.#reconcile(log, signal);
+      outcome = await this.#reconcile(log, runLog, signal);
     } catch (err) {
       const code = err instanceof EdgesyncError ? err.code : 'unexpected';
       const message = err instanceof Error ? err.message : String(err);
@@ -141,7 +141,7 @@ export class WatchReconciler {
     return outcome.result === 'failed' || outcome.retry === true ? 'failed' : 'ok';
   };
 
-  async #reconcile(log: Logger, signal: AbortSignal): Promise<Outcome> {
+  async #reconcile(log: Logger, runLog: Logger, signal: AbortSignal): Promise<Outcome> {
     const loaded = await loadDesiredState(this.#options.paths, this.#options.load);
     if (loaded.ok) {
       this.#lastValid = loaded.value;
@@ -209,7 +209,7 @@ export class WatchReconciler {
     const applied = await executePlan(plan, {
       api: this.#options.api,
       signal,
-      logger: log,
+      logger: runLog,
       concurrency: this.#options.concurrency ?? 4,
       kindByName,
       onProgress: (event) => logProgress(log, event),

@@ -171,6 +171,33 @@ describe('edgesync watch (the daemon as a process against the emulator)', () => 
     daemon = undefined;
   });
 
+  it('reports a plan refused by --max-destroy without applying it, and is not ready', async () => {
+    const manifests = join(dir, 'manifests');
+    await mkdir(manifests);
+    const file = join(manifests, 'rules.yaml');
+    await writeFile(
+      file,
+      rulesManifest({ office: { cidr: '203.0.113.0/24' }, partner: { cidr: '198.51.100.0/24' } }),
+    );
+    daemon = await startDaemon(emulator, [manifests, '--interval', '1h', '--max-destroy', '0'], dir);
+    const running = daemon;
+    await eventually(async () => ((await listRules(emulator)).length === 2 ? true : undefined));
+
+    await writeFile(file, rulesManifest({ office: { cidr: '203.0.113.0/24' } }));
+    const refused = await eventually(async () => {
+      const current = await getStatus(running);
+      return current.lastPlan?.refusal ? current : undefined;
+    });
+    const ready = await fetch(`${running.url}/readyz`);
+    const rules = await listRules(emulator);
+
+    expect(refused.lastPlan?.refusal?.code).toBe('max-destroy');
+    expect(refused.lastPlan?.applied).toBe(false);
+    expect(refused.lastReconcile?.result).toBe('refused');
+    expect(ready.status).toBe(503);
+    expect(rules.map((rule) => rule.cidr).sort()).toEqual(['198.51.100.0/24', '203.0.113.0/24']);
+  });
+
   it('keeps retrying while the manifest directory does not exist yet (first git-sync clone)', async () => {
     const manifests = join(dir, 'later');
     daemon = await startDaemon(emulator, [manifests, '--interval', '1h'], dir);
