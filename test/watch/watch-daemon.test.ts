@@ -159,6 +159,7 @@ describe('edgesync watch (the daemon as a process against the emulator)', () => 
     const before = await reconcileCount(running);
     await eventually(async () => ((await reconcileCount(running)) >= before + 2 ? true : undefined));
     const rulesAfterDelete = await listRules(emulator);
+    const statusAfterDelete = await getStatus(running);
 
     expect(broken.manifestErrors.length).toBeGreaterThan(0);
     expect(broken.manifestErrors[0]?.file).toContain('rules.yaml');
@@ -167,6 +168,7 @@ describe('edgesync watch (the daemon as a process against the emulator)', () => 
     expect(rulesWhileBroken.map((rule) => rule.description)).toEqual(['first']);
     expect(fixed.description).toBe('third');
     expect(rulesAfterDelete.map((rule) => rule.id)).toEqual([fixed.id]);
+    expect(statusAfterDelete.lastPlan?.refusal?.code).toBe('empty-desired');
     expect(await running.stop('SIGTERM')).toBe(0);
     daemon = undefined;
   });
