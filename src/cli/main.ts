@@ -4,6 +4,7 @@ import { VERSION } from '../version.js';
 import { registerApplyCommand } from './apply-command.js';
 import type { CommandContext, CommandRegistrar } from './command-context.js';
 import { registerEmulatorCommand } from './emulator-command.js';
+import { registerExportCommand } from './export-command.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { registerPlanCommand } from './plan-command.js';
 import { registerValidateCommand } from './validate-command.js';
@@ -15,6 +16,7 @@ const COMMANDS: readonly CommandRegistrar[] = [
   registerPlanCommand,
   registerWatchCommand,
   registerEmulatorCommand,
+  registerExportCommand,
 ];
 
 async function main(argv: readonly string[]): Promise<number> {

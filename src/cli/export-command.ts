@@ -1,0 +1,190 @@
+import { relative, resolve, sep } from 'node:path';
+import { type Command, Option } from 'commander';
+import { EdgesyncError } from '../errors.js';
+import type { AccountExport } from '../export/build-export.js';
+import { exportAccount } from '../export/export-account.js';
+import { renderManifests, SINGLE_FILE_NAME } from '../export/render-manifests.js';
+import { writeExport } from '../export/write-export.js';
+import type { Kind } from '../kinds/kind.js';
+import { isKindName, KIND_NAMES, type KindName } from '../kinds/kind-name.js';
+import { KINDS } from '../kinds/registry.js';
+import { manifestSchemaPath } from '../manifest/manifest-schema.js';
+import type { CommandContext, CommandRegistrar } from './command-context.js';
+import { addConnectionOptions, type ConnectionFlags, openConnection } from './connection.js';
+import { EXIT } from './exit-codes.js';
+import { createLogger, LOG_FORMATS, type LogFormat } from './logger.js';
+import { parsePlanOptions } from './plan-options.js';
+
+interface ExportCommandFlags extends ConnectionFlags {
+  readonly owner: string;
+  readonly out?: string;
+  readonly kinds?: readonly string[];
+  readonly includeUnmanaged?: boolean;
+  readonly adopt?: boolean;
+  readonly singleFile?: boolean;
+  readonly force?: boolean;
+  readonly schema?: string;
+  readonly logFormat?: LogFormat;
+  readonly logLevel: string;
+  /** One repeatable `--<kind title>` flag per module-only kind (`--tcp-edge`), keyed by commander's attribute name. */
+  readonly [moduleOnlyIds: string]: unknown;
+}
+
+function collect(value: string, previous: readonly string[] = []): string[] {
+  return [...previous, value];
+}
+
+function collectList(value: string, previous: readonly string[] = []): string[] {
+  return [
+    ...previous,
+    ...value
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item !== ''),
+  ];
+}
+
+/** Module-only kinds cannot be listed by the API: each gets a flag naming its IDs (`TCP edge` → `--tcp-edge`). */
+function moduleOnlyOptions(): { kind: Kind; option: Option }[] {
+  return KINDS.filter((kind) => kind.ownership === 'modules-only').map((kind) => {
+    const flag = kind.title.toLowerCase().replace(/[^a-z0-9]+/g, '-');
+    return {
+      kind,
+      option: new Option(
+        `--${flag} <id>`,
+        `export this ${kind.title} (${kind.idPrefix}…) and its modules; repeatable (the API cannot list them)`,
+      ).argParser(collect),
+    };
+  });
+}
+
+export const registerExportCommand: CommandRegistrar = (program, ctx) => {
+  const idOptions = moduleOnlyOptions();
+  const command: Command = program
+    .command('export')
+    .description('write the live account as manifests (exit 0 written, 1 error)')
+    .option(
+      '--owner <owner>',
+      'export the objects marked with this owner, under their marker names',
+      'default',
+    )
+    .option('--out <dir>', 'write into this directory (one file per kind) instead of stdout')
+    .option('--kinds <kinds>', `only these kinds, comma-separated (${KIND_NAMES.join(', ')})`, collectList)
+    .option(
+      '--include-unmanaged',
+      'also export objects without an ownership marker (with id: applying adopts them)',
+    )
+    .option('--adopt', 'give every entry its id, so the first apply adopts it and writes the marker')
+    .option('--single-file', `write one ${SINGLE_FILE_NAME} instead of one file per kind`)
+    .option('--force', 'overwrite files in --out that an earlier export did not write')
+    .option(
+      '--schema <ref>',
+      'what the yaml-language-server modeline points at (default: the installed schema, as a relative path)',
+    )
+    .addOption(new Option('--log-format <format>', 'log format on stderr').choices([...LOG_FORMATS]))
+    .option('--log-level <level>', 'pino log level', 'warn');
+  for (const { option } of idOptions) command.addOption(option);
+  addConnectionOptions(command);
+  command.action(async (flags: ExportCommandFlags) => {
+    ctx.setExitCode(await runExport(flags, idOptions, ctx));
+  });
+};
+
+async function runExport(
+  flags: ExportCommandFlags,
+  idOptions: readonly { kind: Kind; option: Option }[],
+  ctx: CommandContext,
+): Promise<number> {
+  const owner = parsePlanOptions({ owner: flags.owner }).owner;
+  const kinds = selectedKinds(flags.kinds);
+  const idsByKind: Partial<Record<KindName, readonly string[]>> = {};
+  const warnings: string[] = [];
+  for (const { kind, option } of idOptions) {
+    const ids = (flags[option.attributeName()] as readonly string[] | undefined) ?? [];
+    for (const id of ids) {
+      if (!id.startsWith(kind.idPrefix)) {
+        throw new EdgesyncError(
+          'invalid_option',
+          `${option.long}: expected an ID starting with ${kind.idPrefix} (found "${id}")`,
+        );
+      }
+    }
+    idsByKind[kind.name] = ids;
+    if (ids.length === 0 && flags.kinds?.includes(kind.name)) {
+      warnings.push(`${kind.name} cannot be listed by the API: name each with ${option.long} ID`);
+    }
+  }
+  const logger = createLogger({
+    format: flags.logFormat ?? (ctx.stderr.isTTY ? 'pretty' : 'json'),
+    level: flags.logLevel,
+    destination: ctx.stderr,
+  });
+  const outDir = flags.out === undefined ? undefined : resolve(ctx.cwd, flags.out);
+  const connection = await openConnection(flags, { logger });
+  let exported: AccountExport;
+  try {
+    exported = await exportAccount(connection.api, {
+      owner,
+      includeUnmanaged: flags.includeUnmanaged ?? false,
+      adopt: flags.adopt ?? false,
+      kinds,
+      idsByKind,
+      sideFiles: outDir !== undefined,
+      signal: ctx.shutdown,
+    });
+  } finally {
+    await connection.close();
+  }
+  const manifests = renderManifests(exported, {
+    layout: outDir === undefined || flags.singleFile ? 'single-file' : 'per-kind',
+    schemaRef: flags.schema ?? schemaReference(outDir ?? ctx.cwd),
+    owner,
+    kinds: kinds.map((kind) => kind.name),
+  });
+  for (const warning of [...warnings, ...exported.warnings]) ctx.stderr.write(`warning: ${warning}\n`);
+  if (outDir === undefined) {
+    // stdout holds one manifest (a manifest file is one mapping), with CA PEMs inline.
+    for (const manifest of manifests) ctx.stdout.write(manifest.content);
+  } else {
+    const result = await writeExport(outDir, [...manifests, ...exported.sideFiles], {
+      force: flags.force ?? false,
+    });
+    ctx.stderr.write(`Wrote ${result.written.join(', ')} to ${flags.out}\n`);
+    if (result.removed.length > 0)
+      ctx.stderr.write(`Removed ${result.removed.join(', ')} (no longer in the account)\n`);
+  }
+  ctx.stderr.write(`${summary(exported)}\n`);
+  return EXIT.ok;
+}
+
+function selectedKinds(names: readonly string[] | undefined): Kind[] {
+  if (names === undefined || names.length === 0) return [...KINDS];
+  for (const name of names) {
+    if (!isKindName(name)) {
+      throw new EdgesyncError(
+        'invalid_option',
+        `--kinds: expected some of ${KIND_NAMES.join(', ')} (found "${name}")`,
+      );
+    }
+  }
+  return KINDS.filter((kind) => names.includes(kind.name));
+}
+
+/** The installed schema as a path relative to where the manifests go, with `/` on every platform. */
+function schemaReference(directory: string): string {
+  const path = relative(directory, manifestSchemaPath()).split(sep).join('/');
+  return path.startsWith('.') ? path : `./${path}`;
+}
+
+function summary(exported: AccountExport): string {
+  const { unmanaged, otherOwners, duplicates } = exported.skipped;
+  const left: string[] = [];
+  if (unmanaged > 0) left.push(`${unmanaged} unmanaged (--include-unmanaged exports them)`);
+  if (otherOwners > 0) left.push(`${otherOwners} owned by other owners`);
+  if (duplicates > 0) left.push(`${duplicates} older duplicate(s)`);
+  const secrets =
+    exported.secrets.length === 0
+      ? ''
+      : `; set ${exported.secrets.length} secret variable(s) listed in the header`;
+  return `Exported ${exported.entries.length} entries${left.length > 0 ? `; left out ${left.join(', ')}` : ''}${secrets}`;
+}
