@@ -3,12 +3,20 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { runApiCostBench } from './api-cost-bench.js';
 import { type BenchSection, renderTable } from './bench-figure.js';
+import { runCliStartBench } from './cli-start-bench.js';
+import { runDaemonLatencyBench } from './daemon-latency-bench.js';
+import { runPlanFootprintBench } from './plan-footprint-bench.js';
 import { REPO_ROOT } from './repo-root.js';
+import { runThroughputBench } from './throughput-bench.js';
 
 type BenchRunner = (quick: boolean) => Promise<BenchSection>;
 
 const RUNNERS: Readonly<Record<string, BenchRunner>> = {
   'api-cost': runApiCostBench,
+  throughput: runThroughputBench,
+  'cpu-memory': runPlanFootprintBench,
+  daemon: runDaemonLatencyBench,
+  'cli-start': runCliStartBench,
 };
 
 /**

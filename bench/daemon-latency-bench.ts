@@ -1,0 +1,118 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { RunningEmulator } from '../src/emulator/server.js';
+import { emulatorStats, startSeededEmulator, writesIn } from './bench-emulator.js';
+import { type BenchSection, figure, median, percentile, round } from './bench-figure.js';
+import { CLI_PATH } from './repo-root.js';
+import { buildSyntheticAccount, ruleCidr } from './synthetic-account.js';
+
+const SECTION = 'daemon';
+const OWNER = 'bench';
+const RULES = 10;
+const POLL_MS = 5;
+
+function manifestText(policyId: string, edit: number): string {
+  const lines = ['version: 1', 'ip_policy_rules:'];
+  for (let index = 0; index < RULES; index += 1) {
+    lines.push(
+      `  rule-${index}:`,
+      `    ip_policy_id: ${policyId}`,
+      `    cidr: ${ruleCidr(index)}`,
+      '    action: deny',
+      `    description: edit ${index === 0 ? edit : 0}`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Polls the emulator until `condition` holds; the bound only keeps a broken daemon from hanging the bench. */
+async function waitFor(check: () => Promise<boolean>, limitMs: number): Promise<void> {
+  const deadline = performance.now() + limitMs;
+  while (!(await check())) {
+    if (performance.now() > deadline) throw new Error('daemon did not write in time');
+    await sleep(POLL_MS);
+  }
+}
+
+function startWatch(emulator: RunningEmulator, dir: string, debounce: string): ChildProcess {
+  return spawn(
+    process.execPath,
+    [
+      CLI_PATH,
+      'watch',
+      'manifests',
+      '--api-url',
+      emulator.url,
+      '--owner',
+      OWNER,
+      '--listen',
+      '127.0.0.1:0',
+      '--debounce',
+      debounce,
+      '--log-level',
+      'warn',
+    ],
+    { cwd: dir, env: { ...process.env, EDGE_API_KEY: emulator.apiKey }, stdio: 'ignore' },
+  );
+}
+
+export async function runDaemonLatencyBench(quick: boolean): Promise<BenchSection> {
+  const edits = quick ? 5 : 50;
+  const debounce = '500ms';
+  const dir = await mkdtemp(join(tmpdir(), 'edgesync-bench-daemon-'));
+  const account = await buildSyntheticAccount({
+    owner: OWNER,
+    seedManaged: false,
+    size: { rules: 0, reservedAddrs: 0, certificateAuthorities: 0, httpsEdges: 0, tcpEdges: 0, tlsEdges: 0 },
+  });
+  const policyId = String(account.seed.ip_policies?.[0]?.id);
+  const file = join(dir, 'manifests', 'rules.yaml');
+  await mkdir(join(dir, 'manifests'));
+  await writeFile(file, manifestText(policyId, 0));
+  const emulator = await startSeededEmulator(account.seed, join(dir, 'emulator.json'));
+  const daemon = startWatch(emulator, dir, debounce);
+  try {
+    await waitFor(async () => writesIn(await emulatorStats(emulator)) >= RULES, 60_000);
+    const latencies: number[] = [];
+    for (let edit = 1; edit <= edits; edit += 1) {
+      // Let the previous reconcile finish so each edit starts from an idle daemon.
+      await sleep(300);
+      const before = writesIn(await emulatorStats(emulator));
+      const writtenAt = performance.now();
+      await writeFile(file, manifestText(policyId, edit));
+      await waitFor(async () => writesIn(await emulatorStats(emulator)) > before, 30_000);
+      latencies.push(performance.now() - writtenAt);
+    }
+    return {
+      section: SECTION,
+      figures: [
+        figure(
+          SECTION,
+          `file write to first API write, median of ${edits}`,
+          Math.round(median(latencies)),
+          'ms',
+          `--debounce ${debounce} (the default); stats polled every ${POLL_MS} ms`,
+        ),
+        figure(SECTION, 'file write to first API write, p95', Math.round(percentile(latencies, 95)), 'ms'),
+        figure(
+          SECTION,
+          'median minus debounce',
+          Math.round(median(latencies) - 500),
+          'ms',
+          'watcher + load + read live + plan + first PATCH',
+        ),
+      ],
+      details: { latenciesMs: latencies.map((value) => round(value, 1)) },
+    };
+  } finally {
+    daemon.kill('SIGTERM');
+    await new Promise((resolve) =>
+      daemon.exitCode === null ? daemon.once('exit', resolve) : resolve(undefined),
+    );
+    await emulator.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,95 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { createApiClient } from '../src/api/client.js';
+import { RequestBudget } from '../src/api/request-budget.js';
+import type { KindName } from '../src/kinds/kind-name.js';
+import { readLiveState } from '../src/kinds/read-live-state.js';
+import { KINDS } from '../src/kinds/registry.js';
+import { loadDesiredState } from '../src/manifest/load-desired-state.js';
+import { planChanges } from '../src/plan/plan-changes.js';
+
+/** What the child prints on its one stdout line. Times in milliseconds, memory in MB. */
+export interface PlanFootprint {
+  readonly entries: number;
+  readonly loadMs: number;
+  readonly readLiveMs: number;
+  readonly planMs: number;
+  readonly actions: number;
+  readonly liveRequests: number;
+  readonly maxRssMB: number;
+  readonly yamlParseMs: number;
+  readonly jsonParseMs: number;
+}
+
+/**
+ * One size of the CPU and memory benchmark, alone in its process so that
+ * `maxRSS` is its own: load + validate, read the live state from the
+ * emulator, plan; then the floors (yaml.parse of the same files, JSON.parse
+ * of the same list pages), after maxRSS has been read.
+ * argv: <emulator URL> <manifest dir> <owner>; the key in EDGE_API_KEY.
+ */
+async function main(): Promise<void> {
+  const [url, dir, owner] = process.argv.slice(2);
+  const apiKey = process.env.EDGE_API_KEY;
+  if (url === undefined || dir === undefined || owner === undefined || apiKey === undefined) {
+    throw new Error('usage: plan-footprint-child <url> <manifest dir> <owner> (EDGE_API_KEY set)');
+  }
+  const api = createApiClient({
+    baseUrl: url,
+    apiKey,
+    budget: new RequestBudget({ requests: 1_000_000, windowMs: 1000 }),
+  });
+
+  let mark = performance.now();
+  const lap = (): number => {
+    const now = performance.now();
+    const elapsed = now - mark;
+    mark = now;
+    return elapsed;
+  };
+  const loaded = await loadDesiredState([dir], { owner, cwd: dir });
+  if (!loaded.ok) throw new Error(`invalid manifests: ${loaded.errors[0]?.message}`);
+  const loadMs = lap();
+  const idsByKind: Partial<Record<KindName, string[]>> = {};
+  for (const kind of KINDS) if (kind.ownership === 'modules-only') idsByKind[kind.name] = [];
+  const live = await readLiveState(api, { idsByKind });
+  const readLiveMs = lap();
+  const plan = planChanges(loaded.value, live, { owner });
+  const planMs = lap();
+  const maxRssMB = process.resourceUsage().maxRSS / 1024;
+
+  const names = (await readdir(dir)).filter((name) => name.endsWith('.yaml'));
+  const texts = await Promise.all(names.map((name) => readFile(join(dir, name), 'utf8')));
+  lap();
+  for (const text of texts) parse(text);
+  const yamlParseMs = lap();
+  const pages: string[] = [];
+  let next: string | null = `${url}/ip_policy_rules?limit=100`;
+  while (next !== null) {
+    const response: Response = await fetch(next, {
+      headers: { Authorization: `Bearer ${apiKey}`, 'Service-Version': '2' },
+    });
+    const text = await response.text();
+    pages.push(text);
+    next = (JSON.parse(text) as { next_page_uri: string | null }).next_page_uri;
+  }
+  lap();
+  for (const text of pages) JSON.parse(text);
+  const jsonParseMs = lap();
+
+  const footprint: PlanFootprint = {
+    entries: loaded.value.entries.length,
+    loadMs,
+    readLiveMs,
+    planMs,
+    actions: plan.actions.length,
+    liveRequests: live.stats.requests,
+    maxRssMB,
+    yamlParseMs,
+    jsonParseMs,
+  };
+  process.stdout.write(`${JSON.stringify(footprint)}\n`);
+}
+
+await main();
