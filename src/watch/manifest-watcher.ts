@@ -78,10 +78,12 @@ export class ManifestWatcher {
     this.#identities = identities;
     if (moved.length === 0 || this.#closed) return false;
     this.#log.info({ paths: moved }, 'watched path now points elsewhere; watching it again');
-    const previous = this.#rootWatcher;
+    // Both: a parent reached through a symlink (git-sync's /git/current) moved too.
+    const previous = [this.#rootWatcher, this.#parentWatcher];
     this.#rootWatcher = this.#watchRoots();
-    await previous?.close();
-    await ready(this.#rootWatcher);
+    this.#parentWatcher = this.#watchParents();
+    await Promise.all(previous.map((watcher) => watcher?.close()));
+    await Promise.all([ready(this.#rootWatcher), ready(this.#parentWatcher)]);
     for (const path of moved) this.#options.onChange({ event: 'retarget', path });
     return true;
   }

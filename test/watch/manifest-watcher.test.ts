@@ -90,6 +90,30 @@ describe('ManifestWatcher', () => {
     expect(changes.find((c) => c.event === 'retarget')?.path).toBe(join(dir, 'current'));
   });
 
+  it('follows repeated swaps of a symlink above the watched directory (git-sync /git/current/manifests)', async () => {
+    for (const worktree of ['wt1', 'wt2', 'wt3']) {
+      await mkdir(join(dir, worktree, 'manifests'), { recursive: true });
+      await writeFile(join(dir, worktree, 'manifests', 'a.yaml'), `# ${worktree}\n`);
+    }
+    await symlink(join(dir, 'wt1'), join(dir, 'current'));
+    await watchPaths(join('current', 'manifests'));
+    const swapTo = async (next: string, previous: string): Promise<void> => {
+      await symlink(join(dir, next), join(dir, 'current.tmp'));
+      await rename(join(dir, 'current.tmp'), join(dir, 'current'));
+      await rm(join(dir, previous), { recursive: true });
+    };
+
+    await swapTo('wt2', 'wt1');
+    await eventually(() => changes.filter((c) => c.event === 'retarget').length === 1);
+    await swapTo('wt3', 'wt2');
+    await eventually(() => changes.filter((c) => c.event === 'retarget').length === 2);
+
+    expect(changes.filter((c) => c.event === 'retarget').map((c) => c.path)).toEqual([
+      join(dir, 'current', 'manifests'),
+      join(dir, 'current', 'manifests'),
+    ]);
+  });
+
   it('notices a Kubernetes ConfigMap ..data swap', async () => {
     const mount = join(dir, 'mount');
     await mkdir(join(mount, '..2026_01_01'), { recursive: true });
