@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+/** `npm run test:reliability`: the slow suite of faults, crashes, hostile input, secrets and load (needs `npx tsc -p .`). */
+export default defineConfig({
+  test: {
+    include: ['test/reliability/**/*.test.ts'],
+    testTimeout: 180_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+    fileParallelism: false,
+  },
+});
