@@ -217,6 +217,24 @@ describe('edgesync watch (the daemon as a process against the emulator)', () => 
     expect(created.action).toBe('allow');
   });
 
+  it('abandons a slow reconcile at --shutdown-timeout on SIGTERM and still exits 0', async () => {
+    await emulator.close();
+    emulator = await startEmulator({ seed: { ip_policies: [{ id: POLICY }] }, latencyMs: 5000 });
+    const manifests = join(dir, 'manifests');
+    await mkdir(manifests);
+    await writeFile(join(manifests, 'rules.yaml'), rulesManifest({ office: { cidr: '203.0.113.0/24' } }));
+    daemon = await startDaemon(emulator, [manifests, '--shutdown-timeout', '200ms'], dir);
+    const running = daemon;
+    // "watching" is logged just before the first reconcile starts; the emulator holds its requests for 5 s.
+    await eventually(() => (running.stderr().includes('"msg":"watching"') ? true : undefined));
+
+    const exitCode = await running.stop('SIGTERM');
+    daemon = undefined;
+
+    expect(exitCode).toBe(0);
+    expect(running.stderr()).toContain('"inFlight":"abandoned"');
+  });
+
   it('follows a symlinked directory swapped to a new revision (git-sync)', async () => {
     await mkdir(join(dir, 'rev1'));
     await mkdir(join(dir, 'rev2'));
