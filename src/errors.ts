@@ -15,4 +15,6 @@ export class EdgesyncError extends Error {
 }
 
 /** Validation results report every problem at once instead of throwing on the first. */
-export type Result<T, E> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly errors: readonly E[] };
+export type Result<T, E> =
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly errors: readonly E[] };

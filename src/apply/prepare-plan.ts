@@ -48,7 +48,9 @@ function moduleOnlyIds(desired: DesiredState): Partial<Record<KindName, readonly
   const ids: Partial<Record<KindName, string[]>> = {};
   for (const kind of KINDS) {
     if (kind.ownership !== 'modules-only') continue;
-    ids[kind.name] = desired.entries.flatMap((entry) => (entry.kind === kind.name && entry.id ? [entry.id] : []));
+    ids[kind.name] = desired.entries.flatMap((entry) =>
+      entry.kind === kind.name && entry.id ? [entry.id] : [],
+    );
   }
   return ids;
 }

@@ -29,11 +29,14 @@ export interface Connection {
 
 export function addConnectionOptions(command: Command): Command {
   return command
-    .addOption(new Option('--api-url <url>', 'base URL of the Edge Configuration Service').env('EDGE_API_URL'))
     .addOption(
-      new Option('--api-key <key>', 'API key (prefer the environment variable: flags show in process lists)').env(
-        'EDGE_API_KEY',
-      ),
+      new Option('--api-url <url>', 'base URL of the Edge Configuration Service').env('EDGE_API_URL'),
+    )
+    .addOption(
+      new Option(
+        '--api-key <key>',
+        'API key (prefer the environment variable: flags show in process lists)',
+      ).env('EDGE_API_KEY'),
     )
     .option('--emulator', 'start the built-in emulator in this process and use it (for trying edgesync)')
     .option('--emulator-seed <file>', 'YAML seed for --emulator (IP policies, edges and routes to preload)')
@@ -46,14 +49,23 @@ export interface OpenConnectionHooks {
   readonly onRequest?: RequestObserver;
 }
 
-export async function openConnection(flags: ConnectionFlags, hooks: OpenConnectionHooks = {}): Promise<Connection> {
+export async function openConnection(
+  flags: ConnectionFlags,
+  hooks: OpenConnectionHooks = {},
+): Promise<Connection> {
   const budget = new RequestBudget(parseRateLimit(flags.rateLimit));
   const timeoutMs = parsePositiveInteger('--timeout', flags.timeout);
   if (flags.emulator) {
     const seed = flags.emulatorSeed ? await loadSeedFile(flags.emulatorSeed) : undefined;
     const emulator = await startEmulator(seed ? { seed } : {});
     hooks.logger?.info({ url: emulator.url }, 'embedded emulator started');
-    const api = createApiClient({ baseUrl: emulator.url, apiKey: emulator.apiKey, budget, timeoutMs, ...hooks });
+    const api = createApiClient({
+      baseUrl: emulator.url,
+      apiKey: emulator.apiKey,
+      budget,
+      timeoutMs,
+      ...hooks,
+    });
     return { api, budget, baseUrl: emulator.url, close: () => emulator.close() };
   }
   if (flags.emulatorSeed) {

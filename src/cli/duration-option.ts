@@ -9,7 +9,10 @@ const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h
 export function parseDuration(flag: string, value: string): number {
   const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(value.trim());
   if (!match?.[1]) {
-    throw new EdgesyncError('invalid_option', `${flag}: expected a duration like 500ms, 30s or 5m (found "${value}")`);
+    throw new EdgesyncError(
+      'invalid_option',
+      `${flag}: expected a duration like 500ms, 30s or 5m (found "${value}")`,
+    );
   }
   return Math.round(Number(match[1]) * (UNIT_MS[match[2] ?? 'ms'] ?? 1));
 }
@@ -17,7 +20,10 @@ export function parseDuration(flag: string, value: string): number {
 export function parsePositiveInteger(flag: string, value: string): number {
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < 1) {
-    throw new EdgesyncError('invalid_option', `${flag}: expected a whole number of at least 1 (found "${value}")`);
+    throw new EdgesyncError(
+      'invalid_option',
+      `${flag}: expected a whole number of at least 1 (found "${value}")`,
+    );
   }
   return parsed;
 }

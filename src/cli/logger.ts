@@ -55,6 +55,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     });
     return pino(base, stream);
   }
-  const stream = typeof destination === 'number' ? pino.destination({ dest: destination, sync: true }) : destination;
+  const stream =
+    typeof destination === 'number' ? pino.destination({ dest: destination, sync: true }) : destination;
   return pino(base, stream);
 }

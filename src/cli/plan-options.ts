@@ -19,8 +19,15 @@ function collect(value: string, previous: readonly string[] = []): string[] {
 
 export function addPlanOptions(command: Command): Command {
   return command
-    .option('--owner <owner>', 'ownership marker: only objects marked with this owner are changed or pruned', 'default')
-    .option('--max-destroy <n|n%>', 'refuse plans that delete or replace more than this (default 10% of owned, at least 1)')
+    .option(
+      '--owner <owner>',
+      'ownership marker: only objects marked with this owner are changed or pruned',
+      'default',
+    )
+    .option(
+      '--max-destroy <n|n%>',
+      'refuse plans that delete or replace more than this (default 10% of owned, at least 1)',
+    )
     .option('--force', 'apply even when --max-destroy is exceeded')
     .option('--allow-empty', 'allow an empty manifest set to prune everything this owner owns')
     .option('--target <kind.name>', 'plan only this entry (repeatable)', collect)
@@ -40,7 +47,10 @@ export function parsePlanOptions(flags: PlanFlags): PlanOptions {
   }
   for (const address of [...(flags.target ?? []), ...(flags.exclude ?? [])]) {
     if (!ADDRESS_PATTERN.test(address)) {
-      throw new EdgesyncError('invalid_option', `--target/--exclude: expected KIND.NAME (found "${address}")`);
+      throw new EdgesyncError(
+        'invalid_option',
+        `--target/--exclude: expected KIND.NAME (found "${address}")`,
+      );
     }
   }
   return {
@@ -57,7 +67,10 @@ export function parseMaxDestroy(value: string): { count: number } | { percent: n
   const match = /^(\d+)(%?)$/.exec(value.trim());
   const amount = Number(match?.[1]);
   if (!match || !Number.isFinite(amount) || (match[2] === '%' && amount > 100)) {
-    throw new EdgesyncError('invalid_option', `--max-destroy: expected a count like 5 or a percentage like 10% (found "${value}")`);
+    throw new EdgesyncError(
+      'invalid_option',
+      `--max-destroy: expected a count like 5 or a percentage like 10% (found "${value}")`,
+    );
   }
   return match[2] === '%' ? { percent: amount } : { count: amount };
 }
