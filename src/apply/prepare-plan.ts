@@ -36,11 +36,24 @@ export async function preparePlan(
   const loaded = await loadDesiredState(paths, options.load);
   if (!loaded.ok) return loaded;
   const desired = loaded.value;
+  return { ok: true, value: { desired, ...(await readAndPlan(desired, api, options)) } };
+}
+
+/**
+ * Reads the live account that `desired` needs and plans against it. The
+ * daemon calls this directly with its last valid desired state.
+ */
+export async function readAndPlan(
+  desired: DesiredState,
+  api: EdgeApi,
+  options: Pick<PreparePlanOptions, 'plan' | 'signal'>,
+): Promise<{ readonly live: LiveState; readonly plan: Plan }> {
   const live = await readLiveState(api, {
     idsByKind: moduleOnlyIds(desired),
     ...(options.signal ? { signal: options.signal } : {}),
   });
-  return { ok: true, value: { desired, live, plan: planChanges(desired, live, options.plan) } };
+  options.signal?.throwIfAborted();
+  return { live, plan: planChanges(desired, live, options.plan) };
 }
 
 /** Module-only kinds are read by GET for the IDs the manifests name; other kinds are listed whole. */

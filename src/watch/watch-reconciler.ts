@@ -2,16 +2,16 @@ import type { Logger } from 'pino';
 import type { EdgeApi } from '../api/edge-api.js';
 import { type ApplyResult, applySucceeded } from '../apply/apply-result.js';
 import { executePlan, type ProgressEvent } from '../apply/execute-plan.js';
+import { readAndPlan } from '../apply/prepare-plan.js';
 import { EdgesyncError } from '../errors.js';
 import type { KindName } from '../kinds/kind-name.js';
 import type { LiveState } from '../kinds/live-state.js';
-import { readLiveState } from '../kinds/read-live-state.js';
 import { KINDS, kindByName } from '../kinds/registry.js';
 import type { DesiredState } from '../manifest/desired-state.js';
 import { type LoadOptions, loadDesiredState } from '../manifest/load-desired-state.js';
 import type { ManifestError } from '../manifest/manifest-error.js';
 import type { Plan } from '../plan/plan.js';
-import { type PlanOptions, planChanges } from '../plan/plan-changes.js';
+import type { PlanOptions } from '../plan/plan-changes.js';
 import type { DaemonClock } from './daemon-clock.js';
 import {
   type ApplyRecord,
@@ -164,9 +164,10 @@ export class WatchReconciler {
       this.#lastPlan = null;
       return { ...(invalid ?? { result: 'failed', notReadyReason: 'no desired state' }), retry: true };
     }
-    const live = await readLiveState(this.#options.api, { idsByKind: moduleOnlyIds(desired), signal });
-    signal.throwIfAborted();
-    const plan = planChanges(desired, live, { ...this.#options.plan, force: false });
+    const { live, plan } = await readAndPlan(desired, this.#options.api, {
+      plan: { ...this.#options.plan, force: false },
+      signal,
+    });
     this.#recordPlanMetrics(desired, live, plan);
     const record = (applied: boolean): PlanRecord => ({
       summary: plan.summary,
@@ -304,16 +305,4 @@ function toApplyRecord(result: ApplyResult): ApplyRecord {
       action.error ? [{ action: action.key, message: action.error.message }] : [],
     ),
   };
-}
-
-/** Module-only kinds are read by GET for the IDs the manifests name (as preparePlan does). */
-function moduleOnlyIds(desired: DesiredState): Partial<Record<KindName, readonly string[]>> {
-  const ids: Partial<Record<KindName, string[]>> = {};
-  for (const kind of KINDS) {
-    if (kind.ownership !== 'modules-only') continue;
-    ids[kind.name] = desired.entries.flatMap((entry) =>
-      entry.kind === kind.name && entry.id ? [entry.id] : [],
-    );
-  }
-  return ids;
 }
