@@ -1,0 +1,177 @@
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Ajv } from 'ajv';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { loadSeedFile } from '../../src/emulator/seed.js';
+import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
+import { parseSavedPlan } from '../../src/plan/saved-plan.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const CLI = join(ROOT, 'dist/src/cli/main.js');
+const EXAMPLES = join(ROOT, 'examples/manifests');
+const SEED = join(ROOT, 'examples/emulator-seed.yaml');
+const EXAMPLE_SECRET = readFileSync(join(EXAMPLES, 'secrets/oidc-client-secret.txt'), 'utf8').trim();
+
+interface CliRun {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs the built CLI as a process; async so the emulator in this process keeps answering. */
+function runCli(
+  emulator: RunningEmulator,
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Promise<CliRun> {
+  return new Promise((resolveRun) => {
+    execFile(
+      process.execPath,
+      [CLI, ...args],
+      {
+        cwd: ROOT,
+        env: {
+          PATH: process.env.PATH ?? '',
+          EDGE_API_URL: emulator.url,
+          EDGE_API_KEY: emulator.apiKey,
+          ...env,
+        },
+      },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
+        resolveRun({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+describe('edgesync plan (CLI against the emulator)', () => {
+  let emulator: RunningEmulator;
+  let scratch: string;
+
+  beforeAll(() => {
+    if (!existsSync(CLI)) throw new Error(`build first: npx tsc -p . (missing ${CLI})`);
+  });
+
+  beforeEach(async () => {
+    emulator = await startEmulator({ seed: await loadSeedFile(SEED) });
+    scratch = await mkdtemp(join(tmpdir(), 'edgesync-plan-'));
+  });
+
+  afterEach(async () => {
+    await emulator.close();
+    await rm(scratch, { recursive: true, force: true });
+  });
+
+  it('prints the text plan and exits 0, or 2 with --detailed-exitcode; secrets never shown', async () => {
+    const plain = await runCli(emulator, ['plan', EXAMPLES]);
+    const detailed = await runCli(emulator, ['plan', '--detailed-exitcode', EXAMPLES]);
+
+    expect(plain.code).toBe(0);
+    expect(detailed.code).toBe(2);
+    expect(plain.stdout).toContain('+ certificate_authorities.corp-root {');
+    expect(plain.stdout).toContain('Plan: 4 to create, 0 to update, 0 to replace, 0 to delete, 1 to adopt');
+    expect(plain.stdout).toContain('(sensitive)');
+    expect(plain.stdout).not.toContain('\u001b[');
+    expect(plain.stdout + plain.stderr).not.toContain(EXAMPLE_SECRET);
+  });
+
+  it('--format json is valid against schemas/plan.schema.json and carries request stats', async () => {
+    const schema = JSON.parse(await readFile(join(ROOT, 'schemas/plan.schema.json'), 'utf8'));
+    const validate = new Ajv({ allErrors: true, strict: false }).compile(schema);
+
+    const run = await runCli(emulator, ['plan', '--format', 'json', EXAMPLES]);
+    const output = JSON.parse(run.stdout);
+
+    expect(run.code).toBe(0);
+    expect(validate(output), JSON.stringify(validate.errors)).toBe(true);
+    expect(output.summary.create).toBe(4);
+    expect(output.stats.requests).toBeGreaterThan(0);
+    expect(output.stats.pages).toBeGreaterThan(0);
+    expect(run.stdout).not.toContain(EXAMPLE_SECRET);
+  });
+
+  it('--format markdown renders a pull-request comment', async () => {
+    const run = await runCli(emulator, ['plan', '--format', 'markdown', EXAMPLES]);
+
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('### edgesync plan — owner `default`');
+    expect(run.stdout).toContain(
+      '| 🟢 | `certificate_authorities.corp-root` | create | not in the live account |',
+    );
+    expect(run.stdout).not.toContain(EXAMPLE_SECRET);
+  });
+
+  it('--out saves a plan file with hashed secrets that reads back', async () => {
+    const file = join(scratch, 'plan.json');
+
+    const run = await runCli(emulator, ['plan', '--out', file, EXAMPLES]);
+    const text = await readFile(file, 'utf8');
+    const saved = parseSavedPlan(text);
+
+    expect(run.code).toBe(0);
+    expect(text).not.toContain(EXAMPLE_SECRET);
+    expect(text).toContain('"$sensitive": "sha256:');
+    expect(saved.manifestPaths).toEqual([EXAMPLES]);
+    expect(Object.keys(saved.fingerprints)).toContain('edghts_WebEdge00000000000000000001');
+  });
+
+  it('after apply, plan finds no changes (exit 0 even with --detailed-exitcode)', async () => {
+    const applied = await runCli(emulator, ['apply', '--yes', EXAMPLES]);
+
+    const run = await runCli(emulator, ['plan', '--detailed-exitcode', EXAMPLES]);
+
+    expect(applied.code, applied.stderr.slice(-1500)).toBe(0);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('No changes. The account matches the manifests.');
+  });
+
+  it('refuses (exit 4) an empty manifest set that would prune everything the owner owns', async () => {
+    await runCli(emulator, ['apply', '--yes', EXAMPLES]);
+    await writeFile(join(scratch, 'empty.yaml'), 'version: 1\n');
+
+    const run = await runCli(emulator, ['plan', scratch]);
+
+    expect(run.code).toBe(4);
+    expect(run.stdout).toContain('Refused (empty-desired)');
+  });
+
+  it('exits 1 with the manifest location for an error only the account reveals', async () => {
+    await writeFile(
+      join(scratch, 'edges.yaml'),
+      [
+        'version: 1',
+        'https_edges:',
+        '  web:',
+        '    id: edghts_WebEdge00000000000000000001',
+        '    hostports: [web.example.com:443]',
+        '    routes:',
+        '      - match_type: path_prefix',
+        '        match: /nowhere',
+        '        oidc: null',
+        '',
+      ].join('\n'),
+    );
+
+    const run = await runCli(emulator, ['plan', scratch]);
+
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/Error: .*edges\.yaml:7:\d+: .*matches 0 routes/);
+  });
+
+  it('exits 1 and prints manifest errors like validate does', async () => {
+    await writeFile(
+      join(scratch, 'bad.yaml'),
+      'version: 1\nip_policy_rules:\n  x:\n    cidr: 10.0.0.0/8\n    action: maybe\n',
+    );
+
+    const run = await runCli(emulator, ['plan', scratch]);
+
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/bad\.yaml:\d+:\d+/);
+    expect(run.stdout).toBe('');
+  });
+});
