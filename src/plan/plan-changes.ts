@@ -91,6 +91,7 @@ class PlanBuilder {
   /** `kind.name` → the ID the entry has (or will have) once applied. */
   private readonly resolvedIds = new Map<string, string | PendingId>();
   private readonly claimed = new Set<string>();
+  private readonly entryByObjectId = new Map<string, DesiredEntry>();
   private readonly touched = new Set<string>();
   private readonly changes: DraftChange[] = [];
   private readonly actions: DraftAction[] = [];
@@ -202,6 +203,7 @@ class PlanBuilder {
     }
     const { object, adopting } = match;
     this.claimed.add(object.id);
+    this.entryByObjectId.set(object.id, entry);
     this.touched.add(object.id);
     const fields = kind.fields.filter((rule) => rule.name !== METADATA_FIELD);
     const fieldChanges = diffFields(fields, spec, object.spec, '');
@@ -447,6 +449,7 @@ class PlanBuilder {
       return;
     }
     this.claimed.add(object.id);
+    this.entryByObjectId.set(object.id, entry);
     this.touched.add(object.id);
     this.resolvedIds.set(address, object.id);
     const spec = this.resolveSpec(kind, entry, kind.normalizeDesired(entry.spec));
@@ -772,7 +775,11 @@ class PlanBuilder {
       if (action.op !== 'delete' || action.objectId === undefined) continue;
       for (const referrer of referrers.get(action.objectId) ?? []) {
         if (referrer === action.objectId) continue;
-        for (const other of actionsByObject.get(referrer) ?? []) action.dependsOn.add(other.key);
+        const moves = actionsByObject.get(referrer) ?? [];
+        // Nothing in the plan changes the object that names this one, so the
+        // service would refuse the delete: say so now, with both names.
+        if (moves.length === 0) this.reportStillReferenced(action, referrer);
+        for (const other of moves) action.dependsOn.add(other.key);
       }
     }
     // The service holds one object per uniqueness key (one rule per CIDR and
@@ -828,6 +835,19 @@ class PlanBuilder {
         }
       }
     }
+  }
+
+  private reportStillReferenced(remove: DraftAction, referrerId: string): void {
+    const referrer = this.liveById.get(referrerId);
+    const owner =
+      referrer?.marker?.owner === this.options.owner ? ` (${referrer.kind}.${referrer.marker.name})` : '';
+    // The entry that keeps naming it is where a person fixes this.
+    const source = this.entryByObjectId.get(referrerId)?.location ?? remove.source;
+    this.errors.push({
+      code: 'still_referenced',
+      message: `${remove.change} (${remove.objectId}) cannot be deleted: ${referrer?.kind ?? 'object'} ${referrerId}${owner} still names it and this plan does not change that`,
+      ...(source ? { source } : {}),
+    });
   }
 
   /** Applies targets and excludes; dependencies of a kept action are kept too, or reported when excluded. */

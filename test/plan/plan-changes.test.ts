@@ -283,6 +283,19 @@ describe('planChanges: errors only the live account reveals', () => {
       code: 'unique_key_conflict',
     },
     {
+      title: 'pruning a CA that an edge edgesync leaves alone still names',
+      entries: [entry('https_edges', 'web', { hostports: ['web.example.com:443'] }, { id: 'edghts_1' })],
+      live: [
+        liveCa('ca_old', { pem: CORP_PEM, metadata: marked('corp') }),
+        liveEdge('edghts_1', {
+          hostports: ['web.example.com:443'],
+          metadata: marked('web'),
+          caIds: ['ca_old'],
+        }),
+      ],
+      code: 'still_referenced',
+    },
+    {
       title: 'a CA id that does not exist',
       entries: [
         entry('https_edges', 'web', {
