@@ -32,7 +32,16 @@ async function main(): Promise<void> {
     if (only !== undefined && !only.includes(name)) continue;
     const startedAt = performance.now();
     process.stderr.write(`bench: ${name}${quick ? ' (quick)' : ''}…\n`);
-    sections.push(await run(quick));
+    try {
+      sections.push(await run(quick));
+    } catch (error) {
+      // One broken section must not lose the figures of the others.
+      const message = error instanceof Error ? error.message : String(error);
+      sections.push({
+        section: name,
+        figures: [{ section: name, name: 'failed', value: message, unit: '' }],
+      });
+    }
     process.stderr.write(`bench: ${name} took ${Math.round((performance.now() - startedAt) / 1000)} s\n`);
   }
   const figures = sections.flatMap((section) => section.figures);
