@@ -104,6 +104,7 @@ export async function runDaemonLatencyBench(quick: boolean): Promise<BenchSectio
           `--debounce ${debounce} (the default); stats polled every ${POLL_MS} ms`,
         ),
         figure(SECTION, 'file write to first API write, p95', Math.round(percentile(latencies, 95)), 'ms'),
+        figure(SECTION, 'edits with no API write within 15 s', missed, '', 'expected 0'),
         figure(
           SECTION,
           'median minus debounce',
