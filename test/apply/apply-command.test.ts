@@ -11,9 +11,10 @@ import { loadSeedFile } from '../../src/emulator/seed.js';
 import { type EmulatorOptions, type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
 import { parseMetadata } from '../../src/kinds/ownership-marker.js';
 import { serializeSavedPlan, toSavedPlan } from '../../src/plan/saved-plan.js';
+import { BUILT_CLI } from '../support/built-cli.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const CLI = join(ROOT, 'dist/src/cli/main.js');
+const CLI = BUILT_CLI;
 const EXAMPLES = join(ROOT, 'examples/manifests');
 const SEED = join(ROOT, 'examples/emulator-seed.yaml');
 const POLICY = 'ipp_BlockListPolicy000000000001';

@@ -2,10 +2,11 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { BUILT_CLI } from '../support/built-cli.js';
 import {
   IDS,
   OWNER,
@@ -16,7 +17,7 @@ import {
 } from './varied-account.js';
 
 const run = promisify(execFile);
-const CLI = resolve('dist/src/cli/main.js');
+const CLI = BUILT_CLI;
 
 interface CliResult {
   readonly code: number;

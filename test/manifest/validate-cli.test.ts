@@ -3,9 +3,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { BUILT_CLI } from '../support/built-cli.js';
 
 const run = promisify(execFile);
-const CLI = resolve('dist/src/cli/main.js');
+const CLI = BUILT_CLI;
 
 interface CliResult {
   readonly code: number;

@@ -8,9 +8,10 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadSeedFile } from '../../src/emulator/seed.js';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
 import { parseSavedPlan } from '../../src/plan/saved-plan.js';
+import { BUILT_CLI } from '../support/built-cli.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const CLI = join(ROOT, 'dist/src/cli/main.js');
+const CLI = BUILT_CLI;
 const EXAMPLES = join(ROOT, 'examples/manifests');
 const SEED = join(ROOT, 'examples/emulator-seed.yaml');
 const EXAMPLE_SECRET = readFileSync(join(EXAMPLES, 'secrets/oidc-client-secret.txt'), 'utf8').trim();

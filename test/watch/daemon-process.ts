@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { RunningEmulator } from '../../src/emulator/server.js';
+import { BUILT_CLI } from '../support/built-cli.js';
 
 /** The built CLI: these tests run the daemon as users do (`npx tsc -p .` first). */
-export const CLI = join(import.meta.dirname, '..', '..', 'dist', 'src', 'cli', 'main.js');
+export const CLI = BUILT_CLI;
 
 export function assertBuilt(): void {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run "npx tsc -p ." before these tests`);
