@@ -1,14 +1,12 @@
 import { X509Certificate } from 'node:crypto';
 import { ID_PREFIXES, type KindName } from '../kinds/kind-name.js';
-import { canonicalJson } from './canonical-json.js';
+import { encodeMetadata, MARKER_KEY } from '../kinds/ownership-marker.js';
 import { checkCidr } from './check-cidr.js';
 import { ManifestError, type ManifestErrorCode } from './manifest-error.js';
 import { entryLocation, entryPath, type RawEntry } from './raw-entry.js';
 
 export const MAX_DESCRIPTION_BYTES = 255;
 export const MAX_METADATA_BYTES = 4096;
-/** The key of the ownership marker inside metadata; users may not set it. */
-export const MARKER_KEY = 'edgesync';
 
 /** Kinds whose resources carry `metadata` (and with it the ownership marker). */
 const METADATA_KINDS: ReadonlySet<KindName> = new Set([
@@ -128,7 +126,7 @@ function checkMetadataAndDescription(entry: RawEntry, owner: string): ManifestEr
     );
     return errors;
   }
-  const sent = canonicalJson({ ...user, [MARKER_KEY]: { name: entry.name, owner } });
+  const sent = encodeMetadata(user, { name: entry.name, owner });
   const bytes = Buffer.byteLength(sent, 'utf8');
   if (bytes > MAX_METADATA_BYTES) {
     errors.push(

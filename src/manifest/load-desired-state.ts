@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { Result } from '../errors.js';
+import { canonicalHash } from '../kinds/canonical-json.js';
 import { isKindName, KIND_NAMES } from '../kinds/kind-name.js';
-import { canonicalJson } from './canonical-json.js';
 import { checkCaPem, checkEntries } from './check-entries.js';
 import type { DesiredEntry, DesiredState } from './desired-state.js';
 import { segmentsToPointer } from './field-path.js';
@@ -192,7 +191,7 @@ function compareEntries(a: DesiredEntry, b: DesiredEntry): number {
 }
 
 function hashEntries(entries: readonly DesiredEntry[]): string {
-  const canonical = canonicalJson(
+  return canonicalHash(
     entries.map((entry) => ({
       kind: entry.kind,
       name: entry.name,
@@ -201,5 +200,4 @@ function hashEntries(entries: readonly DesiredEntry[]): string {
       spec: entry.spec,
     })),
   );
-  return createHash('sha256').update(canonical).digest('hex');
 }
