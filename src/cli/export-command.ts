@@ -13,7 +13,7 @@ import type { CommandContext, CommandRegistrar } from './command-context.js';
 import { addConnectionOptions, type ConnectionFlags, openConnection } from './connection.js';
 import { EXIT } from './exit-codes.js';
 import { createLogger, LOG_FORMATS, type LogFormat } from './logger.js';
-import { parsePlanOptions } from './plan-options.js';
+import { parseOwner } from './plan-options.js';
 
 interface ExportCommandFlags extends ConnectionFlags {
   readonly owner: string;
@@ -95,7 +95,7 @@ async function runExport(
   idOptions: readonly { kind: Kind; option: Option }[],
   ctx: CommandContext,
 ): Promise<number> {
-  const owner = parsePlanOptions({ owner: flags.owner }).owner;
+  const owner = parseOwner(flags.owner);
   const kinds = selectedKinds(flags.kinds);
   const idsByKind: Partial<Record<KindName, readonly string[]>> = {};
   const warnings: string[] = [];

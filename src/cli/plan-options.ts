@@ -38,13 +38,19 @@ export function addPlanOptions(command: Command): Command {
 const OWNER_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 const ADDRESS_PATTERN = /^[a-z_]+\.[^.\s][^\s]*$/;
 
-export function parsePlanOptions(flags: PlanFlags): PlanOptions {
-  if (!OWNER_PATTERN.test(flags.owner)) {
+/** Checks an `--owner` value; every command that takes one calls this. */
+export function parseOwner(owner: string): string {
+  if (!OWNER_PATTERN.test(owner)) {
     throw new EdgesyncError(
       'invalid_option',
-      `--owner: expected letters, digits, ".", "_" or "-", at most 63 (found "${flags.owner}")`,
+      `--owner: expected letters, digits, ".", "_" or "-", at most 63 (found "${owner}")`,
     );
   }
+  return owner;
+}
+
+export function parsePlanOptions(flags: PlanFlags): PlanOptions {
+  parseOwner(flags.owner);
   for (const address of [...(flags.target ?? []), ...(flags.exclude ?? [])]) {
     if (!ADDRESS_PATTERN.test(address)) {
       throw new EdgesyncError(
