@@ -48,6 +48,9 @@ export interface AppliedCounts {
   readonly updated: number;
   readonly replaced: number;
   readonly deleted: number;
+  readonly adopted: number;
+  /** Module PUTs and module removals. */
+  readonly modules: number;
 }
 
 export interface ApplyResult {

@@ -62,9 +62,9 @@ interface ActionDone {
 const APPLIED_BUCKET: Readonly<Record<Operation, keyof AppliedCounts>> = {
   create: 'created',
   update: 'updated',
-  adopt: 'updated',
-  'put-module': 'updated',
-  'delete-module': 'updated',
+  adopt: 'adopted',
+  'put-module': 'modules',
+  'delete-module': 'modules',
   replace: 'replaced',
   delete: 'deleted',
 };
@@ -326,7 +326,7 @@ function checkDependencies(actions: readonly Action[]): void {
 
 /** Resource changes whose every action is done; a change the plan does not describe counts by its action's op. */
 function countApplied(plan: Plan, results: readonly ActionResult[]): AppliedCounts {
-  const counts = { created: 0, updated: 0, replaced: 0, deleted: 0 };
+  const counts = { created: 0, updated: 0, replaced: 0, deleted: 0, adopted: 0, modules: 0 };
   const opByChange = new Map(plan.changes.map((change) => [change.address, change.op]));
   const doneByChange = new Map<string, boolean>();
   const firstOp = new Map<string, Operation>();

@@ -144,7 +144,7 @@ describe('edgesync apply (CLI process)', () => {
 
     expect(first.stderr).not.toContain('failed');
     expect(first.stdout).toMatch(
-      /Apply complete: \d+ created, \d+ updated, 0 replaced, 0 deleted, 0 failed, 0 skipped in/,
+      /Apply complete: 4 created, 0 updated, 0 replaced, 0 deleted, 1 adopted, 6 module\(s\) written, 0 failed, 0 skipped in/,
     );
     expect(first.code).toBe(0);
     expect(second.stdout).toContain('No changes.');
