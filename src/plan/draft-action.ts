@@ -1,0 +1,76 @@
+import type { ApiRequest } from '../api/edge-api.js';
+import type { KindName } from '../kinds/kind-name.js';
+import type { OwnershipMarker } from '../kinds/live-state.js';
+import type { DesiredEntry } from '../manifest/desired-state.js';
+import type { SourceLocation } from '../manifest/source-location.js';
+import { pointersToValues } from './json-pointer.js';
+import type { Action, Operation, ResourceChange } from './plan.js';
+
+/**
+ * An action while the plan is being drafted: it still carries the facts the
+ * ordering rules need (which object it touches, which uniqueness key it takes
+ * or frees, allow or deny) and a mutable set of dependencies.
+ */
+export interface DraftAction {
+  readonly key: string;
+  readonly op: Operation;
+  readonly kind: KindName;
+  readonly name: string;
+  readonly change: string;
+  readonly request: ApiRequest;
+  readonly sensitivePaths: readonly string[];
+  readonly marker?: OwnershipMarker;
+  readonly source?: SourceLocation;
+  readonly dependsOn: Set<string>;
+  /** The live object this action changes; absent for creates. */
+  readonly objectId?: string;
+  /** Uniqueness-key value this action takes (creates, updates) or frees (deletes), prefixed by kind. */
+  readonly takes?: string;
+  readonly frees?: string;
+  /** allow or deny, for kinds with an access decision. */
+  readonly access?: 'allow' | 'deny';
+}
+
+/** A ResourceChange while drafting; `protect` comes from its entry and feeds the safety rules. */
+export interface DraftChange {
+  readonly change: Omit<ResourceChange, 'actionKeys'>;
+  readonly actionKeys: string[];
+  readonly protect: boolean;
+}
+
+/** A DraftAction with no dependencies yet, whose secret values are located in the request body. */
+export function draftAction(
+  parts: Omit<DraftAction, 'dependsOn' | 'sensitivePaths' | 'source'> & {
+    readonly secrets: ReadonlySet<string>;
+    readonly source?: SourceLocation | undefined;
+  },
+): DraftAction {
+  const { secrets, source, ...rest } = parts;
+  return {
+    ...rest,
+    ...(source ? { source } : {}),
+    sensitivePaths: pointersToValues(parts.request.body, secrets),
+    dependsOn: new Set(),
+  };
+}
+
+/** The plan's Action: drafting facts dropped, dependencies on left-out actions removed and sorted. */
+export function toAction(draft: DraftAction, keys: ReadonlySet<string>): Action {
+  return {
+    key: draft.key,
+    op: draft.op,
+    kind: draft.kind,
+    name: draft.name,
+    change: draft.change,
+    request: draft.request,
+    sensitivePaths: draft.sensitivePaths,
+    ...(draft.marker ? { marker: draft.marker } : {}),
+    dependsOn: [...draft.dependsOn].filter((key) => keys.has(key)).sort(),
+    ...(draft.source ? { source: draft.source } : {}),
+  };
+}
+
+/** The manifest place of a field of an entry (a JSON Pointer into its spec), or of the entry itself. */
+export function sourceOf(entry: DesiredEntry, pointer: string): SourceLocation {
+  return entry.fieldLocations[pointer] ?? entry.location;
+}

@@ -1,0 +1,89 @@
+import type { Kind } from '../kinds/kind.js';
+import type { KindName } from '../kinds/kind-name.js';
+import type { LiveObject, LiveState } from '../kinds/live-state.js';
+import type { DesiredEntry, DesiredState } from '../manifest/desired-state.js';
+import type { SourceLocation } from '../manifest/source-location.js';
+import type { DraftAction, DraftChange } from './draft-action.js';
+import { indexLive } from './match-live.js';
+import type { PendingId, PlanError, ResourceChange } from './plan.js';
+import type { PlanOptions } from './plan-changes.js';
+
+/**
+ * Everything one planning run shares: the inputs and their indexes (read
+ * only), and the plan drafted so far (filled in by each planning step).
+ */
+export interface PlanState {
+  readonly desired: DesiredState;
+  readonly live: LiveState;
+  readonly options: PlanOptions;
+  readonly kindsByName: ReadonlyMap<KindName, Kind>;
+  readonly liveById: ReadonlyMap<string, LiveObject>;
+  /** Objects marked with our owner, by kind and name; the one a name matches comes first. */
+  readonly managed: ReadonlyMap<KindName, ReadonlyMap<string, readonly LiveObject[]>>;
+  /** Desired entries by `kind.name`. */
+  readonly desiredByName: ReadonlyMap<string, DesiredEntry>;
+
+  /** `kind.name` → the ID the entry has (or will have) once applied. */
+  readonly resolvedIds: Map<string, string | PendingId>;
+  /** Live objects some entry stands for: never pruned, never counted as unmanaged. */
+  readonly claimed: Set<string>;
+  /** The entry each claimed object stands for, to point errors about it at the manifest. */
+  readonly entryByObjectId: Map<string, DesiredEntry>;
+  /** Live objects the plan read or changes: their fingerprints go into the plan. */
+  readonly touched: Set<string>;
+  readonly changes: DraftChange[];
+  readonly actions: DraftAction[];
+  readonly errors: PlanError[];
+  readonly warnings: PlanError[];
+  /** Entries whose object needs no change. */
+  unchanged: number;
+  /** Delete key → create key of each replace; their order is decided once every action is known. */
+  readonly replacements: Map<string, string>;
+}
+
+export function createPlanState(
+  desired: DesiredState,
+  live: LiveState,
+  options: PlanOptions,
+  kinds: readonly Kind[],
+): PlanState {
+  const kindsByName = new Map(kinds.map((kind) => [kind.name, kind]));
+  const { liveById, managed } = indexLive(live, options.owner, kindsByName);
+  const desiredByName = new Map<string, DesiredEntry>();
+  for (const entry of desired.entries) desiredByName.set(`${entry.kind}.${entry.name}`, entry);
+  return {
+    desired,
+    live,
+    options,
+    kindsByName,
+    liveById,
+    managed,
+    desiredByName,
+    resolvedIds: new Map(),
+    claimed: new Set(),
+    entryByObjectId: new Map(),
+    touched: new Set(),
+    changes: [],
+    actions: [],
+    errors: [],
+    warnings: [],
+    unchanged: 0,
+    replacements: new Map(),
+  };
+}
+
+/** Records one change for people and the actions that carry it out. */
+export function addChange(
+  state: PlanState,
+  change: Omit<ResourceChange, 'actionKeys' | 'source'>,
+  entry: DesiredEntry | undefined,
+  source: SourceLocation | undefined,
+  actions: readonly DraftAction[],
+): void {
+  state.actions.push(...actions);
+  state.changes.push({
+    change: { ...change, ...(source ? { source } : {}) },
+    actionKeys: actions.map((action) => action.key),
+    protect: entry?.protect === true,
+  });
+}

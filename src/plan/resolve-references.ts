@@ -1,0 +1,117 @@
+import type { FieldRule, Kind } from '../kinds/kind.js';
+import { KIND_NAMES, type KindName } from '../kinds/kind-name.js';
+import { normalizeSetLike } from '../kinds/set-like.js';
+import type { DesiredEntry } from '../manifest/desired-state.js';
+import { sourceOf } from './draft-action.js';
+import type { PlanState } from './plan-state.js';
+import { asRecord, ROUTES_KEY } from './spec-fields.js';
+import { topologicalOrder } from './topological-order.js';
+
+/**
+ * Kinds ordered so that a kind comes after the kinds its fields reference;
+ * KIND_NAMES order otherwise. Entries are planned in this order so that a
+ * name always resolves to an entry already planned.
+ */
+export function kindsInReferenceOrder(kinds: readonly Kind[]): Kind[] {
+  const sorted = [...kinds].sort((a, b) => KIND_NAMES.indexOf(a.name) - KIND_NAMES.indexOf(b.name));
+  const references = (kind: Kind): string[] =>
+    [...kind.fields, ...kind.modules.flatMap((module) => module.fields)].flatMap((rule) =>
+      rule.references !== undefined && rule.references !== kind.name ? [rule.references] : [],
+    );
+  const ordered = topologicalOrder(
+    sorted.map((kind) => ({ key: kind.name, dependsOn: references(kind), kind })),
+  );
+  return ordered.ok ? ordered.order.map((node) => node.kind) : sorted;
+}
+
+/** Resolves names in reference fields (top level, modules, route modules) to IDs or PendingIds. */
+export function resolveSpec(
+  state: PlanState,
+  kind: Kind,
+  entry: DesiredEntry,
+  spec: Record<string, unknown>,
+): Record<string, unknown> {
+  const resolved = resolveRecord(state, entry, kind.fields, spec, '');
+  for (const module of kind.modules) {
+    if (module.scope === 'resource') {
+      const value = asRecord(resolved[module.name]);
+      if (value) resolved[module.name] = resolveRecord(state, entry, module.fields, value, `/${module.name}`);
+      continue;
+    }
+    const routes = resolved[ROUTES_KEY];
+    if (!Array.isArray(routes)) continue;
+    resolved[ROUTES_KEY] = routes.map((route: unknown, index) => {
+      const record = asRecord(route);
+      const value = asRecord(record?.[module.name]);
+      if (record === undefined || value === undefined) return route;
+      const pointer = `/${ROUTES_KEY}/${index}/${module.name}`;
+      return { ...record, [module.name]: resolveRecord(state, entry, module.fields, value, pointer) };
+    });
+  }
+  return resolved;
+}
+
+function resolveRecord(
+  state: PlanState,
+  entry: DesiredEntry,
+  rules: readonly FieldRule[],
+  record: Readonly<Record<string, unknown>>,
+  pointer: string,
+): Record<string, unknown> {
+  const resolved: Record<string, unknown> = { ...record };
+  for (const rule of rules) {
+    const target = rule.references;
+    const value = record[rule.name];
+    if (target === undefined || value === undefined || value === null) continue;
+    const at = `${pointer}/${rule.name}`;
+    if (Array.isArray(value)) {
+      const items = value.map((item: unknown, index) =>
+        resolveReference(state, entry, target, item, `${at}/${index}`, at),
+      );
+      resolved[rule.name] = rule.setLike ? normalizeSetLike(items) : items;
+    } else {
+      resolved[rule.name] = resolveReference(state, entry, target, value, at, at);
+    }
+  }
+  return resolved;
+}
+
+/**
+ * An ID stays as it is (reported when no object of a managed kind has it); a
+ * name becomes the ID of the entry it names, or the PendingId of that
+ * entry's create.
+ */
+function resolveReference(
+  state: PlanState,
+  entry: DesiredEntry,
+  target: KindName,
+  value: unknown,
+  pointer: string,
+  fieldPointer: string,
+): unknown {
+  if (typeof value !== 'string') return value;
+  const kind = state.kindsByName.get(target);
+  const source = entry.fieldLocations[pointer] ?? sourceOf(entry, fieldPointer);
+  if (kind !== undefined && value.startsWith(kind.idPrefix)) {
+    const object = state.liveById.get(value);
+    if (object !== undefined) state.touched.add(value);
+    if (object === undefined && kind.ownership === 'metadata' && !state.live.missingIds.includes(value)) {
+      state.errors.push({
+        code: 'reference_not_found',
+        message: `${entry.kind}.${entry.name}${fieldPointer.replace(/\//g, '.')}: ${value} does not exist in the account`,
+        source,
+      });
+    }
+    return value;
+  }
+  const resolved = state.resolvedIds.get(`${target}.${value}`);
+  if (resolved !== undefined) return resolved;
+  if (!state.desiredByName.has(`${target}.${value}`)) {
+    state.errors.push({
+      code: 'reference_not_found',
+      message: `${entry.kind}.${entry.name}${fieldPointer.replace(/\//g, '.')}: no ${target} entry named "${value}"`,
+      source,
+    });
+  }
+  return value;
+}

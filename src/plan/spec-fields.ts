@@ -1,0 +1,55 @@
+import type { FieldRule, Kind } from '../kinds/kind.js';
+
+/** Route modules live in `spec.routes[i]` (ModuleRule scope `route`). */
+export const ROUTES_KEY = 'routes';
+/** Holds the user's metadata and, once written, the ownership marker. */
+export const METADATA_FIELD = 'metadata';
+
+export function asRecord(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+}
+
+/** Calls `visit` with the top-level fields, each resource module and each route's modules of a spec. */
+function forEachFieldGroup(
+  kind: Kind,
+  spec: Readonly<Record<string, unknown>>,
+  visit: (rules: readonly FieldRule[], record: Record<string, unknown> | undefined) => void,
+): void {
+  visit(kind.fields, spec as Record<string, unknown>);
+  for (const module of kind.modules) {
+    if (module.scope === 'resource') visit(module.fields, asRecord(spec[module.name]));
+    else {
+      const routes = spec[ROUTES_KEY];
+      for (const route of Array.isArray(routes) ? routes : [])
+        visit(module.fields, asRecord(asRecord(route)?.[module.name]));
+    }
+  }
+}
+
+/** Every ID a live object names through reference fields, its modules and route modules. */
+export function referencedIds(kind: Kind, spec: Readonly<Record<string, unknown>>): string[] {
+  const ids: string[] = [];
+  forEachFieldGroup(kind, spec, (rules, record) => {
+    if (record === undefined) return;
+    for (const rule of rules) {
+      if (rule.references === undefined) continue;
+      const value = record[rule.name];
+      for (const item of Array.isArray(value) ? value : [value]) if (typeof item === 'string') ids.push(item);
+    }
+  });
+  return ids;
+}
+
+/** Secret strings of a resolved spec: values of sensitive fields, in modules and route modules too. */
+export function secretsOf(kind: Kind, spec: Readonly<Record<string, unknown>>): Set<string> {
+  const secrets = new Set<string>();
+  forEachFieldGroup(kind, spec, (rules, record) => {
+    for (const rule of rules) {
+      const value = record?.[rule.name];
+      if (rule.sensitive === true && typeof value === 'string' && value !== '') secrets.add(value);
+    }
+  });
+  return secrets;
+}
