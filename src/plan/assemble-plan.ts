@@ -1,0 +1,105 @@
+import { KIND_NAMES, type KindName } from '../kinds/kind-name.js';
+import { type DraftAction, type DraftChange, toAction } from './draft-action.js';
+import {
+  type Action,
+  OPERATIONS,
+  type Operation,
+  type Plan,
+  type PlanSummary,
+  type ResourceChange,
+} from './plan.js';
+import type { PlanState } from './plan-state.js';
+import { safetyRefusal } from './safety-rules.js';
+import { topologicalOrder } from './topological-order.js';
+
+/**
+ * The Plan from the (narrowed) drafts: changes and actions in KIND_NAMES
+ * order, actions then topologically sorted, with summary, safety refusal and
+ * the fingerprints of every live object the plan depends on.
+ */
+export function assemblePlan(
+  state: PlanState,
+  drafts: readonly DraftChange[],
+  drafted: readonly DraftAction[],
+): Plan {
+  const kindIndex = (kind: KindName): number => KIND_NAMES.indexOf(kind);
+  const sortedDrafts = drafts
+    .map((draft, position) => ({ draft, position }))
+    .sort(
+      (a, b) => kindIndex(a.draft.change.kind) - kindIndex(b.draft.change.kind) || a.position - b.position,
+    )
+    .map(({ draft }) => draft);
+  const keys = new Set(drafted.map((action) => action.key));
+  const nodes: Action[] = drafted
+    .map((action, position) => ({ action, position }))
+    .sort((a, b) => kindIndex(a.action.kind) - kindIndex(b.action.kind) || a.position - b.position)
+    .map(({ action }) => toAction(action, keys));
+  const ordered = topologicalOrder(nodes);
+  if (!ordered.ok) {
+    state.errors.push({
+      code: 'dependency_cycle',
+      message: `the actions depend on each other in a cycle: ${ordered.cycle.join(', ')}`,
+    });
+  }
+  const changes: ResourceChange[] = sortedDrafts.map((draft) => ({
+    ...draft.change,
+    actionKeys: draft.actionKeys.filter((key) => keys.has(key)),
+  }));
+  const summary = summarize(state, changes);
+  const refusal = safetyRefusal(sortedDrafts, {
+    options: state.options,
+    desiredEntries: state.desired.entries.length,
+    owned: ownedCount(state),
+  });
+  return {
+    formatVersion: 1,
+    owner: state.options.owner,
+    changes,
+    actions: ordered.ok ? ordered.order : nodes,
+    summary,
+    errors: [...state.errors],
+    ...(state.warnings.length > 0 ? { warnings: [...state.warnings] } : {}),
+    ...(refusal ? { refusal } : {}),
+    desiredHash: state.desired.hash,
+    fingerprints: fingerprints(state),
+  };
+}
+
+function summarize(state: PlanState, changes: readonly ResourceChange[]): PlanSummary {
+  const counts = Object.fromEntries(OPERATIONS.map((op) => [op, 0])) as Record<Operation, number>;
+  for (const change of changes) counts[change.op] += 1;
+  let unmanaged = 0;
+  for (const object of state.liveById.values()) {
+    if (state.kindsByName.get(object.kind)?.ownership !== 'metadata') continue;
+    if (object.marker?.owner === state.options.owner || state.claimed.has(object.id)) continue;
+    unmanaged += 1;
+  }
+  return { ...counts, unchanged: state.unchanged, unmanaged };
+}
+
+/** How many live objects carry our owner's marker. */
+function ownedCount(state: PlanState): number {
+  return [...state.managed.values()].reduce(
+    (total, byName) => total + [...byName.values()].reduce((sum, objects) => sum + objects.length, 0),
+    0,
+  );
+}
+
+/**
+ * Fingerprints of the objects the plan read, changes or owns, by ID: apply
+ * compares them to refuse a plan the account has moved away from.
+ */
+function fingerprints(state: PlanState): Record<string, string> {
+  const byId: Record<string, string> = {};
+  const fingerprinted = new Set([
+    ...state.touched,
+    ...[...state.managed.values()].flatMap((byName) =>
+      [...byName.values()].flat().map((object) => object.id),
+    ),
+  ]);
+  for (const id of [...fingerprinted].sort()) {
+    const object = state.liveById.get(id);
+    if (object !== undefined) byId[id] = object.fingerprint;
+  }
+  return byId;
+}

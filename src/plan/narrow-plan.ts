@@ -1,0 +1,62 @@
+import type { DraftAction, DraftChange } from './draft-action.js';
+import type { PlanError } from './plan.js';
+import type { PlanOptions } from './plan-changes.js';
+
+/** Applies targets and excludes; dependencies of a kept action are kept too, or reported when excluded. */
+export function narrowPlan(
+  changes: readonly DraftChange[],
+  actions: readonly DraftAction[],
+  options: Pick<PlanOptions, 'targets' | 'excludes'>,
+  errors: PlanError[],
+): { changes: readonly DraftChange[]; actions: readonly DraftAction[] } {
+  const targets = options.targets ?? [];
+  const excludes = options.excludes ?? [];
+  if (targets.length === 0 && excludes.length === 0) return { changes, actions };
+  const isExcluded = (change: DraftChange): boolean =>
+    excludes.some((pattern) => addressMatches(pattern, change));
+  const actionByKey = new Map(actions.map((action) => [action.key, action]));
+  const changeByAddress = new Map(changes.map((change) => [change.change.address, change]));
+  const keep = new Set<string>();
+  const pending: string[] = [];
+  for (const change of changes) {
+    const targeted = targets.length === 0 || targets.some((pattern) => addressMatches(pattern, change));
+    if (targeted && !isExcluded(change)) pending.push(...change.actionKeys);
+  }
+  while (pending.length > 0) {
+    const key = pending.pop() as string;
+    if (keep.has(key)) continue;
+    keep.add(key);
+    const action = actionByKey.get(key);
+    if (action === undefined) continue;
+    const change = changeByAddress.get(action.change);
+    for (const sibling of change?.actionKeys ?? []) pending.push(sibling);
+    for (const dependency of action.dependsOn) {
+      const owner = changeByAddress.get(actionByKey.get(dependency)?.change ?? '');
+      if (owner !== undefined && isExcluded(owner)) {
+        errors.push({
+          code: 'excluded_dependency',
+          message: `${action.change} depends on ${owner.change.address}, which --exclude leaves out`,
+          ...(action.source ? { source: action.source } : {}),
+        });
+        continue;
+      }
+      pending.push(dependency);
+    }
+  }
+  return {
+    changes: changes.filter((change) => change.actionKeys.some((key) => keep.has(key))),
+    actions: actions.filter((action) => keep.has(action.key)),
+  };
+}
+
+/** `KIND`, `KIND.NAME`, or an address prefix up to a `.` or `[` (a module, a route). */
+function addressMatches(pattern: string, draft: DraftChange): boolean {
+  const { kind, name, address } = draft.change;
+  return (
+    pattern === kind ||
+    pattern === `${kind}.${name}` ||
+    address === pattern ||
+    address.startsWith(`${pattern}.`) ||
+    address.startsWith(`${pattern}[`)
+  );
+}

@@ -1,0 +1,241 @@
+import type { Kind, ModuleRule, ModuleTarget } from '../kinds/kind.js';
+import type { LiveObject } from '../kinds/live-state.js';
+import type { DesiredEntry } from '../manifest/desired-state.js';
+import { diffFields, maskSensitive } from './compare-fields.js';
+import { draftAction, sourceOf } from './draft-action.js';
+import { claim } from './match-live.js';
+import { addChange, type PlanState } from './plan-state.js';
+import { resolveSpec } from './resolve-references.js';
+import { asRecord, ROUTES_KEY, secretsOf } from './spec-fields.js';
+
+/** An entry of a kind edgesync manages only the modules of (tcp/tls edges): the object must exist. */
+export function planModulesOnlyEntry(state: PlanState, kind: Kind, entry: DesiredEntry): void {
+  const address = `${kind.name}.${entry.name}`;
+  const object = entry.id === undefined ? undefined : state.liveById.get(entry.id);
+  if (entry.id === undefined || object === undefined || object.kind !== kind.name) {
+    state.errors.push({
+      code: 'edge_not_found',
+      message: `${address}: ${entry.id === undefined ? 'needs an id' : `id ${entry.id} does not exist in the account`}`,
+      source: sourceOf(entry, '/id'),
+    });
+    return;
+  }
+  claim(state, object, entry);
+  state.resolvedIds.set(address, object.id);
+  const spec = resolveSpec(state, kind, entry, kind.normalizeDesired(entry.spec));
+  if (planModules(state, kind, entry, spec, object, false, secretsOf(kind, spec)) === 0) state.unchanged += 1;
+}
+
+/**
+ * Module changes of an existing object. A module absent from the entry is
+ * removed only when edgesync created the object (`absentMeansRemove`); on
+ * adopted and module-only objects it is left alone. Route modules are
+ * managed only where the entry names them. Returns how many changes it added.
+ */
+export function planModules(
+  state: PlanState,
+  kind: Kind,
+  entry: DesiredEntry,
+  spec: Record<string, unknown>,
+  object: LiveObject,
+  absentMeansRemove: boolean,
+  secrets: ReadonlySet<string>,
+): number {
+  let count = 0;
+  const address = `${kind.name}.${entry.name}`;
+  for (const module of kind.modules.filter((rule) => rule.scope === 'resource')) {
+    const planned = planModule(state, kind, entry, module, {
+      address: `${address}.${module.name}`,
+      target: { id: object.id },
+      desired: spec[module.name] === undefined && absentMeansRemove ? null : spec[module.name],
+      live: object.spec[module.name],
+      pointer: `/${module.name}`,
+      secrets,
+      absentReason: absentMeansRemove && spec[module.name] === undefined,
+    });
+    if (planned) count += 1;
+  }
+  const routeModules = kind.modules.filter((rule) => rule.scope === 'route');
+  const routes = spec[ROUTES_KEY];
+  if (routeModules.length === 0 || !Array.isArray(routes)) return count;
+  const liveRoutes = Array.isArray(object.spec[ROUTES_KEY]) ? (object.spec[ROUTES_KEY] as unknown[]) : [];
+  const selected = new Set<string>();
+  routes.forEach((route: unknown, index) => {
+    const desiredRoute = asRecord(route) ?? {};
+    const liveRoute = selectRoute(state, entry, desiredRoute, liveRoutes, index, selected);
+    if (liveRoute === undefined) return;
+    const routeId = String(liveRoute.id);
+    for (const module of routeModules) {
+      if (desiredRoute[module.name] === undefined) continue;
+      const planned = planModule(state, kind, entry, module, {
+        address: `${address}.routes[${routeId}].${module.name}`,
+        target: { id: object.id, routeId },
+        desired: desiredRoute[module.name],
+        live: liveRoute[module.name],
+        pointer: `/${ROUTES_KEY}/${index}/${module.name}`,
+        secrets,
+        absentReason: false,
+      });
+      if (planned) count += 1;
+    }
+  });
+  return count;
+}
+
+/** The one live route a desired route names, by `id` or by `match_type` and `match`; each at most once. */
+function selectRoute(
+  state: PlanState,
+  entry: DesiredEntry,
+  route: Record<string, unknown>,
+  liveRoutes: readonly unknown[],
+  index: number,
+  selected: Set<string>,
+): Record<string, unknown> | undefined {
+  const candidates = liveRoutes.map(asRecord).filter((live): live is Record<string, unknown> => {
+    if (live === undefined) return false;
+    if (route.id !== undefined) return live.id === route.id;
+    if (route.match_type !== undefined && live.match_type !== route.match_type) return false;
+    return route.match === undefined || live.match === route.match;
+  });
+  const selector =
+    route.id !== undefined
+      ? `id ${String(route.id)}`
+      : `${String(route.match_type ?? 'any match_type')} ${JSON.stringify(route.match ?? null)}`;
+  const source = sourceOf(entry, `/${ROUTES_KEY}/${index}`);
+  const where = `${entry.kind}.${entry.name}.${ROUTES_KEY}[${index}]`;
+  const only = candidates[0];
+  if (candidates.length !== 1 || only === undefined) {
+    state.errors.push({
+      code: candidates.length === 0 ? 'route_not_found' : 'route_ambiguous',
+      message: `${where}: ${selector} matches ${candidates.length} routes of the edge (expected exactly 1)`,
+      source,
+    });
+    return undefined;
+  }
+  const id = String(only.id);
+  if (selected.has(id)) {
+    state.errors.push({
+      code: 'route_selected_twice',
+      message: `${where}: route ${id} is already selected`,
+      source,
+    });
+    return undefined;
+  }
+  selected.add(id);
+  return only;
+}
+
+/** Puts or deletes one module (of the object or of one route); false when it needs no change. */
+function planModule(
+  state: PlanState,
+  kind: Kind,
+  entry: DesiredEntry,
+  module: ModuleRule,
+  at: {
+    readonly address: string;
+    readonly target: ModuleTarget;
+    readonly desired: unknown;
+    readonly live: unknown;
+    readonly pointer: string;
+    readonly secrets: ReadonlySet<string>;
+    readonly absentReason: boolean;
+  },
+): boolean {
+  if (at.desired === undefined) return false;
+  const live = asRecord(at.live);
+  const desired = asRecord(at.desired);
+  const base = {
+    address: at.address,
+    kind: kind.name,
+    name: entry.name,
+    id: at.target.id,
+    module: module.name,
+    ...(at.target.routeId === undefined ? {} : { routeId: at.target.routeId }),
+  };
+  const source = sourceOf(entry, at.pointer);
+  if (desired === undefined) {
+    if (live === undefined) return false;
+    const key = `delete-module:${at.address}`;
+    addChange(
+      state,
+      {
+        ...base,
+        op: 'delete-module',
+        changes: [
+          {
+            path: module.name,
+            before: maskSensitive(module.fields, live),
+            sensitive: false,
+            forcesReplace: false,
+          },
+        ],
+        reason: at.absentReason ? 'absent from an entry edgesync created' : 'set to null in the manifest',
+      },
+      entry,
+      source,
+      [
+        draftAction({
+          key,
+          op: 'delete-module',
+          kind: kind.name,
+          name: entry.name,
+          change: at.address,
+          request: kind.moduleRequest(at.target, module.name, null),
+          secrets: new Set(),
+          source,
+          objectId: at.target.id,
+        }),
+      ],
+    );
+    return true;
+  }
+  const changes = diffFields(module.fields, desired, live, `${module.name}.`);
+  if (live !== undefined && changes.length === 0) return false;
+  const key = `put-module:${at.address}`;
+  addChange(
+    state,
+    {
+      ...base,
+      op: 'put-module',
+      changes,
+      reason:
+        live === undefined
+          ? 'module not set on the service'
+          : `${changes.map((change) => change.path).join(', ')} changed`,
+    },
+    entry,
+    source,
+    [
+      draftAction({
+        key,
+        op: 'put-module',
+        kind: kind.name,
+        name: entry.name,
+        change: at.address,
+        request: kind.moduleRequest(at.target, module.name, desired),
+        secrets: at.secrets,
+        source,
+        objectId: at.target.id,
+      }),
+    ],
+  );
+  return true;
+}
+
+/** An object being created has no routes yet: routes are created elsewhere. */
+export function reportRoutesOnNewObject(
+  state: PlanState,
+  kind: Kind,
+  entry: DesiredEntry,
+  spec: Record<string, unknown>,
+): void {
+  const routes = spec[ROUTES_KEY];
+  if (!kind.modules.some((module) => module.scope === 'route') || !Array.isArray(routes)) return;
+  routes.forEach((_route, index) => {
+    state.errors.push({
+      code: 'route_not_found',
+      message: `${entry.kind}.${entry.name}.${ROUTES_KEY}[${index}]: the edge is created by this plan and has no routes yet; routes are created outside edgesync`,
+      source: sourceOf(entry, `/${ROUTES_KEY}/${index}`),
+    });
+  });
+}

@@ -1,0 +1,71 @@
+import { diffFields } from './compare-fields.js';
+import { draftAction } from './draft-action.js';
+import { orderingFacts } from './order-actions.js';
+import { addChange, type PlanState } from './plan-state.js';
+import { METADATA_FIELD } from './spec-fields.js';
+
+/**
+ * Deletes every object marked with our owner that no entry claimed. An
+ * incomplete read prunes nothing (LiveState.complete): a warning says how
+ * many objects were left alone.
+ */
+export function planPrunes(state: PlanState): void {
+  let skipped = 0;
+  for (const kind of state.kindsByName.values()) {
+    if (kind.ownership !== 'metadata') continue;
+    for (const [name, objects] of state.managed.get(kind.name) ?? []) {
+      const inManifests = state.desiredByName.has(`${kind.name}.${name}`);
+      for (const object of objects) {
+        if (state.claimed.has(object.id)) continue;
+        if (!state.live.complete) {
+          skipped += 1;
+          continue;
+        }
+        state.touched.add(object.id);
+        const address =
+          objects.length > 1 || inManifests ? `${kind.name}.${name}[${object.id}]` : `${kind.name}.${name}`;
+        const reason = inManifests
+          ? `a second object marked as ${kind.name}.${name} (owner "${state.options.owner}")`
+          : `owned by edgesync (owner "${state.options.owner}") but no longer in the manifests`;
+        addChange(
+          state,
+          {
+            address,
+            op: 'delete',
+            kind: kind.name,
+            name,
+            id: object.id,
+            changes: diffFields(
+              kind.fields.filter((rule) => rule.name !== METADATA_FIELD),
+              undefined,
+              object.spec,
+              '',
+            ),
+            reason,
+          },
+          undefined,
+          undefined,
+          [
+            draftAction({
+              key: `delete:${address}`,
+              op: 'delete',
+              kind: kind.name,
+              name,
+              change: address,
+              request: kind.deleteRequest(object.id),
+              secrets: new Set(),
+              objectId: object.id,
+              ...orderingFacts(kind, object.spec, 'frees'),
+            }),
+          ],
+        );
+      }
+    }
+  }
+  if (skipped > 0) {
+    state.warnings.push({
+      code: 'live_state_incomplete',
+      message: `the live account was not read completely: ${skipped} owned object(s) no longer in the manifests are not pruned`,
+    });
+  }
+}

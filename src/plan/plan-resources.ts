@@ -1,0 +1,253 @@
+import type { Kind } from '../kinds/kind.js';
+import type { LiveObject, OwnershipMarker } from '../kinds/live-state.js';
+import { encodeMetadata, normalizeUserMetadata } from '../kinds/ownership-marker.js';
+import type { DesiredEntry } from '../manifest/desired-state.js';
+import { diffFields, fieldChange, fieldEquals } from './compare-fields.js';
+import { type DraftAction, draftAction, sourceOf } from './draft-action.js';
+import { claim, matchLive } from './match-live.js';
+import { keyMove, orderingFacts } from './order-actions.js';
+import { pendingPathSegment } from './pending-id.js';
+import type { FieldChange, Operation } from './plan.js';
+import { planModules, reportRoutesOnNewObject } from './plan-modules.js';
+import { addChange, type PlanState } from './plan-state.js';
+import { resolveSpec } from './resolve-references.js';
+import { asRecord, METADATA_FIELD, ROUTES_KEY, secretsOf } from './spec-fields.js';
+
+/** What an entry needs to become its object: resolved spec, marker-carrying metadata, secrets. */
+interface EntryBody {
+  readonly spec: Record<string, unknown>;
+  readonly metadata: string;
+  readonly secrets: ReadonlySet<string>;
+}
+
+/**
+ * An entry of a kind edgesync owns through the metadata marker: create it,
+ * or update, adopt or replace the live object it matches, then its modules.
+ */
+export function planManagedEntry(state: PlanState, kind: Kind, entry: DesiredEntry): void {
+  const address = `${kind.name}.${entry.name}`;
+  const match = matchLive(state, kind, entry);
+  if (match === 'error') return;
+  const spec = resolveSpec(state, kind, entry, kind.normalizeDesired(entry.spec));
+  const marker: OwnershipMarker = { owner: state.options.owner, name: entry.name };
+  const userMetadata = normalizeUserMetadata(spec[METADATA_FIELD]) as Record<string, unknown> | undefined;
+  const body: EntryBody = {
+    spec,
+    metadata: encodeMetadata(userMetadata, marker),
+    secrets: secretsOf(kind, spec),
+  };
+  if (match === undefined) {
+    planCreate(state, kind, entry, body);
+    return;
+  }
+  const { object, adopting } = match;
+  claim(state, object, entry);
+  const fields = kind.fields.filter((rule) => rule.name !== METADATA_FIELD);
+  const fieldChanges = diffFields(fields, spec, object.spec, '');
+  const markerMatches = object.marker?.owner === marker.owner && object.marker.name === marker.name;
+  const metadataRule = kind.fields.find((rule) => rule.name === METADATA_FIELD) ?? {
+    name: METADATA_FIELD,
+    onChange: 'update',
+  };
+  const userChanged = !fieldEquals(metadataRule, userMetadata, object.spec[METADATA_FIELD]);
+  if (fieldChanges.some((change) => change.forcesReplace)) {
+    planReplace(state, kind, entry, body, object, fieldChanges, adopting);
+    return;
+  }
+  state.resolvedIds.set(address, object.id);
+  let changed = false;
+  if (fieldChanges.length > 0 || userChanged || !markerMatches) {
+    changed = true;
+    const op: Operation = adopting ? 'adopt' : 'update';
+    const updateBody: Record<string, unknown> = {};
+    for (const change of fieldChanges) updateBody[change.path] = spec[change.path];
+    if (userChanged || !markerMatches) updateBody[METADATA_FIELD] = body.metadata;
+    const displayed: FieldChange[] = [...fieldChanges];
+    if (userChanged)
+      displayed.push(fieldChange(METADATA_FIELD, metadataRule, object.spec[METADATA_FIELD], userMetadata));
+    if (!markerMatches) {
+      displayed.push({
+        path: 'metadata.edgesync',
+        ...(object.marker ? { before: object.marker } : {}),
+        after: marker,
+        sensitive: false,
+        forcesReplace: false,
+      });
+    }
+    const changedNames = fieldChanges.map((change) => change.path);
+    if (userChanged) changedNames.push(METADATA_FIELD);
+    const reason = adopting
+      ? `adopted by id${object.marker ? ` from owner "${object.marker.owner}"` : ''}${changedNames.length > 0 ? `; ${changedNames.join(', ')} changed` : ''}`
+      : `${changedNames.length > 0 ? changedNames.join(', ') : 'ownership marker'} changed`;
+    const request = kind.updateRequest(object.id, updateBody);
+    addChange(
+      state,
+      { address, op, kind: kind.name, name: entry.name, id: object.id, changes: displayed, reason },
+      entry,
+      sourceOf(entry, `/${fieldChanges[0]?.path ?? ''}`),
+      [
+        draftAction({
+          key: `${op}:${address}`,
+          op,
+          kind: kind.name,
+          name: entry.name,
+          change: address,
+          request,
+          secrets: body.secrets,
+          source: sourceOf(entry, `/${fieldChanges[0]?.path ?? ''}`),
+          objectId: object.id,
+          ...keyMove(kind, object.spec, spec),
+        }),
+      ],
+    );
+  }
+  // Modules absent from the entry are removed only from objects edgesync created, not adopted ones.
+  const moduleChanges = planModules(state, kind, entry, spec, object, entry.id === undefined, body.secrets);
+  if (!changed && moduleChanges === 0) state.unchanged += 1;
+}
+
+function planCreate(state: PlanState, kind: Kind, entry: DesiredEntry, body: EntryBody): void {
+  const address = `${kind.name}.${entry.name}`;
+  const key = `create:${address}`;
+  state.resolvedIds.set(address, { $createdBy: key });
+  reportRoutesOnNewObject(state, kind, entry, body.spec);
+  addChange(
+    state,
+    {
+      address,
+      op: 'create',
+      kind: kind.name,
+      name: entry.name,
+      changes: creationChanges(kind, body.spec),
+      reason: 'not in the live account',
+    },
+    entry,
+    entry.location,
+    [
+      createAction(state, kind, entry, body, key, address),
+      ...followUpActions(kind, entry, body, key, address),
+    ],
+  );
+}
+
+/** What a create sets, for people: every field, and every field of every module it sets. */
+function creationChanges(kind: Kind, spec: Readonly<Record<string, unknown>>): FieldChange[] {
+  const changes = diffFields(kind.fields, spec, undefined, '');
+  for (const module of kind.modules) {
+    if (module.scope !== 'resource') continue;
+    const value = asRecord(spec[module.name]);
+    if (value !== undefined) changes.push(...diffFields(module.fields, value, undefined, `${module.name}.`));
+  }
+  return changes;
+}
+
+/** The update that sets, right after the create, the fields a create request cannot carry. */
+function followUpActions(
+  kind: Kind,
+  entry: DesiredEntry,
+  body: EntryBody,
+  createKey: string,
+  address: string,
+): DraftAction[] {
+  const { spec } = body;
+  const later = kind.fields.filter((rule) => rule.setAfterCreate === true && spec[rule.name] !== undefined);
+  if (later.length === 0) return [];
+  const updateBody = Object.fromEntries(later.map((rule) => [rule.name, spec[rule.name]]));
+  const action = draftAction({
+    key: `update:${address}`,
+    op: 'update',
+    kind: kind.name,
+    name: entry.name,
+    change: address,
+    request: kind.updateRequest(pendingPathSegment(createKey), updateBody),
+    secrets: body.secrets,
+    source: sourceOf(entry, `/${later[0]?.name ?? ''}`),
+  });
+  action.dependsOn.add(createKey);
+  return [action];
+}
+
+function createAction(
+  state: PlanState,
+  kind: Kind,
+  entry: DesiredEntry,
+  body: EntryBody,
+  key: string,
+  address: string,
+): DraftAction {
+  const { [METADATA_FIELD]: _metadata, [ROUTES_KEY]: _routes, ...createSpec } = body.spec;
+  // Routes of a kind with route modules exist already and are only selected, never sent on create.
+  const bodySpec = kind.modules.some((module) => module.scope === 'route')
+    ? createSpec
+    : { ...createSpec, ...(_routes === undefined ? {} : { [ROUTES_KEY]: _routes }) };
+  return draftAction({
+    key,
+    op: 'create',
+    kind: kind.name,
+    name: entry.name,
+    change: address,
+    request: kind.createRequest(bodySpec, body.metadata),
+    secrets: body.secrets,
+    marker: { owner: state.options.owner, name: entry.name },
+    source: entry.location,
+    ...orderingFacts(kind, body.spec, 'takes'),
+  });
+}
+
+/** A field that cannot be updated in place changed: create the new object, delete the old one. */
+function planReplace(
+  state: PlanState,
+  kind: Kind,
+  entry: DesiredEntry,
+  body: EntryBody,
+  object: LiveObject,
+  fieldChanges: readonly FieldChange[],
+  adopting: boolean,
+): void {
+  const { spec } = body;
+  const address = `${kind.name}.${entry.name}`;
+  const createKey = `create:${address}`;
+  state.resolvedIds.set(address, { $createdBy: createKey });
+  reportRoutesOnNewObject(state, kind, entry, spec);
+  const create = createAction(state, kind, entry, body, createKey, address);
+  const facts = orderingFacts(kind, object.spec, 'frees');
+  const remove = draftAction({
+    key: `delete:${address}`,
+    op: 'delete',
+    kind: kind.name,
+    name: entry.name,
+    change: address,
+    request: kind.deleteRequest(object.id),
+    secrets: new Set(),
+    objectId: object.id,
+    ...(entry.location ? { source: entry.location } : {}),
+    ...facts,
+  });
+  state.replacements.set(remove.key, create.key);
+  const forcing = fieldChanges.filter((change) => change.forcesReplace).map((change) => change.path);
+  const moduleChanges = kind.modules
+    .filter((module) => module.scope === 'resource')
+    .flatMap((module) =>
+      diffFields(
+        module.fields,
+        asRecord(spec[module.name]),
+        asRecord(object.spec[module.name]),
+        `${module.name}.`,
+      ),
+    );
+  addChange(
+    state,
+    {
+      address,
+      op: 'replace',
+      kind: kind.name,
+      name: entry.name,
+      id: object.id,
+      changes: [...fieldChanges, ...moduleChanges],
+      reason: `${forcing.join(', ')} cannot be updated in place${adopting ? ' (adopted by id)' : ''}`,
+    },
+    entry,
+    sourceOf(entry, `/${forcing[0] ?? ''}`),
+    [create, ...followUpActions(kind, entry, body, createKey, address), remove],
+  );
+}
