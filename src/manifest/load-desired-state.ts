@@ -3,6 +3,11 @@ import { canonicalHash } from '../kinds/canonical-json.js';
 import { isKindName, KIND_NAMES } from '../kinds/kind-name.js';
 import { checkCaPem, checkEntries } from './check-entries.js';
 import type { DesiredEntry, DesiredState } from './desired-state.js';
+import {
+  entryPointerOf,
+  type FieldLocationsByEntry,
+  fieldLocationsByEntry,
+} from './entry-field-locations.js';
 import { segmentsToPointer } from './field-path.js';
 import { compareManifestErrors, type ManifestError } from './manifest-error.js';
 import { collectManifestFiles } from './manifest-files.js';
@@ -47,6 +52,7 @@ export async function loadDesiredState(
   const collected = await collectManifestFiles(paths, cwd);
   const errors: ManifestError[] = [...collected.errors];
   const entries: RawEntry[] = [];
+  const fieldLocationsOfFile = new Map<RawEntry['manifest'], FieldLocationsByEntry>();
   for (const file of collected.files) {
     const parsed = await parseManifestFile(file);
     if (!parsed.ok) {
@@ -55,19 +61,24 @@ export async function loadDesiredState(
     }
     const schemaErrors = mapSchemaErrors(validate(parsed.manifest.data), parsed.manifest);
     errors.push(...schemaErrors.map((located) => located.error));
-    entries.push(
-      ...rawEntries(
-        parsed.manifest,
-        schemaErrors.map((located) => located.pointer),
-      ),
-    );
+    for (const entry of rawEntries(
+      parsed.manifest,
+      schemaErrors.map((located) => located.pointer),
+    )) {
+      entries.push(entry);
+    }
   }
   errors.push(...checkEntries(entries, owner));
 
   const desired: DesiredEntry[] = [];
   for (const entry of entries) {
     if (!entry.valid) continue;
-    const built = await buildEntry(entry, references);
+    let byEntry = fieldLocationsOfFile.get(entry.manifest);
+    if (byEntry === undefined) {
+      byEntry = fieldLocationsByEntry(entry.manifest);
+      fieldLocationsOfFile.set(entry.manifest, byEntry);
+    }
+    const built = await buildEntry(entry, { ...byEntry.get(entry.pointer) }, references);
     errors.push(...built.errors);
     if (built.entry !== undefined) desired.push(built.entry);
   }
@@ -86,6 +97,12 @@ export async function loadDesiredState(
 
 function rawEntries(manifest: ParsedManifest, invalidPointers: readonly string[]): RawEntry[] {
   const data = manifest.data as Record<string, unknown>;
+  const invalidEntries = new Set<string>();
+  for (const invalid of invalidPointers) {
+    const entryPointer = entryPointerOf(invalid);
+    // An error on a whole collection (`/kind`) invalidates every entry in it.
+    invalidEntries.add(entryPointer ?? invalid);
+  }
   const entries: RawEntry[] = [];
   for (const kind of Object.keys(data)) {
     if (!isKindName(kind)) continue;
@@ -97,9 +114,8 @@ function rawEntries(manifest: ParsedManifest, invalidPointers: readonly string[]
         value !== null &&
         typeof value === 'object' &&
         !Array.isArray(value) &&
-        !invalidPointers.some(
-          (invalid) => invalid === pointer || invalid.startsWith(`${pointer}/`) || invalid === `/${kind}`,
-        );
+        !invalidEntries.has(pointer) &&
+        !invalidEntries.has(`/${kind}`);
       entries.push({
         kind,
         name,
@@ -116,12 +132,12 @@ function rawEntries(manifest: ParsedManifest, invalidPointers: readonly string[]
 /** Resolves `{ env }`, `{ file }` and `ca_pem_file`, and records where each field is written. */
 async function buildEntry(
   entry: RawEntry,
+  fieldLocations: Record<string, SourceLocation>,
   references: ReferenceOptions,
 ): Promise<{ entry?: DesiredEntry; errors: ManifestError[] }> {
   const errors: ManifestError[] = [];
   const { id, protect, ...rest } = structuredClone(entry.value);
   const spec: Record<string, unknown> = rest;
-  const fieldLocations = fieldLocationsOf(entry);
 
   // Without exactly one PEM source checkEntries has already reported the entry.
   if (
@@ -173,15 +189,6 @@ async function buildEntry(
     },
     errors,
   };
-}
-
-function fieldLocationsOf(entry: RawEntry): Record<string, SourceLocation> {
-  const locations: Record<string, SourceLocation> = {};
-  const prefix = `${entry.pointer}/`;
-  for (const [pointer, location] of entry.manifest.locations) {
-    if (pointer.startsWith(prefix)) locations[pointer.slice(entry.pointer.length)] = location;
-  }
-  return locations;
 }
 
 function compareEntries(a: DesiredEntry, b: DesiredEntry): number {
