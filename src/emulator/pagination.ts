@@ -1,4 +1,5 @@
 import type { HandlerEnv, HandlerRequest, HandlerResult } from './handler.js';
+import type { PageSource } from './ordered-collection.js';
 import type { BaseRecord } from './records.js';
 import { invalidField } from './service-error.js';
 
@@ -21,7 +22,7 @@ function parseLimit(raw: string | null): number | undefined {
  * position of deleted IDs). `next_page_uri` is absolute and null on the last page.
  */
 export function listPage<R extends BaseRecord>(
-  records: readonly R[],
+  records: PageSource<R>,
   listKey: string,
   render: (record: R) => unknown,
   request: HandlerRequest,
@@ -29,18 +30,17 @@ export function listPage<R extends BaseRecord>(
 ): HandlerResult {
   const limit = parseLimit(request.query.get('limit'));
   const beforeId = request.query.get('before_id');
-  let candidates = records;
+  let beforeSeq: number | undefined;
   if (beforeId !== null) {
-    const beforeSeq = env.store.seqOf(beforeId);
+    beforeSeq = env.store.seqOf(beforeId);
     if (beforeSeq === undefined)
       throw invalidField('before_id', `${beforeId} is not an ID this list has held`);
-    candidates = records.filter((record) => record.seq < beforeSeq);
   }
   const pageSize = Math.min(limit ?? MAX_PAGE_SIZE, env.pageSizeMax);
-  const page = candidates.slice(0, pageSize);
+  const { records: page, more } = records.page(beforeSeq, pageSize);
   const last = page[page.length - 1];
   let nextPageUri: string | null = null;
-  if (candidates.length > page.length && last) {
+  if (more && last) {
     const next = new URLSearchParams();
     if (limit !== undefined) next.set('limit', String(limit));
     next.set('before_id', last.id);

@@ -65,7 +65,7 @@ export const CERTIFICATE_AUTHORITY_ROUTES: readonly RouteDefinition[] = [
     template: '/certificate_authorities',
     handler: (request, env) =>
       listPage(
-        env.store.list('certificate_authorities'),
+        env.store.pages('certificate_authorities'),
         'certificate_authorities',
         (r) => renderCertificateAuthority(r, env),
         request,

@@ -112,8 +112,7 @@ export const HTTPS_EDGE_ROUTE_ROUTES: readonly RouteDefinition[] = [
     template: ROUTE_PATH,
     handler: (request, env) => {
       const edge = findEdgeId(env, request.params.edge_id);
-      const routes = env.store.list('https_edge_routes').filter((route) => route.edge_id === edge);
-      return listPage(routes, 'routes', (r) => renderHttpsEdgeRoute(r, env), request, env);
+      return listPage(env.store.routesOf(edge), 'routes', (r) => renderHttpsEdgeRoute(r, env), request, env);
     },
   },
   {

@@ -24,9 +24,8 @@ type EdgeModuleName = 'mutual_tls' | 'tls_termination';
 
 export function renderHttpsEdge(record: HttpsEdgeRecord, env: HandlerEnv): Record<string, unknown> {
   const routes = env.store
-    .list('https_edge_routes')
-    .filter((route) => route.edge_id === record.id)
-    .reverse()
+    .routesOf(record.id)
+    .oldestFirst()
     .map((route) => renderHttpsEdgeRoute(route, env));
   return {
     ...renderBase(record, `${env.baseUrl}/edges/https/${record.id}`),
@@ -125,7 +124,7 @@ export const HTTPS_EDGE_ROUTES: readonly RouteDefinition[] = [
     method: 'GET',
     template: '/edges/https',
     handler: (request, env) =>
-      listPage(env.store.list('https_edges'), 'https_edges', (r) => renderHttpsEdge(r, env), request, env),
+      listPage(env.store.pages('https_edges'), 'https_edges', (r) => renderHttpsEdge(r, env), request, env),
   },
   {
     method: 'GET',
@@ -154,8 +153,8 @@ export const HTTPS_EDGE_ROUTES: readonly RouteDefinition[] = [
     template: '/edges/https/{id}',
     handler: (request, env) => {
       const record = findHttpsEdge(env, request.params.id);
-      for (const route of env.store.list('https_edge_routes')) {
-        if (route.edge_id === record.id) env.store.delete('https_edge_routes', route.id);
+      for (const route of [...env.store.routesOf(record.id).oldestFirst()]) {
+        env.store.delete('https_edge_routes', route.id);
       }
       env.store.delete('https_edges', record.id);
       return { status: 204 };

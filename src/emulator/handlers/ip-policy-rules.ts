@@ -31,10 +31,8 @@ function checkCidr(value: string): string {
 
 /** The service allows one rule per CIDR and IP policy. */
 function checkUnique(env: HandlerEnv, ipPolicyId: string, cidr: string, exceptId?: string): void {
-  const clash = env.store
-    .list('ip_policy_rules')
-    .find((rule) => rule.ip_policy_id === ipPolicyId && rule.cidr === cidr && rule.id !== exceptId);
-  if (clash) {
+  const clash = env.store.ruleFor(ipPolicyId, cidr);
+  if (clash && clash.id !== exceptId) {
     throw new ServiceError(
       400,
       'conflict',
@@ -89,7 +87,7 @@ export const IP_POLICY_RULE_ROUTES: readonly RouteDefinition[] = [
     template: '/ip_policy_rules',
     handler: (request, env) =>
       listPage(
-        env.store.list('ip_policy_rules'),
+        env.store.pages('ip_policy_rules'),
         'ip_policy_rules',
         (r) => renderIpPolicyRule(r, env),
         request,
@@ -110,7 +108,7 @@ export const IP_POLICY_RULE_ROUTES: readonly RouteDefinition[] = [
       if (typeof checked.cidr === 'string') {
         const cidr = checkCidr(checked.cidr);
         checkUnique(env, record.ip_policy_id, cidr, record.id);
-        record.cidr = cidr;
+        env.store.setRuleCidr(record, cidr);
       }
       patchDescriptionMetadata(record, checked);
       env.store.changed();

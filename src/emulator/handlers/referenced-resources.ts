@@ -57,7 +57,7 @@ function minimalRoutes(collection: MinimalCollection, title: string): RouteDefin
       template: path,
       handler: (request, env) =>
         listPage(
-          env.store.list(collection),
+          env.store.pages(collection),
           collection,
           (r) => renderMinimal(collection, r, env),
           request,

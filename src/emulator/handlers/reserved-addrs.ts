@@ -80,7 +80,7 @@ export const RESERVED_ADDR_ROUTES: readonly RouteDefinition[] = [
     template: '/reserved_addrs',
     handler: (request, env) =>
       listPage(
-        env.store.list('reserved_addrs'),
+        env.store.pages('reserved_addrs'),
         'reserved_addrs',
         (r) => renderReservedAddr(r, env),
         request,

@@ -8,6 +8,7 @@ import {
 } from '../edge-modules.js';
 import { checkObject, DESCRIPTION_RULE, METADATA_RULE, type ObjectRules } from '../field-rules.js';
 import type { HandlerEnv, HandlerResult, RouteDefinition } from '../handler.js';
+import type { PageSource } from '../ordered-collection.js';
 import { listPage } from '../pagination.js';
 import { newBaseRecord, patchDescriptionMetadata, renderBase } from '../record-base.js';
 import type { TcpEdgeRecord, TlsEdgeRecord } from '../records.js';
@@ -200,7 +201,13 @@ function edgeRoutes<R extends TcpEdgeRecord | TlsEdgeRecord>(
       method: 'GET',
       template: path,
       handler: (request, env) =>
-        listPage(env.store.list(collection) as R[], collection, (r) => render(r, env), request, env),
+        listPage(
+          env.store.pages(collection) as PageSource<R>,
+          collection,
+          (r) => render(r, env),
+          request,
+          env,
+        ),
     },
     {
       method: 'GET',
