@@ -214,7 +214,12 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     payload: unknown,
     requestOptions: RequestOptions,
   ): Promise<ApiResponse<T>> {
-    const { signal, kind } = requestOptions;
+    const { kind } = requestOptions;
+    // A signal of this request's own, so that its waits and fetch listen to it and not to the
+    // caller's: one caller signal is shared by every request of a live read, and a listener per
+    // waiting request on it trips MaxListenersExceededWarning. `AbortSignal.any` follows the caller's
+    // signal without adding a listener to it.
+    const signal = requestOptions.signal === undefined ? undefined : AbortSignal.any([requestOptions.signal]);
     const body = payload === undefined ? undefined : JSON.stringify(payload);
     let waitedMs = 0;
     let earlierMayHaveApplied = false;

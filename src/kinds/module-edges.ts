@@ -95,8 +95,15 @@ export function moduleEdgeKind(options: ModuleEdgeKindOptions): Kind {
     const queue = new PQueue({ concurrency: options.concurrency ?? 8 });
     const ids = [...new Set(ctx.ids)];
     try {
+      // The signal is checked when a read starts rather than handed to the queue: the queue would
+      // add a listener to it per queued ID (thousands on one signal) until the read starts.
       const results = await Promise.all(
-        ids.map((id) => queue.add(() => readEdge(ctx, id, signal), { signal })),
+        ids.map((id) =>
+          queue.add(() => {
+            signal.throwIfAborted();
+            return readEdge(ctx, id, signal);
+          }),
+        ),
       );
       return results.filter((object): object is LiveObject => object !== null && object !== undefined);
     } finally {
