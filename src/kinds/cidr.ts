@@ -1,4 +1,5 @@
 import ipaddr from 'ipaddr.js';
+import { parseDottedQuad } from './dotted-quad.js';
 
 /**
  * The one spelling of an IP or CIDR that both sides are compared in:
@@ -11,6 +12,12 @@ export function canonicalCidr(value: string): string {
   const slash = trimmed.indexOf('/');
   const addressText = slash === -1 ? trimmed : trimmed.slice(0, slash);
   const prefixText = slash === -1 ? undefined : trimmed.slice(slash + 1);
+  if (parseDottedQuad(addressText) !== undefined) {
+    // A dotted quad is its own canonical spelling.
+    if (prefixText === undefined) return `${addressText}/32`;
+    if (!/^\d{1,3}$/.test(prefixText) || Number(prefixText) > 32) return value;
+    return `${addressText}/${Number(prefixText)}`;
+  }
   const address = parseStrictAddress(addressText);
   if (address === undefined) return value;
   const maxPrefix = address.kind() === 'ipv4' ? 32 : 128;

@@ -1,4 +1,5 @@
 import ipaddr from 'ipaddr.js';
+import { parseDottedQuad } from '../kinds/dotted-quad.js';
 
 export type CidrCheck =
   | { readonly ok: true }
@@ -14,7 +15,8 @@ export function checkCidr(value: string): CidrCheck {
   if (address === undefined || extra !== undefined || (prefix !== undefined && !/^\d{1,3}$/.test(prefix))) {
     return invalid(value);
   }
-  const isV4 = ipaddr.IPv4.isValidFourPartDecimal(address);
+  const octets = parseDottedQuad(address);
+  const isV4 = octets !== undefined;
   if (!isV4 && !ipaddr.IPv6.isValid(address)) return invalid(value);
   if (prefix === undefined) return { ok: true };
   const bits = Number(prefix);
@@ -26,6 +28,7 @@ export function checkCidr(value: string): CidrCheck {
       message: `prefix /${bits} is longer than ${maxBits} bits (found "${value}")`,
     };
   }
+  if (octets !== undefined) return checkIpv4HostBits(value, octets, bits);
   const network = isV4
     ? ipaddr.IPv4.networkAddressFromCIDR(value)
     : ipaddr.IPv6.networkAddressFromCIDR(value);
@@ -38,6 +41,24 @@ export function checkCidr(value: string): CidrCheck {
     };
   }
   return { ok: true };
+}
+
+/** The IPv4 case of the host-bits check in integer arithmetic, without parsing the address again. */
+function checkIpv4HostBits(
+  value: string,
+  octets: readonly [number, number, number, number],
+  bits: number,
+): CidrCheck {
+  const address = ((octets[0] << 24) | (octets[1] << 16) | (octets[2] << 8) | octets[3]) >>> 0;
+  const mask = bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0;
+  const network = (address & mask) >>> 0;
+  if (network === address) return { ok: true };
+  const dotted = [network >>> 24, (network >>> 16) & 0xff, (network >>> 8) & 0xff, network & 0xff].join('.');
+  return {
+    ok: false,
+    code: 'cidr_host_bits',
+    message: `"${value}" has host bits set; write the network address: ${dotted}/${bits}`,
+  };
 }
 
 function invalid(value: string): CidrCheck {
