@@ -64,6 +64,9 @@ async function main(): Promise<void> {
   lap();
   for (const text of texts) parse(text);
   const yamlParseMs = lap();
+  // The yaml floor above blocks the loop for seconds, long past the emulator's keep-alive timeout:
+  // let the client see the server's close of its idle sockets before reusing one ("other side closed").
+  await new Promise((resolve) => setTimeout(resolve, 100));
   const pages: string[] = [];
   let next: string | null = `${url}/ip_policy_rules?limit=100`;
   while (next !== null) {
