@@ -115,7 +115,7 @@ export class WatchReconciler {
       outcome = { result: 'failed', notReadyReason: `last reconcile failed: ${message}` };
     }
     endTimer();
-    this.#recordRateLimitWait();
+    this.#recordRateLimitWait(log);
     const finishedAt = this.#options.clock.now();
     this.#lastReconcile = {
       trigger,
@@ -260,11 +260,20 @@ export class WatchReconciler {
     WatchMetrics.setByKind(this.#options.metrics.ownedObjects, owned);
   }
 
-  #recordRateLimitWait(): void {
+  /**
+   * A run held back by the request budget writes nothing while it waits, which
+   * from outside looks like a change that was dropped; the warning says why.
+   */
+  #recordRateLimitWait(log: Logger): void {
     const waitedMs = this.#options.api.stats().rateLimitWaitMs;
     if (waitedMs > this.#rateLimitWaitMs) {
-      this.#options.metrics.rateLimitWaitSeconds.inc((waitedMs - this.#rateLimitWaitMs) / 1000);
+      const runWaitedMs = waitedMs - this.#rateLimitWaitMs;
+      this.#options.metrics.rateLimitWaitSeconds.inc(runWaitedMs / 1000);
       this.#rateLimitWaitMs = waitedMs;
+      log.warn(
+        { waitedMs: Math.round(runWaitedMs) },
+        'reconcile waited for the request budget (--rate-limit or a 429 Retry-After); changes made meanwhile go to the follow-up run',
+      );
     }
   }
 }
