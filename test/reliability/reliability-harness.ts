@@ -82,10 +82,7 @@ export async function listAllRules(emulator: RunningEmulator): Promise<LiveRuleR
   const rules: LiveRuleRecord[] = [];
   let next: string | null = `${emulator.url}/ip_policy_rules?limit=100`;
   while (next !== null) {
-    const response: Response = await fetch(next, {
-      headers: { Authorization: `Bearer ${emulator.apiKey}`, 'Service-Version': '2' },
-    });
-    if (response.status !== 200) throw new Error(`list answered ${response.status}`);
+    const response: Response = await fetchPageThroughFaults(emulator, next);
     const page = (await response.json()) as {
       ip_policy_rules: LiveRuleRecord[];
       next_page_uri: string | null;
@@ -94,6 +91,23 @@ export async function listAllRules(emulator: RunningEmulator): Promise<LiveRuleR
     next = page.next_page_uri;
   }
   return rules;
+}
+
+/**
+ * The checker reads through the same emulator, whose injected faults answer
+ * 500/503 without doing anything: a read is safe to repeat, so it is, a
+ * bounded number of times.
+ */
+async function fetchPageThroughFaults(emulator: RunningEmulator, url: string): Promise<Response> {
+  for (let attempt = 1; ; attempt += 1) {
+    const response = await fetch(url, {
+      headers: { Authorization: `Bearer ${emulator.apiKey}`, 'Service-Version': '2' },
+    });
+    if (response.status === 200) return response;
+    const injectedFault = response.status === 500 || response.status === 503;
+    if (!injectedFault || attempt === 20) throw new Error(`list answered ${response.status}`);
+    await response.arrayBuffer();
+  }
 }
 
 /** The marker name of a rule, or null when it has none (an orphan nobody owns). */
