@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
-/** `npm run test:reliability`: the slow suite of faults, crashes, hostile input, secrets and load (needs `npx tsc -p .`). */
+/** `npm run test:reliability`: the slow suite of faults, crashes, hostile input, secrets and load. */
 export default defineConfig({
   test: {
     include: ['test/reliability/**/*.test.ts'],
@@ -8,5 +8,6 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     fileParallelism: false,
+    globalSetup: ['test/support/build-once.ts'],
   },
 });
