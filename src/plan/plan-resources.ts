@@ -9,7 +9,7 @@ import { keyMove, orderingFacts } from './order-actions.js';
 import { pendingPathSegment } from './pending-id.js';
 import type { FieldChange, Operation } from './plan.js';
 import { planModules, reportRoutesOnNewObject } from './plan-modules.js';
-import { addChange, type PlanState } from './plan-state.js';
+import { addChange, normalizedSpecOf, type PlanState } from './plan-state.js';
 import { resolveSpec } from './resolve-references.js';
 import { asRecord, METADATA_FIELD, ROUTES_KEY, secretsOf } from './spec-fields.js';
 
@@ -28,7 +28,7 @@ export function planManagedEntry(state: PlanState, kind: Kind, entry: DesiredEnt
   const address = `${kind.name}.${entry.name}`;
   const match = matchLive(state, kind, entry);
   if (match === 'error') return;
-  const spec = resolveSpec(state, kind, entry, kind.normalizeDesired(entry.spec));
+  const spec = resolveSpec(state, kind, entry, normalizedSpecOf(state, kind, entry));
   const marker: OwnershipMarker = { owner: state.options.owner, name: entry.name };
   const userMetadata = normalizeUserMetadata(spec[METADATA_FIELD]) as Record<string, unknown> | undefined;
   const body: EntryBody = {

@@ -22,6 +22,8 @@ export interface PlanState {
   readonly managed: ReadonlyMap<KindName, ReadonlyMap<string, readonly LiveObject[]>>;
   /** Desired entries by `kind.name`. */
   readonly desiredByName: ReadonlyMap<string, DesiredEntry>;
+  /** Each entry's spec through its kind's `normalizeDesired`, computed once: several steps compare it. */
+  readonly normalizedSpecs: ReadonlyMap<DesiredEntry, Readonly<Record<string, unknown>>>;
 
   /** `kind.name` → the ID the entry has (or will have) once applied. */
   readonly resolvedIds: Map<string, string | PendingId>;
@@ -50,7 +52,12 @@ export function createPlanState(
   const kindsByName = new Map(kinds.map((kind) => [kind.name, kind]));
   const { liveById, managed } = indexLive(live, options.owner, kindsByName);
   const desiredByName = new Map<string, DesiredEntry>();
-  for (const entry of desired.entries) desiredByName.set(`${entry.kind}.${entry.name}`, entry);
+  const normalizedSpecs = new Map<DesiredEntry, Readonly<Record<string, unknown>>>();
+  for (const entry of desired.entries) {
+    desiredByName.set(`${entry.kind}.${entry.name}`, entry);
+    const kind = kindsByName.get(entry.kind);
+    if (kind) normalizedSpecs.set(entry, kind.normalizeDesired(entry.spec));
+  }
   return {
     desired,
     live,
@@ -59,6 +66,7 @@ export function createPlanState(
     liveById,
     managed,
     desiredByName,
+    normalizedSpecs,
     resolvedIds: new Map(),
     claimed: new Set(),
     entryByObjectId: new Map(),
@@ -70,6 +78,15 @@ export function createPlanState(
     unchanged: 0,
     replacements: new Map(),
   };
+}
+
+/** The entry's normalized spec (see `normalizedSpecs`). */
+export function normalizedSpecOf(
+  state: PlanState,
+  kind: Kind,
+  entry: DesiredEntry,
+): Readonly<Record<string, unknown>> {
+  return state.normalizedSpecs.get(entry) ?? kind.normalizeDesired(entry.spec);
 }
 
 /** Records one change for people and the actions that carry it out. */

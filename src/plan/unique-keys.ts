@@ -2,7 +2,7 @@ import { canonicalJson } from '../kinds/canonical-json.js';
 import type { Kind } from '../kinds/kind.js';
 import type { DesiredEntry } from '../manifest/desired-state.js';
 import { formatLocation } from '../manifest/source-location.js';
-import type { PlanState } from './plan-state.js';
+import { normalizedSpecOf, type PlanState } from './plan-state.js';
 
 /** The uniqueness-key value of a spec, prefixed by kind; undefined for kinds without one. */
 export function uniqueKeyValue(kind: Kind, spec: Readonly<Record<string, unknown>>): string | undefined {
@@ -16,7 +16,7 @@ export function checkUniqueKeys(state: PlanState): void {
   for (const entry of state.desired.entries) {
     const kind = state.kindsByName.get(entry.kind);
     if (kind?.uniqueKey === undefined || kind.uniqueKey.length === 0) continue;
-    const key = uniqueKeyValue(kind, kind.normalizeDesired(entry.spec));
+    const key = uniqueKeyValue(kind, normalizedSpecOf(state, kind, entry));
     if (key === undefined) continue;
     const first = firstByKey.get(key);
     if (first === undefined) {
