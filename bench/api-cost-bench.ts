@@ -104,7 +104,7 @@ export async function runApiCostBench(quick: boolean): Promise<BenchSection> {
   try {
     const account = await buildSyntheticAccount({ size, owner: OWNER });
     await writeManifests(account, join(dir, 'manifests'));
-    emulator = await startSeededEmulator(account.seed, join(dir, 'emulator.json'));
+    emulator = await startSeededEmulator(account.seed);
     const api = clientFor(emulator);
     const logger = pino({ level: 'silent' });
     const paths = [join(dir, 'manifests')];

@@ -79,7 +79,7 @@ export async function runDaemonLatencyBench(quick: boolean): Promise<BenchSectio
   const file = join(dir, 'manifests', 'rules.yaml');
   await mkdir(join(dir, 'manifests'));
   await writeFile(file, manifestText(policyId, 0));
-  const emulator = await startSeededEmulator(account.seed, join(dir, 'emulator.json'));
+  const emulator = await startSeededEmulator(account.seed);
   const daemon = startWatch(emulator, dir, debounce);
   try {
     if (!(await waitFor(async () => writesIn(await emulatorStats(emulator)) >= RULES, 60_000))) {

@@ -27,7 +27,7 @@ async function measure(entries: number, dir: string): Promise<PlanFootprint> {
   });
   const manifests = join(dir, `manifests-${entries}`);
   await writeManifests(account, manifests);
-  const emulator = await startSeededEmulator(account.seed, join(dir, `emulator-${entries}.json`));
+  const emulator = await startSeededEmulator(account.seed);
   try {
     const { stdout } = await run(process.execPath, [CHILD, emulator.url, manifests, OWNER], {
       env: { ...process.env, EDGE_API_KEY: emulator.apiKey },

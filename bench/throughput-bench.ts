@@ -29,13 +29,11 @@ interface Scenario {
 async function createScenario(
   account: SyntheticAccount,
   dir: string,
-  name: string,
   emulatorOptions: EmulatorOptions,
   budget?: RequestBudget,
 ): Promise<Scenario> {
   const emulator = await startSeededEmulator(
     { ip_policies: account.seed.ip_policies ?? [] },
-    join(dir, `${name}.json`),
     emulatorOptions,
   );
   const api = clientFor(emulator, budget);
@@ -54,13 +52,7 @@ async function applySequentially(api: ApiClient, plan: Plan): Promise<void> {
 
 async function rateLimited(account: SyntheticAccount, dir: string, quick: boolean): Promise<BenchFigure[]> {
   const limit = quick ? { requests: 100, windowMs: 2000 } : { requests: 600, windowMs: 10_000 };
-  const scenario = await createScenario(
-    account,
-    dir,
-    'rate-limited',
-    { rateLimit: limit },
-    new RequestBudget(limit),
-  );
+  const scenario = await createScenario(account, dir, { rateLimit: limit }, new RequestBudget(limit));
   try {
     const startedAt = performance.now();
     const result = await executePlan(scenario.plan, {
@@ -115,8 +107,8 @@ function countReads(stats: { byRoute: Readonly<Record<string, number>> }): numbe
 
 async function concurrencySpeedUp(account: SyntheticAccount, dir: string): Promise<BenchFigure[]> {
   const latency = { latencyMs: 50 };
-  const timed = async (name: string, run: (scenario: Scenario) => Promise<unknown>): Promise<number> => {
-    const scenario = await createScenario(account, dir, name, latency);
+  const timed = async (run: (scenario: Scenario) => Promise<unknown>): Promise<number> => {
+    const scenario = await createScenario(account, dir, latency);
     try {
       const startedAt = performance.now();
       await run(scenario);
@@ -125,7 +117,7 @@ async function concurrencySpeedUp(account: SyntheticAccount, dir: string): Promi
       await scenario.emulator.close();
     }
   };
-  const sequential = await timed('sequential', (scenario) => applySequentially(scenario.api, scenario.plan));
+  const sequential = await timed((scenario) => applySequentially(scenario.api, scenario.plan));
   const figures = [
     figure(
       SECTION,
@@ -135,7 +127,7 @@ async function concurrencySpeedUp(account: SyntheticAccount, dir: string): Promi
     ),
   ];
   for (const concurrency of [4, 16]) {
-    const wall = await timed(`c${concurrency}`, (scenario) =>
+    const wall = await timed((scenario) =>
       executePlan(scenario.plan, { api: scenario.api, concurrency, logger, kindByName }),
     );
     figures.push(
