@@ -79,12 +79,19 @@ export class WatchReconciler {
   }
 
   status(): DaemonStatus {
+    // Manifest validity is known as soon as a reconcile has loaded them, before
+    // it finishes: readiness must never say ready while /status says invalid.
+    const manifestsInvalid = this.#manifestsValid === false;
+    const ready = this.#ready && !manifestsInvalid;
+    const notReadyReason = manifestsInvalid
+      ? `${this.#manifestErrors.length} manifest error(s); see /status`
+      : this.#notReadyReason;
     return {
       mode: this.#options.mode,
       owner: this.#options.plan.owner,
       paths: this.#options.paths,
-      ready: this.#ready,
-      notReadyReason: this.#ready ? null : this.#notReadyReason,
+      ready,
+      notReadyReason: ready ? null : notReadyReason,
       manifestsValid: this.#manifestsValid,
       manifestErrors: this.#manifestErrors,
       desiredHash: this.#lastValid?.hash ?? null,
