@@ -17,6 +17,16 @@ import {
 
 const OWNER = 'reliability';
 
+/** What each run said last, so a failure shows why the apply did not converge. */
+function describeRuns(runs: readonly CliRun[]): string {
+  return runs
+    .map(
+      (run, index) =>
+        `run ${index + 1} exited ${run.code}:\n${run.stdout.slice(-1500)}\n${run.stderr.slice(-1500)}`,
+    )
+    .join('\n');
+}
+
 describe('applies under injected faults converge exactly once', () => {
   let emulator: RunningEmulator | undefined;
   let dir: string | undefined;
@@ -80,7 +90,7 @@ describe('applies under injected faults converge exactly once', () => {
       '100000/1s',
     );
 
-    expect(runs.at(-1)?.code).toBe(0);
+    expect(runs.at(-1)?.code, describeRuns(runs)).toBe(0);
     await expectExactRules(1000);
     const stats = await statsOf(emulator as RunningEmulator);
     expect(Number(stats.byStatus['500'] ?? 0) + Number(stats.byStatus['503'] ?? 0)).toBeGreaterThan(0);
@@ -96,7 +106,7 @@ describe('applies under injected faults converge exactly once', () => {
       '1000/1s',
     );
 
-    expect(runs.at(-1)?.code).toBe(0);
+    expect(runs.at(-1)?.code, describeRuns(runs)).toBe(0);
     await expectExactRules(300);
     const stats = await statsOf(emulator as RunningEmulator);
     expect(stats.byStatus['429'] ?? 0).toBeGreaterThan(0);
