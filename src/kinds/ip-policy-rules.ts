@@ -1,6 +1,6 @@
 import type { ApiRequest } from '../api/edge-api.js';
 import { expectId, expectObject, optionalString, refId } from './api-json.js';
-import { canonicalCidr } from './cidr.js';
+import { canonicalCidr, cidrRange } from './cidr.js';
 import type { Kind } from './kind.js';
 import { ID_PREFIXES } from './kind-name.js';
 import { listLiveObjects } from './list-live-objects.js';
@@ -55,7 +55,14 @@ export const ipPolicyRules: Kind = {
   modules: [],
   // The service holds one rule per CIDR and IP policy.
   uniqueKey: ['cidr', 'ip_policy_id'],
-  accessDecision: { field: 'action', allow: 'allow', deny: 'deny' },
+  accessDecision: {
+    field: 'action',
+    allow: 'allow',
+    deny: 'deny',
+    // Regardless of policy: an endpoint may list several IP policies, so
+    // rules of different policies can decide for the same address.
+    range: (spec) => (typeof spec.cidr === 'string' ? cidrRange(spec.cidr) : undefined),
+  },
   readLive: (ctx) => listLiveObjects(ctx.api, { kind: NAME, path: PATH, listKey: NAME }, fromApi, ctx.signal),
   fromApi,
   normalizeDesired,

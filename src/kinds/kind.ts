@@ -29,6 +29,16 @@ export interface ModuleRule {
   readonly fields: readonly FieldRule[];
 }
 
+/**
+ * A contiguous span of addresses (first and last inclusive) in one address
+ * family; ranges of different families never overlap.
+ */
+export interface AddressRange {
+  readonly family: string;
+  readonly first: bigint;
+  readonly last: bigint;
+}
+
 /** Where a module lives: the resource, and for route modules the route. */
 export interface ModuleTarget {
   readonly id: string;
@@ -69,10 +79,22 @@ export interface Kind {
   readonly uniqueKey?: readonly string[];
   /**
    * Optional: for access rules, the field that decides allow or deny and its
-   * two values. The planner creates deny rules before allow rules and deletes
-   * allow rules before deny rules, so access never widens mid-apply.
+   * two values. The planner creates deny rules before the allow rules they
+   * overlap and deletes allow rules before the deny rules they overlap, so
+   * access never widens mid-apply.
    */
-  readonly accessDecision?: { readonly field: string; readonly allow: string; readonly deny: string };
+  readonly accessDecision?: {
+    readonly field: string;
+    readonly allow: string;
+    readonly deny: string;
+    /**
+     * Optional, pure: the addresses a rule's spec covers. Two rules overlap
+     * when their ranges share a family and intersect; only overlapping rules
+     * are ordered against each other. Without it, or when it returns
+     * undefined (a value that does not parse), a rule overlaps every other.
+     */
+    readonly range?: (spec: Readonly<Record<string, unknown>>) => AddressRange | undefined;
+  };
 
   /** Reads this kind's live objects: the paginated list, or module GETs for `ctx.ids`. */
   readLive(ctx: ReadLiveContext): Promise<readonly LiveObject[]>;
