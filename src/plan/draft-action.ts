@@ -1,4 +1,5 @@
 import type { ApiRequest } from '../api/edge-api.js';
+import type { AddressRange } from '../kinds/kind.js';
 import type { KindName } from '../kinds/kind-name.js';
 import type { OwnershipMarker } from '../kinds/live-state.js';
 import type { DesiredEntry } from '../manifest/desired-state.js';
@@ -29,6 +30,8 @@ export interface DraftAction {
   readonly frees?: string;
   /** allow or deny, for kinds with an access decision. */
   readonly access?: 'allow' | 'deny';
+  /** The addresses an access rule covers; absent when unknown, and then it overlaps every rule. */
+  readonly range?: AddressRange;
 }
 
 /** A ResourceChange while drafting; `protect` comes from its entry and feeds the safety rules. */

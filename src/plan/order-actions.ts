@@ -1,4 +1,4 @@
-import type { Kind } from '../kinds/kind.js';
+import type { AddressRange, Kind } from '../kinds/kind.js';
 import type { DraftAction } from './draft-action.js';
 import { pendingKeysIn, pendingKeysInPath } from './pending-id.js';
 import type { PlanState } from './plan-state.js';
@@ -10,9 +10,13 @@ export interface OrderingFacts {
   takes?: string;
   frees?: string;
   access?: 'allow' | 'deny';
+  range?: AddressRange;
 }
 
-/** Uniqueness-key value (taken or freed, as `role` says) and access decision of a spec, for the ordering rules. */
+/**
+ * Uniqueness-key value (taken or freed, as `role` says), access decision and
+ * address range of a spec, for the ordering rules.
+ */
 export function orderingFacts(
   kind: Kind,
   spec: Readonly<Record<string, unknown>>,
@@ -26,6 +30,8 @@ export function orderingFacts(
     const value = spec[decision.field];
     if (value === decision.allow) facts.access = 'allow';
     if (value === decision.deny) facts.access = 'deny';
+    const range = facts.access === undefined ? undefined : decision.range?.(spec);
+    if (range !== undefined) facts.range = range;
   }
   return facts;
 }
@@ -130,7 +136,7 @@ function freeKeysBeforeTaking(actions: readonly DraftAction[]): Map<string, stri
  * another action): then the old object goes first and the uniqueness
  * ordering above makes the takers wait for it. A replaced allow rule also
  * goes first: removing an allow only narrows access, and waiting for its
- * successor would tie it into the deny-before-allow chain below.
+ * successor would tie it into the deny-before-allow ordering below.
  */
 function orderReplacements(state: PlanState, takers: ReadonlyMap<string, readonly string[]>): void {
   const byKey = new Map(state.actions.map((action) => [action.key, action]));
@@ -145,14 +151,22 @@ function orderReplacements(state: PlanState, takers: ReadonlyMap<string, readonl
 
 /**
  * Access never widens mid-apply. Creating a deny rule or deleting an allow
- * rule only narrows access, so those go first: every allow create waits
- * for every deny create, and every deny delete waits for every allow
- * delete. A rule whose action flips on the same CIDR must be deleted
- * before it is re-created (uniqueness above); with these two rules the
- * old allow of an allow→deny flip is deleted early and its deny created
- * before any allow, while the old deny of a deny→allow flip is deleted
- * only after every allow is gone and its allow is created last, so no
- * moment between the two states grants more than either of them does.
+ * rule only narrows access, so those go first: an allow create waits for
+ * every deny create it overlaps, and a deny delete waits for every allow
+ * delete it overlaps. Overlap is the condition because a rule decides only
+ * for the addresses in its range: an allow created before a disjoint deny,
+ * or a deny deleted before a disjoint allow, opens no address that the old
+ * and the new state both keep closed, so tying them together would only
+ * let one failed deny hold back every allow and grow the plan with
+ * denies × allows edges.
+ * Ranges are compared regardless of IP policy, since an endpoint may list
+ * several policies. A rule whose action flips on the same CIDR must be
+ * deleted before it is re-created (uniqueness above), and a CIDR overlaps
+ * itself: the old allow of an allow→deny flip is deleted early and its deny
+ * created before any overlapping allow, while the old deny of a deny→allow
+ * flip is deleted only after every overlapping allow is gone and its allow
+ * is created after every overlapping deny, so no moment between the two
+ * states grants more than either of them does.
  */
 function neverWidenAccess(state: PlanState): void {
   for (const kind of state.kindsByName.values()) {
@@ -161,13 +175,57 @@ function neverWidenAccess(state: PlanState): void {
     const denyCreates = ofKind.filter(
       (action) => action.takes !== undefined && action.op === 'create' && action.access === 'deny',
     );
+    const allowCreates = ofKind.filter((action) => action.op === 'create' && action.access === 'allow');
     const allowDeletes = ofKind.filter((action) => action.op === 'delete' && action.access === 'allow');
-    for (const action of ofKind) {
-      if (action.op === 'create' && action.access === 'allow')
-        for (const deny of denyCreates) action.dependsOn.add(deny.key);
-      if (action.op === 'delete' && action.access === 'deny') {
-        for (const allow of allowDeletes) action.dependsOn.add(allow.key);
-      }
+    const denyDeletes = ofKind.filter((action) => action.op === 'delete' && action.access === 'deny');
+    forEachOverlap(allowCreates, denyCreates, (allow, deny) => allow.dependsOn.add(deny.key));
+    forEachOverlap(denyDeletes, allowDeletes, (deny, allow) => deny.dependsOn.add(allow.key));
+  }
+}
+
+/**
+ * Calls `visit` once for every pair of a `left` and a `right` action whose
+ * ranges overlap; an action without a range overlaps everything. A sweep
+ * over each family's ranges sorted by first address, so the cost is
+ * n log n plus the number of overlapping pairs, not left × right.
+ */
+function forEachOverlap(
+  left: readonly DraftAction[],
+  right: readonly DraftAction[],
+  visit: (left: DraftAction, right: DraftAction) => void,
+): void {
+  if (left.length === 0 || right.length === 0) return;
+  type Start = { readonly action: DraftAction; readonly range: AddressRange; readonly side: 0 | 1 };
+  const starts: Start[] = [];
+  for (const [side, actions] of [left, right].entries()) {
+    for (const action of actions) {
+      if (action.range !== undefined) starts.push({ action, range: action.range, side: side as 0 | 1 });
+      else if (side === 0) for (const other of right) visit(action, other);
+      // an unranged right action pairs with every ranged left one; unranged pairs were visited above
+      else for (const other of left) if (other.range !== undefined) visit(other, action);
     }
+  }
+  starts.sort(
+    (a, b) =>
+      a.range.family.localeCompare(b.range.family) ||
+      (a.range.first < b.range.first ? -1 : a.range.first > b.range.first ? 1 : 0),
+  );
+  // Ranges open on each side: every one started no later than the current
+  // start; those that end before it are dropped when next looked at.
+  let open: [Start[], Start[]] = [[], []];
+  let family: string | undefined;
+  for (const start of starts) {
+    if (start.range.family !== family) {
+      family = start.range.family;
+      open = [[], []];
+    }
+    const otherSide = start.side === 0 ? 1 : 0;
+    const stillOpen = open[otherSide].filter((other) => other.range.last >= start.range.first);
+    open[otherSide] = stillOpen;
+    for (const other of stillOpen) {
+      if (start.side === 0) visit(start.action, other.action);
+      else visit(other.action, start.action);
+    }
+    open[start.side].push(start);
   }
 }

@@ -29,21 +29,33 @@ function action(plan: Plan, key: string) {
   return found;
 }
 
+/** Every action `key` waits for, directly or through others. */
+function waitsFor(plan: Plan, key: string): Set<string> {
+  const byKey = new Map(plan.actions.map((candidate) => [candidate.key, candidate]));
+  const seen = new Set<string>();
+  const stack = [...(byKey.get(key)?.dependsOn ?? [])];
+  while (stack.length > 0) {
+    const next = stack.pop() as string;
+    if (seen.has(next)) continue;
+    seen.add(next);
+    stack.push(...(byKey.get(next)?.dependsOn ?? []));
+  }
+  return seen;
+}
+
 /** Asserts that `first` comes before `second` and that `second` (transitively) depends on it. */
 function expectOrdered(plan: Plan, first: string, second: string): void {
   const keys = actionKeys(plan);
   expect(keys.indexOf(first)).toBeGreaterThanOrEqual(0);
   expect(keys.indexOf(first)).toBeLessThan(keys.indexOf(second));
-  const byKey = new Map(plan.actions.map((candidate) => [candidate.key, candidate]));
-  const seen = new Set<string>();
-  const stack = [...(byKey.get(second)?.dependsOn ?? [])];
-  while (stack.length > 0) {
-    const key = stack.pop() as string;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    stack.push(...(byKey.get(key)?.dependsOn ?? []));
-  }
-  expect(seen.has(first)).toBe(true);
+  expect(waitsFor(plan, second).has(first)).toBe(true);
+}
+
+/** Asserts that both actions are in the plan and neither waits for the other. */
+function expectIndependent(plan: Plan, one: string, other: string): void {
+  expect(actionKeys(plan)).toEqual(expect.arrayContaining([one, other]));
+  expect(waitsFor(plan, one).has(other)).toBe(false);
+  expect(waitsFor(plan, other).has(one)).toBe(false);
 }
 
 function expectTopological(plan: Plan): void {
@@ -424,20 +436,70 @@ describe('planChanges: ordering', () => {
     expectOrdered(plan, 'delete-module:https_edges.web.mutual_tls', 'delete:certificate_authorities.corp');
   });
 
-  it('creates deny rules before allow rules and deletes allow rules before deny rules', () => {
+  // Two rules' order matters only where their addresses overlap, in any IP
+  // policy: an endpoint may list several policies.
+  it.each([
+    { deny: '10.0.0.0/8', allow: '10.1.2.0/24', ordered: true, why: 'the deny contains the allow' },
+    { deny: '10.1.2.3/32', allow: '10.0.0.0/8', ordered: true, why: 'the allow contains the deny' },
+    { deny: '10.0.0.0/24', allow: '10.0.0.0/24', ordered: true, why: 'the same CIDR in two policies' },
+    { deny: '10.0.0.5/24', allow: '10.0.0.200/32', ordered: true, why: 'host bits do not narrow' },
+    { deny: '2001:db8::/32', allow: '2001:db8:1::/48', ordered: true, why: 'IPv6 containment' },
+    { deny: '10.0.0.0/24', allow: '10.0.1.0/24', ordered: false, why: 'adjacent, disjoint' },
+    { deny: '2001:db8::/48', allow: '2001:db8:1::/48', ordered: false, why: 'disjoint IPv6' },
+    { deny: '0.0.0.0/0', allow: '::/0', ordered: false, why: 'IPv4 and IPv6 never overlap' },
+    { deny: '::/0', allow: '0.0.0.0/0', ordered: false, why: 'IPv6 and IPv4 never overlap' },
+  ])('deny $deny and allow $allow: ordered $ordered ($why)', ({ deny, allow, ordered }) => {
+    const creates = planChanges(
+      desiredState([
+        entry('ip_policy_rules', 'new-allow', rule(allow, 'allow', POLICY)),
+        entry('ip_policy_rules', 'new-deny', rule(deny, 'deny', OTHER_POLICY)),
+      ]),
+      liveState([]),
+      options,
+    );
+    const deletes = planChanges(
+      desiredState([]),
+      liveState([
+        liveRule('ipr_a', { cidr: allow, action: 'allow', metadata: marked('old-allow') }),
+        liveRule('ipr_d', { cidr: deny, action: 'deny', policy: OTHER_POLICY, metadata: marked('old-deny') }),
+      ]),
+      { ...options, force: true, allowEmpty: true },
+    );
+
+    if (ordered) {
+      expectOrdered(creates, 'create:ip_policy_rules.new-deny', 'create:ip_policy_rules.new-allow');
+      expectOrdered(deletes, 'delete:ip_policy_rules.old-allow', 'delete:ip_policy_rules.old-deny');
+    } else {
+      expectIndependent(creates, 'create:ip_policy_rules.new-deny', 'create:ip_policy_rules.new-allow');
+      expectIndependent(deletes, 'delete:ip_policy_rules.old-allow', 'delete:ip_policy_rules.old-deny');
+    }
+    expectTopological(creates);
+    expectTopological(deletes);
+  });
+
+  it('an allow create waits for exactly the deny creates it overlaps', () => {
     const desired = desiredState([
-      entry('ip_policy_rules', 'new-allow', rule('10.0.1.0/24', 'allow')),
-      entry('ip_policy_rules', 'new-deny', rule('10.0.2.0/24', 'deny')),
-    ]);
-    const live = liveState([
-      liveRule('ipr_a', { cidr: '10.0.3.0/24', action: 'allow', metadata: marked('old-allow') }),
-      liveRule('ipr_d', { cidr: '10.0.4.0/24', action: 'deny', metadata: marked('old-deny') }),
+      entry('ip_policy_rules', 'deny-ten', rule('10.0.0.0/8', 'deny')),
+      entry('ip_policy_rules', 'deny-home', rule('192.168.1.0/24', 'deny', OTHER_POLICY)),
+      entry('ip_policy_rules', 'deny-v6', rule('2001:db8::/32', 'deny')),
+      entry('ip_policy_rules', 'deny-host', rule('10.2.3.4/32', 'deny', OTHER_POLICY)),
+      entry('ip_policy_rules', 'allow-ten-two', rule('10.2.0.0/16', 'allow')),
+      entry('ip_policy_rules', 'allow-home-next', rule('192.168.2.0/24', 'allow')),
+      entry('ip_policy_rules', 'allow-v6', rule('2001:db8:5::/48', 'allow')),
+      entry('ip_policy_rules', 'allow-private', rule('172.16.0.0/12', 'allow')),
+      entry('ip_policy_rules', 'allow-all', rule('0.0.0.0/0', 'allow', OTHER_POLICY)),
     ]);
 
-    const plan = planChanges(desired, live, { ...options, force: true });
+    const plan = planChanges(desired, liveState([]), options);
 
-    expectOrdered(plan, 'create:ip_policy_rules.new-deny', 'create:ip_policy_rules.new-allow');
-    expectOrdered(plan, 'delete:ip_policy_rules.old-allow', 'delete:ip_policy_rules.old-deny');
+    const waits = (name: string) => action(plan, `create:ip_policy_rules.${name}`).dependsOn;
+    const deny = (name: string) => `create:ip_policy_rules.${name}`;
+    expect(waits('allow-ten-two')).toEqual([deny('deny-host'), deny('deny-ten')]);
+    expect(waits('allow-home-next')).toEqual([]);
+    expect(waits('allow-v6')).toEqual([deny('deny-v6')]);
+    expect(waits('allow-private')).toEqual([]);
+    expect(waits('allow-all')).toEqual([deny('deny-home'), deny('deny-host'), deny('deny-ten')]);
+    for (const name of ['deny-ten', 'deny-home', 'deny-v6', 'deny-host']) expect(waits(name)).toEqual([]);
     expectTopological(plan);
   });
 
@@ -447,7 +509,8 @@ describe('planChanges: ordering', () => {
   ] as const)('flips $from → $to on the same CIDR by delete then create', ({ from, to }) => {
     const desired = desiredState([
       entry('ip_policy_rules', 'flip', rule('10.0.0.0/8', to)),
-      entry('ip_policy_rules', 'other-deny', rule('172.16.0.0/12', 'deny')),
+      entry('ip_policy_rules', 'inner-deny', rule('10.1.0.0/16', 'deny')),
+      entry('ip_policy_rules', 'elsewhere-deny', rule('172.16.0.0/12', 'deny')),
     ]);
     const live = liveState([
       liveRule('ipr_f', { cidr: '10.0.0.0/8', action: from, metadata: marked('flip') }),
@@ -458,7 +521,8 @@ describe('planChanges: ordering', () => {
     expect(plan.changes.find((change) => change.address === 'ip_policy_rules.flip')?.op).toBe('replace');
     expectOrdered(plan, 'delete:ip_policy_rules.flip', 'create:ip_policy_rules.flip');
     if (to === 'allow')
-      expectOrdered(plan, 'create:ip_policy_rules.other-deny', 'create:ip_policy_rules.flip');
+      expectOrdered(plan, 'create:ip_policy_rules.inner-deny', 'create:ip_policy_rules.flip');
+    expectIndependent(plan, 'create:ip_policy_rules.elsewhere-deny', 'create:ip_policy_rules.flip');
     expectTopological(plan);
   });
 

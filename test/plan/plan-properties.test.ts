@@ -1,6 +1,8 @@
 import fc from 'fast-check';
+import ipaddr from 'ipaddr.js';
 import { describe, expect, it } from 'vitest';
 import type { DesiredEntry } from '../../src/manifest/desired-state.js';
+import type { Plan } from '../../src/plan/plan.js';
 import { planChanges } from '../../src/plan/plan-changes.js';
 import {
   CORP_PEM,
@@ -15,7 +17,16 @@ import {
 } from './builders.js';
 import { InMemoryAccount } from './in-memory-account.js';
 
-const CIDRS = ['10.0.0.0/24', '10.0.1.0/24', '10.0.2.0/24', '10.0.3.0/24'];
+/** Disjoint, nested and cross-family ranges, so that rules overlap in every way the ordering cares about. */
+const CIDRS = [
+  '10.0.0.0/24',
+  '10.0.1.0/24',
+  '10.0.0.0/16',
+  '10.0.1.128/25',
+  '0.0.0.0/0',
+  '2001:db8::/32',
+  '2001:db8:1::/48',
+];
 const POLICIES = [POLICY, OTHER_POLICY];
 const NAMES = ['a', 'b', 'c', 'd'];
 const PEMS = [CORP_PEM, PARTNER_PEM];
@@ -168,6 +179,52 @@ function desiredEntries(scenario: Scenario): DesiredEntry[] {
 
 const options = { owner: OWNER, force: true, allowEmpty: true } as const;
 
+/** Overlap through ipaddr.js, independent of the planner's range arithmetic. */
+function overlapOracle(a: string, b: string): boolean {
+  const [left, leftBits] = ipaddr.parseCIDR(a);
+  const [right, rightBits] = ipaddr.parseCIDR(b);
+  if (left.kind() !== right.kind()) return false;
+  return left.match(right, Math.min(leftBits, rightBits));
+}
+
+interface RuleTouch {
+  readonly key: string;
+  readonly op: 'create' | 'delete';
+  readonly action: string;
+  readonly cidr: string;
+}
+
+/** The rule creates and deletes of a plan, with the CIDR and action each creates or removes. */
+function ruleTouches(plan: Plan, account: InMemoryAccount): RuleTouch[] {
+  const touches: RuleTouch[] = [];
+  for (const action of plan.actions) {
+    if (action.kind !== 'ip_policy_rules') continue;
+    if (action.op === 'create') {
+      const body = action.request.body as { cidr: string; action: string };
+      touches.push({ key: action.key, op: 'create', action: body.action, cidr: body.cidr });
+    }
+    if (action.op === 'delete') {
+      const raw = account.raw(action.request.path.split('/').pop() ?? '');
+      touches.push({ key: action.key, op: 'delete', action: String(raw?.action), cidr: String(raw?.cidr) });
+    }
+  }
+  return touches;
+}
+
+/** Every action `key` waits for, directly or through others. */
+function waitsFor(plan: Plan, key: string): Set<string> {
+  const byKey = new Map(plan.actions.map((action) => [action.key, action]));
+  const seen = new Set<string>();
+  const stack = [...(byKey.get(key)?.dependsOn ?? [])];
+  while (stack.length > 0) {
+    const next = stack.pop() as string;
+    if (seen.has(next)) continue;
+    seen.add(next);
+    stack.push(...(byKey.get(next)?.dependsOn ?? []));
+  }
+  return seen;
+}
+
 describe('planChanges: properties', () => {
   it('applying the plan then planning again gives no changes, and unmanaged objects are never touched', () => {
     fc.assert(
@@ -210,5 +267,36 @@ describe('planChanges: properties', () => {
       }),
       { numRuns: 200, seed: 7 },
     );
+  });
+
+  it('access never widens: an overlapping deny is created before an allow, and an allow deleted before a deny', () => {
+    let overlappingPairs = 0;
+    fc.assert(
+      fc.property(scenarioArb, (scenario) => {
+        const { account } = buildAccount(scenario);
+        const desired = desiredState(desiredEntries(scenario));
+
+        const plan = planChanges(desired, liveState(account.liveObjects()), options);
+
+        const touches = ruleTouches(plan, account);
+        for (const later of touches) {
+          // The action that would widen access if it ran first, and the one it must wait for.
+          const widening =
+            (later.op === 'create' && later.action === 'allow') ||
+            (later.op === 'delete' && later.action === 'deny');
+          if (!widening) continue;
+          const waits = waitsFor(plan, later.key);
+          for (const first of touches) {
+            if (first.op !== later.op || first.action === later.action) continue;
+            if (!overlapOracle(first.cidr, later.cidr)) continue;
+            overlappingPairs += 1;
+            expect(waits.has(first.key), `${later.key} waits for ${first.key}`).toBe(true);
+          }
+        }
+      }),
+      { numRuns: 300, seed: 20261122 },
+    );
+    // The scenarios must actually exercise the rule.
+    expect(overlappingPairs).toBeGreaterThan(50);
   });
 });
