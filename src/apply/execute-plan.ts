@@ -7,8 +7,9 @@ import type { KindName } from '../kinds/kind-name.js';
 import type { Action, Operation, Plan, ResourceChange } from '../plan/plan.js';
 import { describeActionFailure, isAlreadyAbsent, isOutcomeUnknown } from './action-failure.js';
 import type { ActionResult, AppliedCounts, ApplyResult } from './apply-result.js';
+import { MarkerLookup } from './marker-lookup.js';
 import { resolvePendingIds } from './pending-ids.js';
-import { findCreatedByMarker, moduleWriteLanded } from './unknown-outcome.js';
+import { moduleWriteLanded } from './unknown-outcome.js';
 
 export type ProgressEvent =
   | {
@@ -49,7 +50,17 @@ export interface ExecutePlanOptions {
    * on the write's own path, which the service answers for every module.
    */
   readonly kindByName?: (name: KindName) => Pick<Kind, 'moduleReadRequest'>;
-  /** Sends of one write, counting those whose outcome was unknown, before the action fails. @default 3 */
+  /**
+   * Tries of one write before the action fails: each send, and each lookup
+   * or read-back that failed, is one. An unknown outcome is always resolved
+   * by a lookup (creates) or read-back (module writes), the last one's too;
+   * only a write that did not land is sent again. Every send may meet an
+   * unknown outcome again, so the chance that all of them do is that chance
+   * to the power of the attempts: at 15% per send (a 5xx or drop after
+   * sending), 3 attempts leave 1 create in 300 unresolved, 5 leave 1 in
+   * 13,000.
+   * @default 5
+   */
   readonly maxAttempts?: number;
 }
 
@@ -87,6 +98,13 @@ export async function executePlan(plan: Plan, options: ExecutePlanOptions): Prom
       `concurrency: expected a whole number of at least 1 (found ${concurrency})`,
     );
   }
+  const maxAttempts = options.maxAttempts ?? 5;
+  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
+    throw new EdgesyncError(
+      'invalid_option',
+      `maxAttempts: expected a whole number of at least 1 (found ${maxAttempts})`,
+    );
+  }
   checkDependencies(plan.actions);
 
   const total = plan.actions.length;
@@ -107,6 +125,7 @@ export async function executePlan(plan: Plan, options: ExecutePlanOptions): Prom
   let finished = 0;
 
   const inFlight = new AbortController();
+  const markerLookup = new MarkerLookup({ api, preexistingIds, signal: inFlight.signal });
   let graceTimer: NodeJS.Timeout | undefined;
   const queue = new PQueue({ concurrency });
   const stop = (): void => {
@@ -214,7 +233,6 @@ export async function executePlan(plan: Plan, options: ExecutePlanOptions): Prom
 
   const perform = async (action: Action): Promise<ActionDone> => {
     const request = resolvePendingIds(action.request, createdIds);
-    const maxAttempts = options.maxAttempts ?? 3;
     if (request.method === 'DELETE') {
       try {
         await send(action, request);
@@ -225,35 +243,69 @@ export async function executePlan(plan: Plan, options: ExecutePlanOptions): Prom
         throw error;
       }
     }
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        const response = await send<{ id?: unknown }>(action, request);
-        if (request.method !== 'POST') return {};
-        const id = response.body?.id;
-        if (typeof id !== 'string') {
-          throw new EdgesyncError(
-            'unexpected_response',
-            `${request.method} ${request.path} answered without an id`,
+    let attempts = 0;
+    // Set while a send's outcome is unknown and not yet resolved by a lookup or read-back.
+    let unknown: unknown;
+    for (;;) {
+      if (unknown === undefined) {
+        attempts += 1;
+        try {
+          return await sendWrite(action, request);
+        } catch (error) {
+          if (!isOutcomeUnknown(error) || stopping()) throw error;
+          if (request.method === 'POST' && action.marker === undefined) throw error;
+          log.warn(
+            { key: action.key, attempts },
+            request.method === 'POST'
+              ? 'create outcome unknown: looking it up by its marker'
+              : 'write outcome unknown: reading it back',
           );
-        }
-        return { id };
-      } catch (error) {
-        if (!isOutcomeUnknown(error) || attempt >= maxAttempts || stopping()) throw error;
-        if (request.method === 'POST') {
-          if (action.marker === undefined) throw error;
-          log.warn({ key: action.key, attempt }, 'create outcome unknown: looking it up by its marker');
-          const id = await findCreatedByMarker(api, action, preexistingIds, inFlight.signal);
-          if (id !== undefined) return { id, note: 'found by its marker after an unknown outcome' };
-        } else {
-          log.warn({ key: action.key, attempt }, 'write outcome unknown: reading it back');
-          const landed = await moduleWriteLanded(api, readBackRequest(action, request), request.body, {
-            signal: inFlight.signal,
-            kind: action.kind,
-          });
-          if (landed) return { note: 'read back after an unknown outcome' };
+          unknown = error;
         }
       }
+      let resolved: ActionDone | undefined;
+      try {
+        resolved = await resolveUnknownOutcome(action, request);
+      } catch (error) {
+        // The outcome is still unknown: look again if tries are left, never send blindly.
+        attempts += 1;
+        if (attempts > maxAttempts || stopping()) throw error;
+        log.warn({ key: action.key, attempts, err: error }, 'lookup after an unknown outcome failed');
+        continue;
+      }
+      if (resolved !== undefined) return resolved;
+      if (attempts >= maxAttempts || stopping()) throw unknown;
+      unknown = undefined;
     }
+  };
+
+  const sendWrite = async (action: Action, request: ApiRequest): Promise<ActionDone> => {
+    const response = await send<{ id?: unknown }>(action, request);
+    if (request.method !== 'POST') return {};
+    const id = response.body?.id;
+    if (typeof id !== 'string') {
+      throw new EdgesyncError(
+        'unexpected_response',
+        `${request.method} ${request.path} answered without an id`,
+      );
+    }
+    return { id };
+  };
+
+  /** Whether an outcome-unknown write landed: what it did if so, undefined if it must be sent again. */
+  const resolveUnknownOutcome = async (
+    action: Action,
+    request: ApiRequest,
+  ): Promise<ActionDone | undefined> => {
+    if (request.method === 'POST' && action.marker !== undefined) {
+      const id = await markerLookup.find({ path: request.path, kind: action.kind, marker: action.marker });
+      return id === undefined ? undefined : { id, note: 'found by its marker after an unknown outcome' };
+    }
+    const landed = await moduleWriteLanded(api, readBackRequest(action, request), request.body, {
+      signal: inFlight.signal,
+      kind: action.kind,
+    });
+    return landed ? { note: 'read back after an unknown outcome' } : undefined;
   };
 
   try {
@@ -265,6 +317,8 @@ export async function executePlan(plan: Plan, options: ExecutePlanOptions): Prom
     options.signal?.removeEventListener('abort', stop);
     if (graceTimer !== undefined) clearTimeout(graceTimer);
   }
+  const lookups = markerLookup.stats();
+  if (lookups.lookups > 0) log.info(lookups, 'marker lookups after unknown outcomes');
 
   const interrupted = plan.actions.some((action) => !results.has(action.key));
   const actions = plan.actions.map(

@@ -1,36 +1,4 @@
 import type { ApiRequest, EdgeApi } from '../api/edge-api.js';
-import { parseMetadata } from '../kinds/ownership-marker.js';
-import type { Action } from '../plan/plan.js';
-
-/**
- * Looks for the object an outcome-unknown create may have made: the newest
- * object of the kind whose marker is the action's and whose ID did not exist
- * when the plan was made (a replace's old object carries the same marker).
- * The list is the create's own path, and its key is the kind's name: the
- * spec lists every creatable kind under its collection name.
- */
-export async function findCreatedByMarker(
-  api: EdgeApi,
-  action: Action,
-  preexistingIds: ReadonlySet<string>,
-  signal?: AbortSignal,
-): Promise<string | undefined> {
-  const marker = action.marker;
-  if (marker === undefined) return undefined;
-  const options = { kind: action.kind, ...(signal ? { signal } : {}) };
-  for await (const page of api.paginate<{ id?: unknown; metadata?: unknown }>(
-    action.request.path,
-    action.kind,
-    options,
-  )) {
-    for (const item of page.items) {
-      if (typeof item.id !== 'string' || preexistingIds.has(item.id)) continue;
-      const parsed = parseMetadata(typeof item.metadata === 'string' ? item.metadata : undefined);
-      if (parsed.marker?.owner === marker.owner && parsed.marker.name === marker.name) return item.id;
-    }
-  }
-  return undefined;
-}
 
 /**
  * After a module write whose outcome is unknown: reads the module back and

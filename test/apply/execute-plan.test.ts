@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RequestBudget } from '../../src/api/request-budget.js';
 import type { ProgressEvent } from '../../src/apply/execute-plan.js';
@@ -205,6 +206,40 @@ describe('executePlan', () => {
     expect(rules).toHaveLength(300);
     expect(new Set(rules.map((rule) => parseMetadata(rule.metadata).marker?.name)).size).toBe(300);
     expect(first.actions.some((action) => action.note?.startsWith('found by its marker'))).toBe(true);
+  });
+
+  it('coalesces the marker lookups of outcome-unknown creates: 500 creates under faults, far fewer listings than unknowns', async () => {
+    const policyId = 'ipp_OfficeVpnPolicy000000000001';
+    harness = await startHarness({
+      faultRate: 0.1,
+      dropRate: 0.05,
+      random: seededRandom(77),
+      seed: { ip_policies: [{ id: policyId }] },
+    });
+    const actions = Array.from({ length: 500 }, (_, index) =>
+      createRuleAction(`r${index}`, policyId, ruleCidr(index)),
+    );
+    const logLines: Array<{ msg?: string; listings?: number }> = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => logLines.push(JSON.parse(line)) });
+    const listsBefore = (await emulatorStats(harness)).byRoute['GET /ip_policy_rules'] ?? 0;
+
+    const result = await executePlan(handPlan(actions), { api: harness.api, logger, concurrency: 16 });
+
+    const unknowns = logLines.filter((line) => line.msg?.startsWith('create outcome unknown')).length;
+    const listings =
+      logLines.find((line) => line.msg === 'marker lookups after unknown outcomes')?.listings ?? 0;
+    const listRequests = ((await emulatorStats(harness)).byRoute['GET /ip_policy_rules'] ?? 0) - listsBefore;
+    const rules = await listAll<RuleItem>(harness, '/ip_policy_rules', 'ip_policy_rules');
+    expect(result.failed).toBe(0);
+    expect(result.done).toBe(500);
+    expect(rules).toHaveLength(500);
+    expect(new Set(rules.map((rule) => parseMetadata(rule.metadata).marker?.name)).size).toBe(500);
+    // Faults at this seed give dozens of unknown outcomes. A listing of its own for each would read all
+    // 5 pages (500 rules) each time: at least 5 list requests per unknown outcome.
+    expect(unknowns).toBeGreaterThan(30);
+    expect(listings).toBeGreaterThan(0);
+    expect(listings).toBeLessThan(unknowns / 2);
+    expect(listRequests).toBeLessThan(unknowns * 2);
   });
 
   it('starts nothing new once the signal aborts and reports what was not started', async () => {

@@ -1,8 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { findCreatedByMarker, holdsWhatWasSent } from '../../src/apply/unknown-outcome.js';
-import { encodeMetadata } from '../../src/kinds/ownership-marker.js';
-import { createIpPolicy, type Harness, startHarness } from './apply-harness.js';
-import { createRuleAction, OWNER, ruleCidr } from './hand-plan.js';
+import { describe, expect, it } from 'vitest';
+import { holdsWhatWasSent } from '../../src/apply/unknown-outcome.js';
 
 describe('holdsWhatWasSent', () => {
   it.each([
@@ -48,34 +45,5 @@ describe('holdsWhatWasSent', () => {
     ],
   ])('%s', (_name, sent, read, expected) => {
     expect(holdsWhatWasSent(sent, read)).toBe(expected);
-  });
-});
-
-describe('findCreatedByMarker', () => {
-  let harness: Harness | undefined;
-
-  afterEach(async () => {
-    await harness?.emulator.close();
-    harness = undefined;
-  });
-
-  it('finds the object carrying the marker unless it existed before the plan', async () => {
-    harness = await startHarness();
-    const policyId = await createIpPolicy(harness);
-    const action = createRuleAction('web', policyId, ruleCidr(4));
-    const other = { cidr: ruleCidr(5), ip_policy_id: policyId, action: 'deny' };
-    await harness.inspect.request({
-      method: 'POST',
-      path: '/ip_policy_rules',
-      body: { ...other, metadata: encodeMetadata(undefined, { owner: 'someone-else', name: 'web' }) },
-    });
-    const created = await harness.inspect.request<{ id: string }>(action.request);
-
-    const found = await findCreatedByMarker(harness.api, action, new Set());
-    const foundWhenOld = await findCreatedByMarker(harness.api, action, new Set([created.body.id]));
-
-    expect(found).toBe(created.body.id);
-    expect(foundWhenOld).toBeUndefined();
-    expect(action.marker?.owner).toBe(OWNER);
   });
 });
