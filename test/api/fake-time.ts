@@ -24,17 +24,7 @@ export const sleepUntilAborted: Sleep = (_ms, signal) =>
     signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
   });
 
-/** mulberry32: a small seeded PRNG, uniform in [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom } from '../support/seeded-random.js';
 
 /** A clock whose sleeps wait until the test releases them, so a test can look at what happens meanwhile. */
 export class SteppedTime {

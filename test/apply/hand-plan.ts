@@ -7,17 +7,7 @@ import type { Action, Plan, PlanSummary, ResourceChange } from '../../src/plan/p
 export const OWNER = 'apply-test';
 export const silentLogger = pino({ level: 'silent' });
 
-/** mulberry32: a seeded uniform [0, 1) source, so fault injection repeats run to run. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom } from '../support/seeded-random.js';
 
 export function ruleCidr(index: number): string {
   return `10.${Math.floor(index / 256) % 256}.${index % 256}.0/24`;

@@ -122,17 +122,7 @@ export function markerNameOf(rule: LiveRuleRecord, owner: string): string | null
   }
 }
 
-/** Deterministic uniform [0, 1) from a seed (mulberry32): fault draws and kill points repeat run to run. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+export { seededRandom } from '../support/seeded-random.js';
 
 /** A manifest of `count` deny/allow rules starting at `from`, one CIDR each. */
 export function rulesManifest(policyId: string, from: number, count: number): string {
