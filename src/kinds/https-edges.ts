@@ -1,5 +1,6 @@
 import type { ApiRequest } from '../api/edge-api.js';
 import { expectId, expectObject, isRecord, optionalString } from './api-json.js';
+import { normalizeDesiredFields } from './desired-common-fields.js';
 import type { Kind, ModuleTarget } from './kind.js';
 import { KindError } from './kind-error.js';
 import { ID_PREFIXES } from './kind-name.js';
@@ -13,7 +14,6 @@ import {
   normalizeMutualTlsDesired,
 } from './mutual-tls-module.js';
 import { normalizeOidc, OIDC_FIELDS, oidcFromApi, oidcPutBody } from './oidc-module.js';
-import { normalizeUserMetadata } from './ownership-marker.js';
 import { patchBody } from './patch-body.js';
 import { readOnlyRouteModule } from './read-only-route-module.js';
 import { normalizeSetLike } from './set-like.js';
@@ -88,10 +88,7 @@ function normalizeDesiredRoute(route: unknown): unknown {
 }
 
 function normalizeDesired(spec: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  return withoutUndefined({
-    ...spec,
-    description: spec.description === '' ? undefined : spec.description,
-    metadata: normalizeUserMetadata(spec.metadata),
+  return normalizeDesiredFields(spec, {
     hostports: normalizeSetLike(spec.hostports ?? []),
     mutual_tls: normalizeMutualTlsDesired(spec.mutual_tls),
     tls_termination: normalizeTlsTermination(spec.tls_termination, 'https-edge'),

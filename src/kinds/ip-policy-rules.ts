@@ -1,12 +1,12 @@
 import type { ApiRequest } from '../api/edge-api.js';
 import { expectId, expectObject, optionalString, refId } from './api-json.js';
 import { canonicalCidr, cidrRange } from './cidr.js';
+import { normalizeDesiredFields } from './desired-common-fields.js';
 import type { Kind } from './kind.js';
 import { ID_PREFIXES } from './kind-name.js';
 import { listLiveObjects } from './list-live-objects.js';
 import { buildLiveObject, withoutUndefined } from './live-object.js';
 import type { LiveObject } from './live-state.js';
-import { normalizeUserMetadata } from './ownership-marker.js';
 import { patchBody } from './patch-body.js';
 import { rejectModule } from './reject-module.js';
 
@@ -32,10 +32,7 @@ function fromApi(raw: unknown): LiveObject {
 }
 
 function normalizeDesired(spec: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  return withoutUndefined({
-    ...spec,
-    description: spec.description === '' ? undefined : spec.description,
-    metadata: normalizeUserMetadata(spec.metadata),
+  return normalizeDesiredFields(spec, {
     cidr: typeof spec.cidr === 'string' ? canonicalCidr(spec.cidr) : spec.cidr,
   });
 }
