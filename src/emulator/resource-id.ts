@@ -1,21 +1,11 @@
 import { randomInt } from 'node:crypto';
+import { ID_PREFIXES } from '../kinds/kind-name.js';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const OPAQUE_LENGTH = 27;
 
-/** Prefixes of everything the emulator stores, the spec's plus `op_` for operation IDs in error bodies. */
-export const EMULATOR_ID_PREFIXES = {
-  ip_policy_rule: 'ipr_',
-  ip_policy: 'ipp_',
-  reserved_addr: 'ra_',
-  certificate_authority: 'ca_',
-  endpoint_configuration: 'ec_',
-  https_edge: 'edghts_',
-  https_edge_route: 'edghtsrt_',
-  tcp_edge: 'edgtcp_',
-  tls_edge: 'edgtls_',
-  operation: 'op_',
-} as const;
+/** Prefixes of everything the emulator stores: the spec's, plus `op_` for operation IDs in error bodies. */
+export const EMULATOR_ID_PREFIXES = { ...ID_PREFIXES, operation: 'op_' } as const;
 
 export type EmulatorIdKind = keyof typeof EMULATOR_ID_PREFIXES;
 
