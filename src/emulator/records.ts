@@ -1,3 +1,5 @@
+import type { CaCertificateFacts } from './ca-certificate.js';
+
 /**
  * What the emulator stores. References are kept as IDs and rendered as Refs
  * `{ id, uri }` on the way out, so stored data never depends on the URL the
@@ -43,14 +45,8 @@ export interface ReservedAddrRecord extends BaseRecord {
   endpoint_configuration_id: string | null;
 }
 
-export interface CertificateAuthorityRecord extends BaseRecord {
-  readonly ca_pem: string;
-  readonly subject_common_name: string;
-  readonly not_before: string;
-  readonly not_after: string;
-  readonly key_usages: string[];
-  readonly extended_key_usages: string[];
-}
+/** The stored CA: its PEM and the facts the service derives from it. */
+export interface CertificateAuthorityRecord extends BaseRecord, CaCertificateFacts {}
 
 export interface HttpsEdgeRecord extends BaseRecord {
   hostports: string[];
