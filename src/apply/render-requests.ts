@@ -1,7 +1,6 @@
+import { maskPointers } from '../plan/mask-pointers.js';
 import { isPendingId } from '../plan/pending-id.js';
 import type { Action, Plan } from '../plan/plan.js';
-
-const SENSITIVE = '(sensitive)';
 
 /**
  * `--dry-run`: the requests the plan would send, in order, one block per
@@ -20,7 +19,7 @@ export function renderRequests(plan: Plan): string {
 }
 
 /** The action's body as it may be shown: secrets masked, pending IDs named. */
-export function displayBody(action: Action): unknown {
+function displayBody(action: Action): unknown {
   const masked = maskPointers(action.request.body, action.sensitivePaths);
   return namePendingIds(masked);
 }
@@ -32,31 +31,4 @@ function namePendingIds(value: unknown): unknown {
     return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, namePendingIds(item)]));
   }
   return value;
-}
-
-/** Copies `body` with the value at every JSON Pointer (RFC 6901) replaced by `(sensitive)`. */
-export function maskPointers(body: unknown, pointers: readonly string[]): unknown {
-  let masked = structuredClone(body);
-  for (const pointer of pointers) {
-    const tokens = pointer
-      .split('/')
-      .slice(1)
-      .map((token) => token.replaceAll('~1', '/').replaceAll('~0', '~'));
-    if (tokens.length === 0) {
-      masked = SENSITIVE;
-      continue;
-    }
-    let parent: unknown = masked;
-    for (const token of tokens.slice(0, -1)) {
-      parent =
-        typeof parent === 'object' && parent !== null
-          ? (parent as Record<string, unknown>)[token]
-          : undefined;
-    }
-    const last = tokens.at(-1) as string;
-    if (typeof parent === 'object' && parent !== null && last in parent) {
-      (parent as Record<string, unknown>)[last] = SENSITIVE;
-    }
-  }
-  return masked;
 }

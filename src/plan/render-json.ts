@@ -1,5 +1,4 @@
-import { SENSITIVE_MASK } from './compare-fields.js';
-import { replaceAt, valueAt } from './json-pointer.js';
+import { maskPointers } from './mask-pointers.js';
 import type { Action, Plan, PlanError, ResourceChange } from './plan.js';
 
 /** What planning cost, measured by the command (the planner itself does no I/O). */
@@ -70,10 +69,7 @@ function changeToJson(change: ResourceChange): Record<string, unknown> {
 }
 
 function actionToJson(action: Action): Record<string, unknown> {
-  let body = action.request.body;
-  for (const pointer of action.sensitivePaths) {
-    if (valueAt(body, pointer) !== undefined) body = replaceAt(body, pointer, SENSITIVE_MASK);
-  }
+  const body = maskPointers(action.request.body, action.sensitivePaths);
   return {
     key: action.key,
     op: action.op,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { maskPointers, renderRequests } from '../../src/apply/render-requests.js';
+import { renderRequests } from '../../src/apply/render-requests.js';
+import { maskPointers } from '../../src/plan/mask-pointers.js';
 import { handPlan, plainAction } from './hand-plan.js';
 
 describe('renderRequests', () => {
