@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/api/api-error.js';
 import { type ApiClientOptions, createApiClient, type RequestEvent } from '../../src/api/client.js';
 import { NetworkError } from '../../src/api/network-error.js';
@@ -13,6 +13,7 @@ import {
   dropConnection,
   type ScriptedHandler,
   type ScriptedServer,
+  scriptedServers,
   sendJson,
   sendServiceError,
   startScriptedServer,
@@ -20,17 +21,7 @@ import {
 
 const API_KEY = 'sk_test_Secret0123456789abcdef';
 
-let servers: ScriptedServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.map((server) => server.close()));
-  servers = [];
-});
-
-async function serve(handler: ScriptedHandler): Promise<ScriptedServer> {
-  const server = await startScriptedServer(handler);
-  servers.push(server);
-  return server;
-}
+const serve = scriptedServers();
 
 /** Answers request i with script[i] (the last one repeats). */
 function script(...steps: ScriptedHandler[]): ScriptedHandler {

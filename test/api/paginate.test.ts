@@ -1,30 +1,14 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
 import type { EdgeApi, ListPage } from '../../src/api/edge-api.js';
 import { PaginationError } from '../../src/api/pagination-error.js';
 import { RequestBudget } from '../../src/api/request-budget.js';
 import { FakeTime } from './fake-time.js';
-import {
-  type ScriptedHandler,
-  type ScriptedServer,
-  sendJson,
-  sendServiceError,
-  startScriptedServer,
-} from './scripted-server.js';
+import { scriptedServers, sendJson, sendServiceError } from './scripted-server.js';
 
 const API_KEY = 'sk_test_PageKey9876543210';
 
-let servers: ScriptedServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.map((server) => server.close()));
-  servers = [];
-});
-
-async function serve(handler: ScriptedHandler): Promise<ScriptedServer> {
-  const server = await startScriptedServer(handler);
-  servers.push(server);
-  return server;
-}
+const serve = scriptedServers();
 
 function clientFor(baseUrl: string, maxAttempts = 3): EdgeApi {
   const time = new FakeTime();

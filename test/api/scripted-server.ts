@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterEach } from 'vitest';
 
 export interface RecordedRequest {
   readonly method: string;
@@ -47,6 +48,23 @@ export async function startScriptedServer(handler: ScriptedHandler): Promise<Scr
         server.closeAllConnections();
         server.close((error) => (error ? reject(error) : resolve()));
       }),
+  };
+}
+
+/**
+ * `serve(handler)` for one test file: starts a scripted server and closes
+ * every server it started after each test.
+ */
+export function scriptedServers(): (handler: ScriptedHandler) => Promise<ScriptedServer> {
+  let servers: ScriptedServer[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.map((server) => server.close()));
+    servers = [];
+  });
+  return async (handler) => {
+    const server = await startScriptedServer(handler);
+    servers.push(server);
+    return server;
   };
 }
 
