@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
-import { Option } from 'commander';
 import type { Logger } from 'pino';
 import { applySucceeded } from '../apply/apply-result.js';
 import { executePlan } from '../apply/execute-plan.js';
@@ -25,17 +24,15 @@ import type { CommandContext, CommandRegistrar } from './command-context.js';
 import { addConnectionOptions, type Connection, type ConnectionFlags, openConnection } from './connection.js';
 import { parsePositiveInteger } from './duration-option.js';
 import { EXIT } from './exit-codes.js';
-import { createLogger, LOG_FORMATS, type LogFormat } from './logger.js';
+import { addLogOptions, type LogFlags, loggerFor } from './logger.js';
 import { addPlanOptions, type PlanFlags, parsePlanOptions } from './plan-options.js';
 
-interface ApplyFlags extends ConnectionFlags, PlanFlags {
+interface ApplyFlags extends ConnectionFlags, PlanFlags, LogFlags {
   readonly plan?: string;
   readonly yes?: boolean;
   readonly dryRun?: boolean;
   readonly concurrency: string;
   readonly graceTimeout: string;
-  readonly logFormat?: LogFormat;
-  readonly logLevel: string;
 }
 
 const CONFIRMATION = "Apply these changes? Only 'yes' will be accepted: ";
@@ -52,9 +49,8 @@ export const registerApplyCommand: CommandRegistrar = (program, ctx) => {
     .option('-y, --yes', 'apply without asking')
     .option('--dry-run', 'print the requests that would be sent and send no write')
     .option('--concurrency <n>', 'actions in flight at once', '4')
-    .option('--grace-timeout <ms>', 'after SIGINT/SIGTERM, how long in-flight requests may finish', '10000')
-    .addOption(new Option('--log-format <format>', 'log format on stderr').choices([...LOG_FORMATS]))
-    .option('--log-level <level>', 'pino log level', 'info');
+    .option('--grace-timeout <ms>', 'after SIGINT/SIGTERM, how long in-flight requests may finish', '10000');
+  addLogOptions(command, 'info');
   addConnectionOptions(command);
   addPlanOptions(command);
   command.action(async (paths: string[], flags: ApplyFlags) => {
@@ -65,11 +61,7 @@ export const registerApplyCommand: CommandRegistrar = (program, ctx) => {
 async function runApply(paths: readonly string[], flags: ApplyFlags, ctx: CommandContext): Promise<number> {
   const concurrency = parsePositiveInteger('--concurrency', flags.concurrency);
   const graceMs = parsePositiveInteger('--grace-timeout', flags.graceTimeout);
-  const logger = createLogger({
-    format: flags.logFormat ?? (ctx.stderr.isTTY ? 'pretty' : 'json'),
-    level: flags.logLevel,
-    destination: ctx.stderr,
-  });
+  const logger = loggerFor(flags, ctx.stderr);
   const connection = await openConnection(flags, { logger });
   try {
     const plan =

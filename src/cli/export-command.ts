@@ -12,10 +12,10 @@ import { manifestSchemaPath } from '../manifest/manifest-schema.js';
 import type { CommandContext, CommandRegistrar } from './command-context.js';
 import { addConnectionOptions, type ConnectionFlags, openConnection } from './connection.js';
 import { EXIT } from './exit-codes.js';
-import { createLogger, LOG_FORMATS, type LogFormat } from './logger.js';
+import { addLogOptions, type LogFlags, loggerFor } from './logger.js';
 import { parseOwner } from './plan-options.js';
 
-interface ExportCommandFlags extends ConnectionFlags {
+interface ExportCommandFlags extends ConnectionFlags, LogFlags {
   readonly owner: string;
   readonly out?: string;
   readonly kinds?: readonly string[];
@@ -24,8 +24,6 @@ interface ExportCommandFlags extends ConnectionFlags {
   readonly singleFile?: boolean;
   readonly force?: boolean;
   readonly schema?: string;
-  readonly logFormat?: LogFormat;
-  readonly logLevel: string;
   /** One repeatable `--<kind title>` flag per module-only kind (`--tcp-edge`), keyed by commander's attribute name. */
   readonly [moduleOnlyIds: string]: unknown;
 }
@@ -80,9 +78,8 @@ export const registerExportCommand: CommandRegistrar = (program, ctx) => {
     .option(
       '--schema <ref>',
       'what the yaml-language-server modeline points at (default: the installed schema, as a relative path)',
-    )
-    .addOption(new Option('--log-format <format>', 'log format on stderr').choices([...LOG_FORMATS]))
-    .option('--log-level <level>', 'pino log level', 'warn');
+    );
+  addLogOptions(command, 'warn');
   for (const { option } of idOptions) command.addOption(option);
   addConnectionOptions(command);
   command.action(async (flags: ExportCommandFlags) => {
@@ -114,11 +111,7 @@ async function runExport(
       warnings.push(`${kind.name} cannot be listed by the API: name each with ${option.long} ID`);
     }
   }
-  const logger = createLogger({
-    format: flags.logFormat ?? (ctx.stderr.isTTY ? 'pretty' : 'json'),
-    level: flags.logLevel,
-    destination: ctx.stderr,
-  });
+  const logger = loggerFor(flags, ctx.stderr);
   const outDir = flags.out === undefined ? undefined : resolve(ctx.cwd, flags.out);
   const connection = await openConnection(flags, { logger });
   let exported: AccountExport;

@@ -1,5 +1,7 @@
+import { type Command, Option } from 'commander';
 import pino, { type Logger } from 'pino';
 import pretty from 'pino-pretty';
+import type { CommandContext } from './command-context.js';
 
 export const LOG_FORMATS = ['json', 'pretty'] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];
@@ -58,4 +60,27 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const stream =
     typeof destination === 'number' ? pino.destination({ dest: destination, sync: true }) : destination;
   return pino(base, stream);
+}
+
+/** `--log-format` and `--log-level` of the one-shot commands. */
+export interface LogFlags {
+  /** Unset: pretty on a TTY, json otherwise. */
+  readonly logFormat?: LogFormat;
+  readonly logLevel: string;
+}
+
+/** Adds `--log-format` and `--log-level`; each command picks how chatty it is by default. */
+export function addLogOptions(command: Command, defaultLevel: string): Command {
+  return command
+    .addOption(new Option('--log-format <format>', 'log format on stderr').choices([...LOG_FORMATS]))
+    .option('--log-level <level>', 'pino log level', defaultLevel);
+}
+
+/** The logger `addLogOptions`' flags ask for, writing to the command's stderr. */
+export function loggerFor(flags: LogFlags, stderr: CommandContext['stderr']): Logger {
+  return createLogger({
+    format: flags.logFormat ?? (stderr.isTTY ? 'pretty' : 'json'),
+    level: flags.logLevel,
+    destination: stderr,
+  });
 }

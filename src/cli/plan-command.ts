@@ -11,20 +11,18 @@ import { serializeSavedPlan, toSavedPlan } from '../plan/saved-plan.js';
 import type { CommandContext, CommandRegistrar } from './command-context.js';
 import { addConnectionOptions, type ConnectionFlags, openConnection } from './connection.js';
 import { EXIT } from './exit-codes.js';
-import { createLogger, LOG_FORMATS, type LogFormat } from './logger.js';
+import { addLogOptions, type LogFlags, loggerFor } from './logger.js';
 import { addPlanOptions, type PlanFlags, parsePlanOptions } from './plan-options.js';
 
 export const PLAN_FORMATS = ['text', 'json', 'markdown'] as const;
 export type PlanFormat = (typeof PLAN_FORMATS)[number];
 
-interface PlanCommandFlags extends ConnectionFlags, PlanFlags {
+interface PlanCommandFlags extends ConnectionFlags, PlanFlags, LogFlags {
   readonly format: PlanFormat;
   readonly out?: string;
   readonly detailedExitcode?: boolean;
   /** commander's `--no-color`: false when given. */
   readonly color: boolean;
-  readonly logFormat?: LogFormat;
-  readonly logLevel: string;
 }
 
 export const registerPlanCommand: CommandRegistrar = (program, ctx) => {
@@ -37,9 +35,8 @@ export const registerPlanCommand: CommandRegistrar = (program, ctx) => {
     .addOption(new Option('--format <format>', 'output on stdout').choices(PLAN_FORMATS).default('text'))
     .option('--out <file>', 'save the plan for `edgesync apply --plan FILE` (secrets are stored as hashes)')
     .option('--detailed-exitcode', 'exit 2 when there are changes')
-    .option('--no-color', 'no ANSI colours in text output (NO_COLOR is honoured too)')
-    .addOption(new Option('--log-format <format>', 'log format on stderr').choices([...LOG_FORMATS]))
-    .option('--log-level <level>', 'pino log level', 'warn');
+    .option('--no-color', 'no ANSI colours in text output (NO_COLOR is honoured too)');
+  addLogOptions(command, 'warn');
   addConnectionOptions(command);
   addPlanOptions(command);
   command.action(async (paths: string[], flags: PlanCommandFlags) => {
@@ -53,11 +50,7 @@ async function runPlan(
   ctx: CommandContext,
 ): Promise<number> {
   const planOptions = parsePlanOptions(flags);
-  const logger = createLogger({
-    format: flags.logFormat ?? (ctx.stderr.isTTY ? 'pretty' : 'json'),
-    level: flags.logLevel,
-    destination: ctx.stderr,
-  });
+  const logger = loggerFor(flags, ctx.stderr);
   const started = performance.now();
   const connection = await openConnection(flags, { logger });
   try {
