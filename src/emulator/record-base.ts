@@ -1,7 +1,7 @@
 import { formatTimestamp, type HandlerEnv } from './handler.js';
-import type { BaseRecord, CollectionName } from './records.js';
+import type { BaseRecord, CollectionName, CollectionRecords } from './records.js';
 import { EMULATOR_ID_PREFIXES, type EmulatorIdKind, isWellFormedId, newId } from './resource-id.js';
-import { invalidField, ServiceError } from './service-error.js';
+import { invalidField, notFound, ServiceError } from './service-error.js';
 
 /**
  * The fields every record starts with. `fixedId` comes from a seed: it must
@@ -49,4 +49,16 @@ export function renderBase(record: BaseRecord, uri: string): Record<string, unkn
   if (record.description !== undefined) body.description = record.description;
   if (record.metadata !== undefined) body.metadata = record.metadata;
   return body;
+}
+
+/** The stored record with this ID, or 404 not_found naming it as `what` (e.g. "TCP edge"). */
+export function findRecord<C extends CollectionName>(
+  env: HandlerEnv,
+  collection: C,
+  id: string | undefined,
+  what: string,
+): CollectionRecords[C] {
+  const record = id === undefined ? undefined : env.store.get(collection, id);
+  if (!record) throw notFound(`${what} ${id}`);
+  return record;
 }

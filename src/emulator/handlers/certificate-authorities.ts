@@ -2,10 +2,9 @@ import { parseCaPem } from '../ca-certificate.js';
 import { checkObject, DESCRIPTION_RULE, METADATA_RULE, type ObjectRules } from '../field-rules.js';
 import type { HandlerEnv, RouteDefinition } from '../handler.js';
 import { listPage } from '../pagination.js';
-import { newBaseRecord, patchDescriptionMetadata, renderBase } from '../record-base.js';
+import { findRecord, newBaseRecord, patchDescriptionMetadata, renderBase } from '../record-base.js';
 import type { CertificateAuthorityRecord } from '../records.js';
 import { checkNotReferenced } from '../reference-users.js';
-import { notFound } from '../service-error.js';
 
 const CREATE_RULES: ObjectRules = {
   description: DESCRIPTION_RULE,
@@ -46,9 +45,7 @@ export function createCertificateAuthority(
 }
 
 function find(env: HandlerEnv, id: string | undefined): CertificateAuthorityRecord {
-  const record = id === undefined ? undefined : env.store.get('certificate_authorities', id);
-  if (!record) throw notFound(`certificate authority ${id}`);
-  return record;
+  return findRecord(env, 'certificate_authorities', id, 'certificate authority');
 }
 
 export const CERTIFICATE_AUTHORITY_ROUTES: readonly RouteDefinition[] = [

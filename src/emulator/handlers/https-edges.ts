@@ -7,9 +7,9 @@ import {
 import { checkObject, DESCRIPTION_RULE, METADATA_RULE, type ObjectRules } from '../field-rules.js';
 import type { HandlerEnv, RouteDefinition } from '../handler.js';
 import { listPage } from '../pagination.js';
-import { newBaseRecord, patchDescriptionMetadata, renderBase } from '../record-base.js';
+import { findRecord, newBaseRecord, patchDescriptionMetadata, renderBase } from '../record-base.js';
 import type { HttpsEdgeRecord } from '../records.js';
-import { notFound, ServiceError } from '../service-error.js';
+import { ServiceError } from '../service-error.js';
 import { renderHttpsEdgeRoute } from './https-edge-routes.js';
 
 const EDGE_RULES: ObjectRules = {
@@ -67,9 +67,7 @@ export function createHttpsEdge(env: HandlerEnv, body: unknown, fixedId?: string
 }
 
 export function findHttpsEdge(env: HandlerEnv, id: string | undefined): HttpsEdgeRecord {
-  const record = id === undefined ? undefined : env.store.get('https_edges', id);
-  if (!record) throw notFound(`HTTPS edge ${id}`);
-  return record;
+  return findRecord(env, 'https_edges', id, 'HTTPS edge');
 }
 
 function edgeModuleRoutes(module: EdgeModuleName): RouteDefinition[] {

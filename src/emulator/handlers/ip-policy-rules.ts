@@ -2,10 +2,10 @@ import { canonicalCidr } from '../cidr.js';
 import { checkObject, DESCRIPTION_RULE, METADATA_RULE, type ObjectRules } from '../field-rules.js';
 import type { HandlerEnv, RouteDefinition } from '../handler.js';
 import { listPage } from '../pagination.js';
-import { newBaseRecord, patchDescriptionMetadata, renderBase } from '../record-base.js';
+import { findRecord, newBaseRecord, patchDescriptionMetadata, renderBase } from '../record-base.js';
 import type { IpPolicyRuleRecord } from '../records.js';
 import { checkReference, refTo } from '../references.js';
-import { invalidField, notFound, ServiceError } from '../service-error.js';
+import { invalidField, ServiceError } from '../service-error.js';
 
 const CREATE_RULES: ObjectRules = {
   description: DESCRIPTION_RULE,
@@ -68,9 +68,7 @@ export function createIpPolicyRule(env: HandlerEnv, body: unknown, fixedId?: str
 }
 
 function find(env: HandlerEnv, id: string | undefined): IpPolicyRuleRecord {
-  const record = id === undefined ? undefined : env.store.get('ip_policy_rules', id);
-  if (!record) throw notFound(`IP policy rule ${id}`);
-  return record;
+  return findRecord(env, 'ip_policy_rules', id, 'IP policy rule');
 }
 
 export const IP_POLICY_RULE_ROUTES: readonly RouteDefinition[] = [

@@ -1,11 +1,10 @@
 import { checkObject, DESCRIPTION_RULE, METADATA_RULE, type ObjectRules } from '../field-rules.js';
 import type { HandlerEnv, RouteDefinition } from '../handler.js';
 import { listPage } from '../pagination.js';
-import { newBaseRecord, patchDescriptionMetadata, renderBase } from '../record-base.js';
+import { findRecord, newBaseRecord, patchDescriptionMetadata, renderBase } from '../record-base.js';
 import type { BaseRecord } from '../records.js';
 import { checkNotReferenced } from '../reference-users.js';
 import { REFERENCE_TARGETS } from '../references.js';
-import { notFound } from '../service-error.js';
 
 /**
  * IP policies and endpoint configurations: the spec only references them, so
@@ -38,11 +37,8 @@ export function createMinimal(
 
 function minimalRoutes(collection: MinimalCollection, title: string): RouteDefinition[] {
   const path = REFERENCE_TARGETS[collection].path;
-  const find = (env: HandlerEnv, id: string | undefined): BaseRecord => {
-    const record = id === undefined ? undefined : env.store.get(collection, id);
-    if (!record) throw notFound(`${title} ${id}`);
-    return record;
-  };
+  const find = (env: HandlerEnv, id: string | undefined): BaseRecord =>
+    findRecord(env, collection, id, title);
   return [
     {
       method: 'POST',

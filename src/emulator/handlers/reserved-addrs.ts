@@ -2,10 +2,10 @@ import { randomInt } from 'node:crypto';
 import { checkObject, METADATA_RULE, type ObjectRules } from '../field-rules.js';
 import type { HandlerEnv, RouteDefinition } from '../handler.js';
 import { listPage } from '../pagination.js';
-import { newBaseRecord, patchDescriptionMetadata, renderBase } from '../record-base.js';
+import { findRecord, newBaseRecord, patchDescriptionMetadata, renderBase } from '../record-base.js';
 import type { ReservedAddrRecord } from '../records.js';
 import { checkReference, refTo } from '../references.js';
-import { invalidField, notFound } from '../service-error.js';
+import { invalidField } from '../service-error.js';
 
 export const REGIONS = ['au', 'eu', 'ap', 'us', 'jp', 'in', 'sa'] as const;
 
@@ -61,9 +61,7 @@ export function createReservedAddr(
 }
 
 function find(env: HandlerEnv, id: string | undefined): ReservedAddrRecord {
-  const record = id === undefined ? undefined : env.store.get('reserved_addrs', id);
-  if (!record) throw notFound(`reserved address ${id}`);
-  return record;
+  return findRecord(env, 'reserved_addrs', id, 'reserved address');
 }
 
 export const RESERVED_ADDR_ROUTES: readonly RouteDefinition[] = [

@@ -10,9 +10,9 @@ import { checkObject, DESCRIPTION_RULE, METADATA_RULE, type ObjectRules } from '
 import type { HandlerEnv, HandlerResult, RouteDefinition } from '../handler.js';
 import type { PageSource } from '../ordered-collection.js';
 import { listPage } from '../pagination.js';
-import { newBaseRecord, patchDescriptionMetadata, renderBase } from '../record-base.js';
+import { findRecord, newBaseRecord, patchDescriptionMetadata, renderBase } from '../record-base.js';
 import type { TcpEdgeRecord, TlsEdgeRecord } from '../records.js';
-import { notFound, ServiceError } from '../service-error.js';
+import { ServiceError } from '../service-error.js';
 
 /**
  * TCP and TLS edges: the spec manages only their modules. The emulator keeps
@@ -104,15 +104,11 @@ export function createTlsEdge(env: HandlerEnv, body: unknown, fixedId?: string):
 }
 
 function findTcp(env: HandlerEnv, id: string | undefined): TcpEdgeRecord {
-  const record = id === undefined ? undefined : env.store.get('tcp_edges', id);
-  if (!record) throw notFound(`TCP edge ${id}`);
-  return record;
+  return findRecord(env, 'tcp_edges', id, 'TCP edge');
 }
 
 function findTls(env: HandlerEnv, id: string | undefined): TlsEdgeRecord {
-  const record = id === undefined ? undefined : env.store.get('tls_edges', id);
-  if (!record) throw notFound(`TLS edge ${id}`);
-  return record;
+  return findRecord(env, 'tls_edges', id, 'TLS edge');
 }
 
 function moduleNotSet(module: string, id: string): ServiceError {
