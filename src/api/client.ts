@@ -119,7 +119,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   let retries = 0;
 
   function redact(text: string): string {
-    return apiKey.length > 0 ? text.replaceAll(apiKey, REDACTED) : text;
+    return text.replaceAll(apiKey, REDACTED);
   }
 
   function report(event: RequestEvent): void {
