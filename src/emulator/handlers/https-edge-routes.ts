@@ -1,5 +1,6 @@
 import { checkObject, DESCRIPTION_RULE, METADATA_RULE, type ObjectRules } from '../field-rules.js';
 import type { HandlerEnv, RouteDefinition } from '../handler.js';
+import { moduleRoutes } from '../module-routes.js';
 import { listPage } from '../pagination.js';
 import { newBaseRecord, patchDescriptionMetadata, renderBase } from '../record-base.js';
 import type { HttpsEdgeRouteRecord, RouteModules } from '../records.js';
@@ -147,34 +148,16 @@ export const HTTPS_EDGE_ROUTE_ROUTES: readonly RouteDefinition[] = [
       return { status: 204 };
     },
   },
-  {
-    method: 'PUT',
+  ...moduleRoutes({
     template: `${ROUTE_PATH}/{id}/oidc`,
-    handler: (request, env) => {
-      const record = findRoute(env, request.params.edge_id, request.params.id);
-      // PUT replaces the whole module: fields left out return to their defaults.
-      record.modules.oidc = checkRouteModule(env, 'oidc', request.body, '');
-      env.store.changed();
-      return { status: 200, body: oidcOf(record) };
+    find: (request, env) => findRoute(env, request.params.edge_id, request.params.id),
+    // PUT replaces the whole module: fields left out return to their defaults.
+    set: (record, body, env) => {
+      record.modules.oidc = checkRouteModule(env, 'oidc', body, '');
     },
-  },
-  {
-    method: 'GET',
-    template: `${ROUTE_PATH}/{id}/oidc`,
-    handler: (request, env) => ({
-      status: 200,
-      body: oidcOf(findRoute(env, request.params.edge_id, request.params.id)),
-    }),
-  },
-  {
-    method: 'DELETE',
-    template: `${ROUTE_PATH}/{id}/oidc`,
-    handler: (request, env) => {
-      const record = findRoute(env, request.params.edge_id, request.params.id);
-      oidcOf(record);
+    render: oidcOf,
+    clear: (record) => {
       record.modules.oidc = null;
-      env.store.changed();
-      return { status: 204 };
     },
-  },
+  }),
 ];

@@ -6,6 +6,7 @@ import {
 } from '../edge-modules.js';
 import { checkObject, DESCRIPTION_RULE, METADATA_RULE, type ObjectRules } from '../field-rules.js';
 import type { HandlerEnv, RouteDefinition } from '../handler.js';
+import { moduleRoutes } from '../module-routes.js';
 import { listPage } from '../pagination.js';
 import { findRecord, newBaseRecord, patchDescriptionMetadata, renderBase } from '../record-base.js';
 import type { HttpsEdgeRecord } from '../records.js';
@@ -71,42 +72,23 @@ export function findHttpsEdge(env: HandlerEnv, id: string | undefined): HttpsEdg
 }
 
 function edgeModuleRoutes(module: EdgeModuleName): RouteDefinition[] {
-  const template = `/edges/https/{id}/${module}`;
-  const render = (record: HttpsEdgeRecord, env: HandlerEnv): Record<string, unknown> => {
-    if (module === 'mutual_tls' && record.mutual_tls) return renderMutualTls(env, record.mutual_tls);
-    if (module === 'tls_termination' && record.tls_termination)
-      return renderTlsTermination(record.tls_termination);
-    throw new ServiceError(404, 'module_not_set', `${module} is not set on HTTPS edge ${record.id}`);
-  };
-  return [
-    {
-      method: 'PUT',
-      template,
-      handler: (request, env) => {
-        const record = findHttpsEdge(env, request.params.id);
-        if (module === 'mutual_tls') record.mutual_tls = checkMutualTls(env, request.body, '');
-        else record.tls_termination = checkHttpsTlsTermination(request.body, '');
-        env.store.changed();
-        return { status: 200, body: render(record, env) };
-      },
+  return moduleRoutes({
+    template: `/edges/https/{id}/${module}`,
+    find: (request, env) => findHttpsEdge(env, request.params.id),
+    set: (record, body, env) => {
+      if (module === 'mutual_tls') record.mutual_tls = checkMutualTls(env, body, '');
+      else record.tls_termination = checkHttpsTlsTermination(body, '');
     },
-    {
-      method: 'GET',
-      template,
-      handler: (request, env) => ({ status: 200, body: render(findHttpsEdge(env, request.params.id), env) }),
+    render: (record, env) => {
+      if (module === 'mutual_tls' && record.mutual_tls) return renderMutualTls(env, record.mutual_tls);
+      if (module === 'tls_termination' && record.tls_termination)
+        return renderTlsTermination(record.tls_termination);
+      throw new ServiceError(404, 'module_not_set', `${module} is not set on HTTPS edge ${record.id}`);
     },
-    {
-      method: 'DELETE',
-      template,
-      handler: (request, env) => {
-        const record = findHttpsEdge(env, request.params.id);
-        render(record, env);
-        record[module] = null;
-        env.store.changed();
-        return { status: 204 };
-      },
+    clear: (record) => {
+      record[module] = null;
     },
-  ];
+  });
 }
 
 export const HTTPS_EDGE_ROUTES: readonly RouteDefinition[] = [

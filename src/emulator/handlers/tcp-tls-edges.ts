@@ -7,7 +7,8 @@ import {
   renderTlsTermination,
 } from '../edge-modules.js';
 import { checkObject, DESCRIPTION_RULE, METADATA_RULE, type ObjectRules } from '../field-rules.js';
-import type { HandlerEnv, HandlerResult, RouteDefinition } from '../handler.js';
+import type { HandlerEnv, RouteDefinition } from '../handler.js';
+import { moduleRoutes } from '../module-routes.js';
 import type { PageSource } from '../ordered-collection.js';
 import { listPage } from '../pagination.js';
 import { findRecord, newBaseRecord, patchDescriptionMetadata, renderBase } from '../record-base.js';
@@ -132,52 +133,31 @@ function tlsModuleOf(
 }
 
 function tlsModuleRoutes(module: 'mutual_tls' | 'tls_termination'): RouteDefinition[] {
-  const template = `/edges/tls/{id}/${module}`;
-  return [
-    {
-      method: 'PUT',
-      template,
-      handler: (request, env): HandlerResult => {
-        const record = findTls(env, request.params.id);
-        if (module === 'mutual_tls') {
-          const mutualTls = checkMutualTls(env, request.body, '');
-          checkUpstreamExclusive(
-            { mutual_tls: mutualTls, tls_termination: record.tls_termination },
-            'mutual_tls',
-          );
-          record.mutual_tls = mutualTls;
-        } else {
-          const tlsTermination = checkTlsTermination(request.body, '');
-          checkUpstreamExclusive(
-            { mutual_tls: record.mutual_tls, tls_termination: tlsTermination },
-            'terminate_at',
-          );
-          record.tls_termination = tlsTermination;
-        }
-        env.store.changed();
-        return { status: 200, body: tlsModuleOf(record, module, env) };
-      },
+  return moduleRoutes({
+    template: `/edges/tls/{id}/${module}`,
+    find: (request, env) => findTls(env, request.params.id),
+    set: (record, body, env) => {
+      if (module === 'mutual_tls') {
+        const mutualTls = checkMutualTls(env, body, '');
+        checkUpstreamExclusive(
+          { mutual_tls: mutualTls, tls_termination: record.tls_termination },
+          'mutual_tls',
+        );
+        record.mutual_tls = mutualTls;
+      } else {
+        const tlsTermination = checkTlsTermination(body, '');
+        checkUpstreamExclusive(
+          { mutual_tls: record.mutual_tls, tls_termination: tlsTermination },
+          'terminate_at',
+        );
+        record.tls_termination = tlsTermination;
+      }
     },
-    {
-      method: 'GET',
-      template,
-      handler: (request, env) => ({
-        status: 200,
-        body: tlsModuleOf(findTls(env, request.params.id), module, env),
-      }),
+    render: (record, env) => tlsModuleOf(record, module, env),
+    clear: (record) => {
+      record[module] = null;
     },
-    {
-      method: 'DELETE',
-      template,
-      handler: (request, env) => {
-        const record = findTls(env, request.params.id);
-        tlsModuleOf(record, module, env);
-        record[module] = null;
-        env.store.changed();
-        return { status: 204 };
-      },
-    },
-  ];
+  });
 }
 
 function edgeRoutes<R extends TcpEdgeRecord | TlsEdgeRecord>(
@@ -234,32 +214,17 @@ function edgeRoutes<R extends TcpEdgeRecord | TlsEdgeRecord>(
 
 export const TCP_TLS_EDGE_ROUTES: readonly RouteDefinition[] = [
   ...edgeRoutes('tcp_edges', findTcp, createTcpEdge, renderTcpEdge),
-  {
-    method: 'PUT',
+  ...moduleRoutes({
     template: '/edges/tcp/{id}/ip_restriction',
-    handler: (request, env) => {
-      const record = findTcp(env, request.params.id);
-      record.ip_restriction = checkIpRestriction(env, request.body, '');
-      env.store.changed();
-      return { status: 200, body: ipRestrictionOf(record, env) };
+    find: (request, env) => findTcp(env, request.params.id),
+    set: (record, body, env) => {
+      record.ip_restriction = checkIpRestriction(env, body, '');
     },
-  },
-  {
-    method: 'GET',
-    template: '/edges/tcp/{id}/ip_restriction',
-    handler: (request, env) => ({ status: 200, body: ipRestrictionOf(findTcp(env, request.params.id), env) }),
-  },
-  {
-    method: 'DELETE',
-    template: '/edges/tcp/{id}/ip_restriction',
-    handler: (request, env) => {
-      const record = findTcp(env, request.params.id);
-      ipRestrictionOf(record, env);
+    render: ipRestrictionOf,
+    clear: (record) => {
       record.ip_restriction = null;
-      env.store.changed();
-      return { status: 204 };
     },
-  },
+  }),
   ...edgeRoutes('tls_edges', findTls, createTlsEdge, renderTlsEdge),
   ...tlsModuleRoutes('mutual_tls'),
   ...tlsModuleRoutes('tls_termination'),
