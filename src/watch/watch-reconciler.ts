@@ -176,14 +176,14 @@ export class WatchReconciler {
       signal,
     });
     this.#recordPlanMetrics(desired, live, plan);
-    const record = (applied: boolean): PlanRecord => ({
+    const planned: PlanRecord = {
       summary: plan.summary,
       changes: plan.changes.map((change) => change.address),
       errors: plan.errors.map(({ code, message }) => ({ code, message })),
       ...(plan.refusal ? { refusal: plan.refusal } : {}),
-      applied,
-    });
-    this.#lastPlan = record(false);
+      applied: false,
+    };
+    this.#lastPlan = planned;
 
     if (plan.errors.length > 0) {
       log.error({ errors: plan.errors }, 'plan has errors; nothing applied');
@@ -222,14 +222,14 @@ export class WatchReconciler {
       kindByName,
       onProgress: (event) => logProgress(log, event),
     });
-    this.#lastPlan = record(true);
+    this.#lastPlan = { ...planned, applied: true };
     this.#lastApply = toApplyRecord(applied);
-    if (applySucceeded(applied)) this.#recordOwnedAfterApply(desired, live);
     if (!applySucceeded(applied)) {
       const first = this.#lastApply.failures[0];
       this.#setError('apply_incomplete', first ? `${first.action}: ${first.message}` : 'apply incomplete');
       return { result: 'failed', notReadyReason: `apply incomplete: ${applied.failed} failed` };
     }
+    this.#recordOwnedAfterApply(desired, live);
     return invalid ?? { result: 'applied', notReadyReason: null };
   }
 
