@@ -1,27 +1,15 @@
-import type { ApiRequest } from '../api/edge-api.js';
 import type { AddressRange } from '../kinds/kind.js';
-import type { KindName } from '../kinds/kind-name.js';
-import type { OwnershipMarker } from '../kinds/live-state.js';
 import type { DesiredEntry } from '../manifest/desired-state.js';
 import type { SourceLocation } from '../manifest/source-location.js';
 import { pointersToValues } from './json-pointer.js';
-import type { Action, Operation, ResourceChange } from './plan.js';
+import type { Action, ResourceChange } from './plan.js';
 
 /**
  * An action while the plan is being drafted: it still carries the facts the
  * ordering rules need (which object it touches, which uniqueness key it takes
  * or frees, allow or deny) and a mutable set of dependencies.
  */
-export interface DraftAction {
-  readonly key: string;
-  readonly op: Operation;
-  readonly kind: KindName;
-  readonly name: string;
-  readonly change: string;
-  readonly request: ApiRequest;
-  readonly sensitivePaths: readonly string[];
-  readonly marker?: OwnershipMarker;
-  readonly source?: SourceLocation;
+export interface DraftAction extends Omit<Action, 'dependsOn'> {
   readonly dependsOn: Set<string>;
   /** The live object this action changes; absent for creates. */
   readonly objectId?: string;
