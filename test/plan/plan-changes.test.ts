@@ -16,6 +16,7 @@ import {
   PARTNER_PEM,
   POLICY,
 } from './builders.js';
+import { waitsFor } from './waits-for.js';
 
 const options: PlanOptions = { owner: OWNER };
 
@@ -27,20 +28,6 @@ function action(plan: Plan, key: string) {
   const found = plan.actions.find((candidate) => candidate.key === key);
   if (!found) throw new Error(`no action ${key} in ${actionKeys(plan).join(', ')}`);
   return found;
-}
-
-/** Every action `key` waits for, directly or through others. */
-function waitsFor(plan: Plan, key: string): Set<string> {
-  const byKey = new Map(plan.actions.map((candidate) => [candidate.key, candidate]));
-  const seen = new Set<string>();
-  const stack = [...(byKey.get(key)?.dependsOn ?? [])];
-  while (stack.length > 0) {
-    const next = stack.pop() as string;
-    if (seen.has(next)) continue;
-    seen.add(next);
-    stack.push(...(byKey.get(next)?.dependsOn ?? []));
-  }
-  return seen;
 }
 
 /** Asserts that `first` comes before `second` and that `second` (transitively) depends on it. */

@@ -16,6 +16,7 @@ import {
   POLICY,
 } from './builders.js';
 import { InMemoryAccount } from './in-memory-account.js';
+import { waitsFor } from './waits-for.js';
 
 /** Disjoint, nested and cross-family ranges, so that rules overlap in every way the ordering cares about. */
 const CIDRS = [
@@ -209,20 +210,6 @@ function ruleTouches(plan: Plan, account: InMemoryAccount): RuleTouch[] {
     }
   }
   return touches;
-}
-
-/** Every action `key` waits for, directly or through others. */
-function waitsFor(plan: Plan, key: string): Set<string> {
-  const byKey = new Map(plan.actions.map((action) => [action.key, action]));
-  const seen = new Set<string>();
-  const stack = [...(byKey.get(key)?.dependsOn ?? [])];
-  while (stack.length > 0) {
-    const next = stack.pop() as string;
-    if (seen.has(next)) continue;
-    seen.add(next);
-    stack.push(...(byKey.get(next)?.dependsOn ?? []));
-  }
-  return seen;
 }
 
 describe('planChanges: properties', () => {
