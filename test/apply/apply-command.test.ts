@@ -12,6 +12,7 @@ import { type EmulatorOptions, type RunningEmulator, startEmulator } from '../..
 import { parseMetadata } from '../../src/kinds/ownership-marker.js';
 import { serializeSavedPlan, toSavedPlan } from '../../src/plan/saved-plan.js';
 import { BUILT_CLI } from '../support/built-cli.js';
+import { emulatorStats, listAll } from './apply-harness.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const CLI = BUILT_CLI;
@@ -72,22 +73,12 @@ function inspectClient(emulator: RunningEmulator) {
   });
 }
 
-async function listRules(emulator: RunningEmulator): Promise<RuleItem[]> {
-  const items: RuleItem[] = [];
-  for await (const page of inspectClient(emulator).paginate<RuleItem>(
-    '/ip_policy_rules',
-    'ip_policy_rules',
-  )) {
-    items.push(...page.items);
-  }
-  return items;
+function listRules(emulator: RunningEmulator): Promise<RuleItem[]> {
+  return listAll<RuleItem>({ inspect: inspectClient(emulator) }, '/ip_policy_rules', 'ip_policy_rules');
 }
 
 async function writes(emulator: RunningEmulator): Promise<number> {
-  const response = await fetch(`${emulator.url}/_emulator/stats`, {
-    headers: { authorization: `Bearer ${emulator.apiKey}` },
-  });
-  const stats = (await response.json()) as { byRoute: Record<string, number> };
+  const stats = await emulatorStats({ emulator });
   return Object.entries(stats.byRoute)
     .filter(([route]) => !route.startsWith('GET '))
     .reduce((sum, [, count]) => sum + count, 0);

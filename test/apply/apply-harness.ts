@@ -35,14 +35,14 @@ export async function createIpPolicy(harness: Harness): Promise<string> {
   return response.body.id;
 }
 
-export async function listAll<T>(harness: Harness, path: string, key: string): Promise<T[]> {
+export async function listAll<T>(harness: Pick<Harness, 'inspect'>, path: string, key: string): Promise<T[]> {
   const items: T[] = [];
   for await (const page of harness.inspect.paginate<T>(path, key)) items.push(...page.items);
   return items;
 }
 
 export async function emulatorStats(
-  harness: Harness,
+  harness: Pick<Harness, 'emulator'>,
 ): Promise<{ total: number; byStatus: Record<string, number>; byRoute: Record<string, number> }> {
   const response = await fetch(`${harness.emulator.url}/_emulator/stats`, {
     headers: { authorization: `Bearer ${harness.emulator.apiKey}` },
