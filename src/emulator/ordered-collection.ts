@@ -84,14 +84,3 @@ export class OrderedCollection<R extends BaseRecord> implements PageSource<R> {
     return this.ascending;
   }
 }
-
-/** A page source over records already in a newest-first array (a short, filtered list). */
-export function arrayPageSource<R extends BaseRecord>(newestFirst: readonly R[]): PageSource<R> {
-  return {
-    page(beforeSeq, size) {
-      const candidates =
-        beforeSeq === undefined ? newestFirst : newestFirst.filter((record) => record.seq < beforeSeq);
-      return { records: candidates.slice(0, size), more: candidates.length > size };
-    },
-  };
-}

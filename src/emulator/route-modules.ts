@@ -145,10 +145,6 @@ const MODULE_RULES: Readonly<Record<RouteModuleName, ObjectRules>> = {
   websocket_tcp_converter: ENABLED,
 };
 
-export function isRouteModuleName(name: string): name is RouteModuleName {
-  return (ROUTE_MODULE_NAMES as readonly string[]).includes(name);
-}
-
 /** The three provider rules of the spec, for each provider object given. */
 function checkOauthProviders(provider: Readonly<Record<string, unknown>>, path: string): void {
   for (const [name, value] of Object.entries(provider)) {
