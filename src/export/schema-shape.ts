@@ -23,11 +23,6 @@ export function entryShape(schema: JsonSchema, kind: string): SchemaShape | unde
   return entry === undefined ? undefined : shapeOf(schema, entry);
 }
 
-/** Order of the top-level keys (`version`, then the collections). */
-export function topLevelKeys(schema: JsonSchema): readonly string[] {
-  return isRecord(schema.properties) ? Object.keys(schema.properties) : [];
-}
-
 function shapeOf(root: JsonSchema, node: JsonSchema): SchemaShape {
   const properties = isRecord(node.properties) ? node.properties : {};
   const required = new Set<string>(stringsOf(node.required));
