@@ -1,5 +1,6 @@
 import type { ApiRequest } from '../api/edge-api.js';
 import { expectId, expectObject, optionalString } from './api-json.js';
+import { CERTIFICATE_AUTHORITIES_SCHEMA } from './certificate-authorities.schema.js';
 import { normalizeDesiredFields } from './desired-common-fields.js';
 import type { Kind } from './kind.js';
 import { ID_PREFIXES } from './kind-name.js';
@@ -53,6 +54,7 @@ export const certificateAuthorities: Kind = {
     { name: 'ca_pem', onChange: 'replace' },
   ],
   modules: [],
+  schema: CERTIFICATE_AUTHORITIES_SCHEMA,
   readLive: (ctx) => listLiveObjects(ctx.api, { kind: NAME, path: PATH, listKey: NAME }, fromApi, ctx.signal),
   fromApi,
   normalizeDesired,

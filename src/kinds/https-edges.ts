@@ -1,6 +1,7 @@
 import type { ApiRequest } from '../api/edge-api.js';
 import { expectId, expectObject, isRecord, optionalString } from './api-json.js';
 import { normalizeDesiredFields } from './desired-common-fields.js';
+import { HTTPS_EDGES_SCHEMA } from './https-edges.schema.js';
 import type { Kind, ModuleTarget } from './kind.js';
 import { KindError } from './kind-error.js';
 import { ID_PREFIXES } from './kind-name.js';
@@ -165,6 +166,7 @@ export const httpsEdges: Kind = {
     { name: 'tls_termination', scope: 'resource', fields: TLS_TERMINATION_FIELDS['https-edge'] },
     { name: ROUTE_MODULE, scope: 'route', fields: OIDC_FIELDS },
   ],
+  schema: HTTPS_EDGES_SCHEMA,
   readLive: (ctx) => listLiveObjects(ctx.api, { kind: NAME, path: PATH, listKey: NAME }, fromApi, ctx.signal),
   fromApi,
   normalizeDesired,

@@ -2,6 +2,7 @@ import type { ApiRequest } from '../api/edge-api.js';
 import { expectId, expectObject, optionalString, refId } from './api-json.js';
 import { canonicalCidr, cidrRange } from './cidr.js';
 import { normalizeDesiredFields } from './desired-common-fields.js';
+import { IP_POLICY_RULES_SCHEMA } from './ip-policy-rules.schema.js';
 import type { Kind } from './kind.js';
 import { ID_PREFIXES } from './kind-name.js';
 import { listLiveObjects } from './list-live-objects.js';
@@ -50,6 +51,7 @@ export const ipPolicyRules: Kind = {
     { name: 'ip_policy_id', onChange: 'replace' },
   ],
   modules: [],
+  schema: IP_POLICY_RULES_SCHEMA,
   // The service holds one rule per CIDR and IP policy.
   uniqueKey: ['cidr', 'ip_policy_id'],
   accessDecision: {

@@ -1,5 +1,6 @@
 import type { ApiRequest, EdgeApi } from '../api/edge-api.js';
 import type { KindName } from './kind-name.js';
+import type { KindSchema } from './kind-schema.js';
 import type { LiveObject } from './live-state.js';
 
 /** How the planner treats one field of a kind or of a module. */
@@ -71,6 +72,8 @@ export interface Kind {
   /** Top-level fields the planner compares (modules excluded). */
   readonly fields: readonly FieldRule[];
   readonly modules: readonly ModuleRule[];
+  /** This kind's part of the manifest schema (src/kinds/kind-schema.ts assembles them). */
+  readonly schema: KindSchema;
   /**
    * Optional: fields whose values together identify at most one live object
    * (the service refuses a second rule for the same `cidr` and `ip_policy_id`).

@@ -4,6 +4,7 @@ import { expectId, expectObject } from './api-json.js';
 import type { Kind, ModuleRule, ModuleTarget, ReadLiveContext } from './kind.js';
 import { KindError } from './kind-error.js';
 import type { KindName } from './kind-name.js';
+import type { KindSchema } from './kind-schema.js';
 import { buildLiveObject } from './live-object.js';
 import type { LiveObject } from './live-state.js';
 import { notFoundCode } from './not-found-code.js';
@@ -23,6 +24,7 @@ export interface ModuleEdgeKindOptions {
   readonly name: KindName;
   readonly title: string;
   readonly idPrefix: string;
+  readonly schema: KindSchema;
   /** `/edges/tcp`: modules live at `{path}/{id}/{module}`. */
   readonly path: string;
   readonly modules: readonly EdgeModule[];
@@ -120,6 +122,7 @@ export function moduleEdgeKind(options: ModuleEdgeKindOptions): Kind {
     ownership: 'modules-only',
     fields: [],
     modules: modules.map((module) => module.rule),
+    schema: options.schema,
     readLive,
     fromApi,
     normalizeDesired: (spec) => {

@@ -1,5 +1,6 @@
 import { isRecord, refIds } from './api-json.js';
 import type { FieldRule } from './kind.js';
+import type { JsonSchema } from './kind-schema.js';
 import { withoutUndefined } from './live-object.js';
 import { normalizeSetLike } from './set-like.js';
 
@@ -17,6 +18,34 @@ export const MUTUAL_TLS_FIELDS: readonly FieldRule[] = [
     references: 'certificate_authorities',
   },
 ];
+
+/** The module's manifest schema, the same on HTTPS and TLS edges. */
+export const MUTUAL_TLS_SCHEMA: JsonSchema = {
+  type: ['object', 'null'],
+  description:
+    'Mutual TLS module: clients must present a certificate signed by one of the CAs. null removes the module.',
+  additionalProperties: false,
+  required: ['certificate_authorities'],
+  properties: {
+    enabled: {
+      type: 'boolean',
+      default: true,
+      description: 'Whether the module applies to traffic; default true.',
+    },
+    certificate_authorities: {
+      type: 'array',
+      description:
+        'Certificate authorities that validate client certificates: names of certificate_authorities entries, or IDs (ca_…) of existing CAs.',
+      minItems: 1,
+      uniqueItems: true,
+      items: {
+        type: 'string',
+        minLength: 1,
+        description: 'A certificate_authorities entry name, or a CA ID (ca_…).',
+      },
+    },
+  },
+};
 
 /** null (remove) and undefined (leave alone) pass through; an object gets its defaults. */
 export function normalizeMutualTlsDesired(value: unknown): unknown {

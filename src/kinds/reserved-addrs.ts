@@ -8,6 +8,7 @@ import { buildLiveObject, withoutUndefined } from './live-object.js';
 import type { LiveObject } from './live-state.js';
 import { patchBody } from './patch-body.js';
 import { rejectModule } from './reject-module.js';
+import { RESERVED_ADDRS_SCHEMA } from './reserved-addrs.schema.js';
 
 const NAME = 'reserved_addrs';
 const PATH = '/reserved_addrs';
@@ -52,6 +53,7 @@ export const reservedAddrs: Kind = {
     { name: 'region', onChange: 'replace' },
   ],
   modules: [],
+  schema: RESERVED_ADDRS_SCHEMA,
   readLive: (ctx) => listLiveObjects(ctx.api, { kind: NAME, path: PATH, listKey: NAME }, fromApi, ctx.signal),
   fromApi,
   normalizeDesired,

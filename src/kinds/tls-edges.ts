@@ -7,6 +7,7 @@ import {
   mutualTlsMutateBody,
   normalizeMutualTlsDesired,
 } from './mutual-tls-module.js';
+import { TLS_EDGES_SCHEMA } from './tls-edges.schema.js';
 import {
   normalizeTlsTermination,
   TLS_TERMINATION_FIELDS,
@@ -18,6 +19,7 @@ export const tlsEdges: Kind = moduleEdgeKind({
   name: 'tls_edges',
   title: 'TLS edge',
   idPrefix: ID_PREFIXES.tls_edge,
+  schema: TLS_EDGES_SCHEMA,
   path: '/edges/tls',
   modules: [
     {

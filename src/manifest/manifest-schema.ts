@@ -38,9 +38,8 @@ export function compileManifestSchema(
   const ajv = new Ajv({
     allErrors: true,
     verbose: true,
+    // Full strict mode; union types (`["object", "null"]`) are allowed explicitly, as Ajv's strict mode asks.
     strict: true,
-    // `if: { not: { required: [id] } }` names a property that `not` does not define, which is the point.
-    strictRequired: false,
     allowUnionTypes: true,
   });
   const validate: ValidateFunction = ajv.compile(schema);
