@@ -11,6 +11,7 @@ interface ValidateFlags {
   readonly format: ValidateFormat;
   readonly owner: string;
   readonly allowOutsideRoot?: boolean;
+  readonly requireSecrets?: boolean;
 }
 
 export const registerValidateCommand: CommandRegistrar = (program, ctx) => {
@@ -29,6 +30,10 @@ export const registerValidateCommand: CommandRegistrar = (program, ctx) => {
       DEFAULT_OWNER,
     )
     .option('--allow-outside-root', 'let { file } and ca_pem_file references leave the manifest root')
+    .option(
+      '--require-secrets',
+      "also resolve every { env } and read every { file } secret, as plan and apply do (by default only their form and the file's presence inside the root are checked)",
+    )
     .action(async (paths: string[], flags: ValidateFlags) => {
       ctx.setExitCode(await runValidate(paths, flags, ctx));
     });
@@ -47,6 +52,7 @@ async function runValidate(
     env: ctx.env,
     owner: flags.owner,
     allowOutsideRoot: flags.allowOutsideRoot === true,
+    readSecrets: flags.requireSecrets === true,
     cwd: ctx.cwd,
   });
   const errors = result.ok ? [] : result.errors;

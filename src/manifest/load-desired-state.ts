@@ -25,6 +25,14 @@ export interface LoadOptions {
   readonly owner?: string;
   /** Lets file references leave the manifest root. @default false */
   readonly allowOutsideRoot?: boolean;
+  /**
+   * Reads `{ env }` and `{ file }` secret references. `validate` passes false
+   * (unless `--require-secrets`): each reference is then checked for form and,
+   * for a file, existence inside the root, and the resulting state holds
+   * UNRESOLVED_SECRET in their place, fit for counting but not for planning.
+   * @default true
+   */
+  readonly readSecrets?: boolean;
   /** Directory relative paths are resolved from. @default process.cwd() */
   readonly cwd?: string;
   /** A compiled schema to reuse across loads (the watcher loads often). @default compiled on each call */
@@ -46,6 +54,7 @@ export async function loadDesiredState(
   const references: ReferenceOptions = {
     env: options.env ?? {},
     allowOutsideRoot: options.allowOutsideRoot ?? false,
+    readSecrets: options.readSecrets ?? true,
   };
   const validate = options.validator ?? compileManifestSchema();
 
@@ -149,8 +158,11 @@ async function buildEntry(
     const pem = fromFile
       ? await readReferencedFile(entry, pointer, pointer, spec.ca_pem_file as string, references)
       : await resolveSecretValue(entry, pointer, spec.ca_pem, references);
+    // An unread { env } / { file } PEM has no text to check; ca_pem_file is a
+    // certificate, not a secret, and is always read.
+    const unread = !fromFile && typeof spec.ca_pem !== 'string' && !references.readSecrets;
     if (pem.ok) {
-      const invalid = checkCaPem(entry, pointer, pem.value);
+      const invalid = unread ? undefined : checkCaPem(entry, pointer, pem.value);
       if (invalid !== undefined) errors.push(invalid);
       spec.ca_pem = pem.value;
     } else {

@@ -11,7 +11,19 @@ export interface ReferenceOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Lets `{ file }` and `ca_pem_file` point outside the manifest root. @default false */
   readonly allowOutsideRoot: boolean;
+  /**
+   * Whether `{ env }` and `{ file }` are read. When false (what `validate` does
+   * unless `--require-secrets`), an env reference is checked only for its form
+   * (the schema does that) and a file reference only for being a regular file
+   * of at most MAX_REFERENCED_FILE_BYTES inside the root, so a job without
+   * secrets (a fork's pull request) can validate. The value is then
+   * UNRESOLVED_SECRET.
+   */
+  readonly readSecrets: boolean;
 }
+
+/** What an unread secret reference resolves to; only `validate` ever sees it. */
+export const UNRESOLVED_SECRET = '';
 
 export type Resolved =
   | { readonly ok: true; readonly value: string }
@@ -30,6 +42,17 @@ export async function resolveSecretValue(
 ): Promise<Resolved> {
   if (typeof value === 'string') return { ok: true, value };
   const reference = value as { env?: string; file?: string };
+  if (!options.readSecrets) {
+    if (reference.env !== undefined) return { ok: true, value: UNRESOLVED_SECRET };
+    const found = await findReferencedFile(
+      entry,
+      `${pointer}/file`,
+      pointer,
+      String(reference.file),
+      options,
+    );
+    return found.ok ? { ok: true, value: UNRESOLVED_SECRET } : found;
+  }
   if (reference.env !== undefined) {
     const found = options.env[reference.env];
     if (found === undefined || found === '') {
@@ -55,6 +78,36 @@ export async function resolveSecretValue(
  * resolves (symlinks followed) outside the manifest root.
  */
 export async function readReferencedFile(
+  entry: RawEntry,
+  locationPointer: string,
+  pathPointer: string,
+  path: string,
+  options: ReferenceOptions,
+): Promise<Resolved> {
+  const found = await findReferencedFile(entry, locationPointer, pathPointer, path, options);
+  if (!found.ok) return found;
+  try {
+    return { ok: true, value: await readFile(found.value, 'utf8') };
+  } catch (error) {
+    return {
+      ok: false,
+      error: new ManifestError(
+        'reference_file',
+        entryLocation(entry, locationPointer),
+        entryPath(entry, pathPointer),
+        `cannot read file "${path}"`,
+        { cause: error },
+      ),
+    };
+  }
+}
+
+/**
+ * Checks that a file named relative to the entry's manifest is a regular file
+ * of at most MAX_REFERENCED_FILE_BYTES inside the manifest root (symlinks
+ * followed), without reading it; the value is its real path.
+ */
+async function findReferencedFile(
   entry: RawEntry,
   locationPointer: string,
   pathPointer: string,
@@ -96,7 +149,7 @@ export async function readReferencedFile(
         `file "${path}" is ${info.size} bytes; at most ${MAX_REFERENCED_FILE_BYTES}`,
       );
     }
-    return { ok: true, value: await readFile(real, 'utf8') };
+    return { ok: true, value: real };
   } catch (error) {
     return fail('reference_file', `cannot read file "${path}"`, error);
   }

@@ -1,8 +1,10 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUILT_CLI } from '../support/built-cli.js';
 
 const run = promisify(execFile);
@@ -14,11 +16,15 @@ interface CliResult {
   readonly stderr: string;
 }
 
-async function edgesync(args: readonly string[], cwd = process.cwd()): Promise<CliResult> {
+async function edgesync(
+  args: readonly string[],
+  cwd = process.cwd(),
+  env: Record<string, string> = {},
+): Promise<CliResult> {
   try {
     const { stdout, stderr } = await run(process.execPath, [CLI, ...args], {
       cwd,
-      env: { PATH: process.env.PATH },
+      env: { PATH: process.env.PATH, ...env },
     });
     return { code: 0, stdout, stderr };
   } catch (error) {
@@ -136,5 +142,96 @@ describe('edgesync validate (as a process)', () => {
 
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('xml');
+  });
+
+  describe('secret references', () => {
+    const manifest = (secret: string): string =>
+      [
+        'version: 1',
+        'https_edges:',
+        '  web:',
+        '    hostports: [web.example.com:443]',
+        '    routes:',
+        '      - match_type: path_prefix',
+        '        match: /app',
+        '        oidc:',
+        '          issuer: https://accounts.example.com',
+        '          client_id: app',
+        `          client_secret: ${secret}`,
+        'certificate_authorities:',
+        '  corp:',
+        '    ca_pem: { env: CORP_CA_PEM }',
+        '',
+      ].join('\n');
+    let dir: string;
+
+    beforeAll(async () => {
+      dir = await mkdtemp(join(tmpdir(), 'edgesync-validate-secrets-'));
+    });
+
+    afterAll(async () => {
+      await rm(dir, { recursive: true, force: true });
+    });
+
+    async function tree(name: string, secret: string, files: Record<string, string> = {}): Promise<string> {
+      const root = join(dir, name);
+      await mkdir(join(root, 'secrets'), { recursive: true });
+      await writeFile(join(root, 'edges.yaml'), manifest(secret));
+      for (const [path, text] of Object.entries(files)) await writeFile(join(root, path), text);
+      return root;
+    }
+
+    it('resolves no environment variable: unset { env } references are valid', async () => {
+      const root = await tree('env', '{ env: WEB_OIDC_CLIENT_SECRET }');
+
+      const result = await edgesync(['validate', root]);
+
+      expect(result.code).toBe(0);
+      expect(result.stdout).toBe('1 file valid (2 entries)\n');
+    });
+
+    it('reads no { file } secret but checks that it exists inside the root', async () => {
+      const present = await tree('file-present', '{ file: secrets/oidc.txt }', {
+        'secrets/oidc.txt': 's3cret\n',
+      });
+      const missing = await tree('file-missing', '{ file: secrets/oidc.txt }');
+      const outside = await tree('file-outside', '{ file: ../file-present/secrets/oidc.txt }');
+
+      const ok = await edgesync(['validate', present]);
+      const gone = await edgesync(['validate', missing]);
+      const out = await edgesync(['validate', outside]);
+
+      expect(ok.code).toBe(0);
+      expect(gone.code).toBe(1);
+      expect(gone.stdout).toContain(
+        'https_edges.web.routes[0].oidc.client_secret: file "secrets/oidc.txt" does not exist',
+      );
+      expect(out.code).toBe(1);
+      expect(out.stdout).toContain('is outside the manifest root');
+    });
+
+    it('still checks the form of a reference', async () => {
+      const root = await tree('bad-form', '{ env: "not a name" }');
+
+      const result = await edgesync(['validate', root]);
+
+      expect(result.code).toBe(1);
+      expect(result.stdout).toContain('https_edges.web.routes[0].oidc.client_secret');
+    });
+
+    it('--require-secrets resolves every variable and reads every file, as plan does', async () => {
+      const root = await tree('strict', '{ env: WEB_OIDC_CLIENT_SECRET }');
+
+      const unset = await edgesync(['validate', '--require-secrets', root]);
+      const set = await edgesync(['validate', '--require-secrets', root], process.cwd(), {
+        WEB_OIDC_CLIENT_SECRET: 'x',
+        CORP_CA_PEM: readFileSync('examples/manifests/certs/corp-root.pem', 'utf8'),
+      });
+
+      expect(unset.code).toBe(1);
+      expect(unset.stdout).toContain('environment variable WEB_OIDC_CLIENT_SECRET is not set');
+      expect(unset.stdout).toContain('environment variable CORP_CA_PEM is not set');
+      expect(set.code).toBe(0);
+    });
   });
 });
