@@ -5,7 +5,11 @@ import { preparePlan } from '../apply/prepare-plan.js';
 import { EdgesyncError } from '../errors.js';
 import type { Plan } from '../plan/plan.js';
 import { type PlanStats, renderPlanJson } from '../plan/render-json.js';
-import { renderPlanMarkdown } from '../plan/render-markdown.js';
+import {
+  DEFAULT_MARKDOWN_MAX_CHARS,
+  MIN_MARKDOWN_MAX_CHARS,
+  renderPlanMarkdown,
+} from '../plan/render-markdown.js';
 import { renderPlanText } from '../plan/render-text.js';
 import { serializeSavedPlan, toSavedPlan } from '../plan/saved-plan.js';
 import type { CommandContext, CommandRegistrar } from './command-context.js';
@@ -13,6 +17,7 @@ import { addConnectionOptions, type ConnectionFlags, openConnection } from './co
 import { EXIT } from './exit-codes.js';
 import { addLogOptions, type LogFlags, loggerFor } from './logger.js';
 import { addPlanOptions, type PlanFlags, parsePlanOptions } from './plan-options.js';
+import { findRepoRoot, planFromRepoRoot } from './repo-root.js';
 
 export const PLAN_FORMATS = ['text', 'json', 'markdown'] as const;
 export type PlanFormat = (typeof PLAN_FORMATS)[number];
@@ -20,6 +25,8 @@ export type PlanFormat = (typeof PLAN_FORMATS)[number];
 interface PlanCommandFlags extends ConnectionFlags, PlanFlags, LogFlags {
   readonly format: PlanFormat;
   readonly out?: string;
+  readonly maxChars: string;
+  readonly repoRoot?: string;
   readonly detailedExitcode?: boolean;
   /** commander's `--no-color`: false when given. */
   readonly color: boolean;
@@ -34,6 +41,15 @@ export const registerPlanCommand: CommandRegistrar = (program, ctx) => {
     .argument('[paths...]', 'manifest files or directories', ['.'])
     .addOption(new Option('--format <format>', 'output on stdout').choices(PLAN_FORMATS).default('text'))
     .option('--out <file>', 'save the plan for `edgesync apply --plan FILE` (secrets are stored as hashes)')
+    .option(
+      '--max-chars <n>',
+      `markdown: at most this many characters (GitHub takes 65,536 in a comment); deletes, replaces and refusals first, the rest folded or cut`,
+      String(DEFAULT_MARKDOWN_MAX_CHARS),
+    )
+    .option(
+      '--repo-root <dir>',
+      'markdown: name manifests from this directory (default: the git top level above the current directory)',
+    )
     .option('--detailed-exitcode', 'exit 2 when there are changes')
     .option('--no-color', 'no ANSI colours in text output (NO_COLOR is honoured too)');
   addLogOptions(command, 'warn');
@@ -50,6 +66,7 @@ async function runPlan(
   ctx: CommandContext,
 ): Promise<number> {
   const planOptions = parsePlanOptions(flags);
+  const maxChars = parseMaxChars(flags.maxChars);
   const logger = loggerFor(flags, ctx.stderr);
   const started = performance.now();
   const connection = await openConnection(flags, { logger });
@@ -76,7 +93,7 @@ async function runPlan(
       pages: requestStats.pages,
       durationMs: Math.round(performance.now() - started),
     };
-    ctx.stdout.write(render(plan, flags, stats, ctx));
+    ctx.stdout.write(await render(plan, { ...flags, maxChars }, stats, ctx));
     if (flags.out !== undefined && plan.errors.length === 0) {
       const file = resolve(ctx.cwd, flags.out);
       try {
@@ -94,9 +111,49 @@ async function runPlan(
   }
 }
 
-function render(plan: Plan, flags: PlanCommandFlags, stats: PlanStats, ctx: CommandContext): string {
+/** Checks `--max-chars`: a whole number no smaller than what the heading and a cut line need. */
+export function parseMaxChars(value: string): number {
+  const count = Number(value);
+  if (!/^\d+$/.test(value.trim()) || count < MIN_MARKDOWN_MAX_CHARS) {
+    throw new EdgesyncError(
+      'invalid_option',
+      `--max-chars: expected a whole number of at least ${MIN_MARKDOWN_MAX_CHARS} (found "${value}")`,
+    );
+  }
+  return count;
+}
+
+/** The plan as a pull-request comment, manifests named from the repository root. */
+export async function renderMarkdownForRepo(
+  plan: Plan,
+  options: { readonly maxChars: number; readonly repoRoot?: string; readonly fullPlanCommand?: string },
+  cwd: string,
+): Promise<string> {
+  const root = await findRepoRoot(cwd, options.repoRoot);
+  return renderPlanMarkdown(planFromRepoRoot(plan, cwd, root), {
+    maxChars: options.maxChars,
+    ...(options.fullPlanCommand === undefined ? {} : { fullPlanCommand: options.fullPlanCommand }),
+  });
+}
+
+async function render(
+  plan: Plan,
+  flags: Omit<PlanCommandFlags, 'maxChars'> & { readonly maxChars: number },
+  stats: PlanStats,
+  ctx: CommandContext,
+): Promise<string> {
   if (flags.format === 'json') return renderPlanJson(plan, { stats });
-  if (flags.format === 'markdown') return renderPlanMarkdown(plan);
+  if (flags.format === 'markdown') {
+    return renderMarkdownForRepo(
+      plan,
+      {
+        maxChars: flags.maxChars,
+        ...(flags.repoRoot === undefined ? {} : { repoRoot: flags.repoRoot }),
+        fullPlanCommand: flags.out === undefined ? 'edgesync plan' : `edgesync show ${flags.out}`,
+      },
+      ctx.cwd,
+    );
+  }
   const color = flags.color && ctx.stdout.isTTY === true && ctx.env.NO_COLOR === undefined;
   return renderPlanText(plan, { color });
 }

@@ -1,10 +1,29 @@
 import { formatLocation } from '../manifest/source-location.js';
-import type { Operation, Plan } from './plan.js';
-import { renderPlanText, summaryLine } from './render-text.js';
+import { displayValue } from './display-value.js';
+import type { FieldChange, Operation, Plan, PlanSummary, ResourceChange } from './plan.js';
+
+/**
+ * GitHub refuses an issue or pull-request comment over 65,536 characters.
+ * The default leaves room for a workflow's own heading and a link around
+ * the plan, and for the UTF-16 count GitHub makes of the emoji.
+ */
+export const GITHUB_COMMENT_MAX_CHARS = 65_536;
+export const DEFAULT_MARKDOWN_MAX_CHARS = 60_000;
+
+/** The smallest budget that still holds the heading, the counts and a cut line. */
+export const MIN_MARKDOWN_MAX_CHARS = 1_000;
 
 export interface RenderMarkdownOptions {
-  /** More changes than this fold the details into a `<details>` block. @default 10 */
-  readonly foldAbove?: number;
+  /**
+   * At most this many characters (JavaScript string length, i.e. UTF-16 code
+   * units, as GitHub counts). The summary, errors, refusal and every delete
+   * and replace come first; the rest is folded into `<details>` and cut with
+   * a line saying how much when it does not fit.
+   * @default DEFAULT_MARKDOWN_MAX_CHARS
+   */
+  readonly maxChars?: number;
+  /** Command that shows the whole plan, named in the cut line (`edgesync show plan.json`). */
+  readonly fullPlanCommand?: string;
 }
 
 const ICON: Readonly<Record<Operation, string>> = {
@@ -17,52 +36,268 @@ const ICON: Readonly<Record<Operation, string>> = {
   'delete-module': '🔴',
 };
 
+/** What a reviewer calls each operation (the plan's own names are for tools). */
+export const OPERATION_WORDS: Readonly<Record<Operation, string>> = {
+  create: 'create',
+  update: 'update',
+  adopt: 'adopt',
+  replace: 'replace',
+  delete: 'delete',
+  'put-module': 'set module',
+  'delete-module': 'remove module',
+};
+
+/** More other changes than this are folded into `<details>`. */
+const FOLD_ABOVE = 10;
+
+/** Changes a reviewer must see whatever the budget: they destroy something. */
+function destroys(change: ResourceChange): boolean {
+  return change.op === 'delete' || change.op === 'replace' || change.op === 'delete-module';
+}
+
 /** Table cells may not hold pipes or newlines. */
 function cell(text: string): string {
   return text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
 }
 
-/** The plan as a pull-request comment: a summary table, the text plan in a diff block (folded when long). */
+/** Inline code that survives backticks in the text. */
+function code(text: string): string {
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  const pad = text.startsWith('`') || text.endsWith('`') ? ' ' : '';
+  return `${fence}${pad}${cell(text)}${pad}${fence}`;
+}
+
+/** A fence longer than any backtick run inside, so a value cannot close the block. */
+function fenceFor(lines: readonly string[]): string {
+  const longest = Math.max(0, ...lines.flatMap((line) => (line.match(/`+/g) ?? []).map((run) => run.length)));
+  return '`'.repeat(Math.max(3, longest + 1));
+}
+
+/**
+ * The plan as a pull-request comment that GitHub accepts: at most
+ * `maxChars` characters, what destroys something first, the rest folded
+ * or cut with a line saying how many changes and characters were left out.
+ */
 export function renderPlanMarkdown(plan: Plan, options: RenderMarkdownOptions = {}): string {
-  const lines: string[] = [`### edgesync plan — owner \`${plan.owner}\``, ''];
-  for (const error of plan.errors) {
-    const where = error.source ? `\`${formatLocation(error.source)}\`: ` : '';
-    lines.push(`> ❌ **Error** ${where}${cell(error.message)}`, '');
+  const maxChars = Math.max(MIN_MARKDOWN_MAX_CHARS, options.maxChars ?? DEFAULT_MARKDOWN_MAX_CHARS);
+  const page = new BudgetedPage(maxChars);
+
+  page.must(`### edgesync plan — owner ${code(plan.owner)}`, '');
+  if (plan.refusal) {
+    page.must(`> ⛔ **Refused (${plan.refusal.code})**: ${cell(plan.refusal.message)}`, '');
   }
-  for (const warning of plan.warnings ?? []) lines.push(`> ⚠️ ${cell(warning.message)}`, '');
-  if (plan.refusal) lines.push(`> ⛔ **Refused (${plan.refusal.code})**: ${cell(plan.refusal.message)}`, '');
-  if (plan.changes.length === 0) {
-    lines.push('**No changes.** The account matches the manifests.', '');
-  } else {
-    lines.push(`**${summaryLine(plan.summary)}**`, '');
-    lines.push('| | Address | Operation | Reason |', '|---|---|---|---|');
-    for (const change of plan.changes) {
-      lines.push(
-        `| ${ICON[change.op]} | \`${cell(change.address)}\` | ${change.op} | ${cell(change.reason)} |`,
-      );
-    }
-    lines.push('');
-    const { refusal: _shownAbove, ...changesOnly } = plan;
-    const details = [
-      '```diff',
-      renderPlanText({ ...changesOnly, errors: [], warnings: [] }).trimEnd(),
-      '```',
-    ];
-    if (plan.changes.length > (options.foldAbove ?? 10)) {
-      lines.push(
-        `<details><summary>Details (${plan.changes.length} changes)</summary>`,
-        '',
-        ...details,
-        '',
-        '</details>',
-      );
-    } else {
-      lines.push(...details);
-    }
-    lines.push('');
+  if (plan.changes.length === 0) page.must('**No changes.** The account matches the manifests.', '');
+  else page.must(`**${summaryWords(plan.summary)}**`, '');
+  page.must(`_${countsLine(plan.summary)}_`, '');
+
+  const problems = [
+    ...plan.errors.map((error) => {
+      const where = error.source ? `${code(formatLocation(error.source))}: ` : '';
+      return `> ❌ **Error** ${where}${cell(error.message)} (${code(error.code)})`;
+    }),
+    ...(plan.warnings ?? []).map((warning) => `> ⚠️ ${cell(warning.message)}`),
+  ];
+  page.list({ items: problems.map((line) => [line, '']), plural: 'errors and warnings' });
+
+  const destructive = plan.changes.filter(destroys);
+  const others = plan.changes.filter((change) => !destroys(change));
+  if (destructive.length > 0) {
+    page.section(`#### Deletes and replaces (${destructive.length})`, '');
+    page.table(destructive);
+    page.diff(destructive);
   }
-  lines.push(
-    `_${plan.summary.unchanged} unchanged; ${plan.summary.unmanaged} unmanaged object(s) left alone._`,
-  );
-  return `${lines.join('\n')}\n`;
+  if (others.length > 0) {
+    const title = destructive.length > 0 ? 'Other changes' : 'Changes';
+    const show = (): void => {
+      page.table(others);
+      page.diff(others);
+    };
+    if (others.length > FOLD_ABOVE) page.details(`${title} (${others.length})`, show);
+    else {
+      page.section(`#### ${title} (${others.length})`, '');
+      show();
+    }
+  }
+  page.closeWithCutLine(options.fullPlanCommand);
+  return page.text();
+}
+
+/** `Plan: 3 to create, …` in reviewer's words: "2 modules to set", not put-module. */
+export function summaryWords(summary: PlanSummary): string {
+  const parts = [
+    `${summary.create} to create`,
+    `${summary.update} to update`,
+    `${summary.replace} to replace`,
+    `${summary.delete} to delete`,
+  ];
+  if (summary.adopt > 0) parts.push(`${summary.adopt} to adopt`);
+  const modules = (count: number): string => `${count} module${count === 1 ? '' : 's'}`;
+  if (summary['put-module'] > 0) parts.push(`${modules(summary['put-module'])} to set`);
+  if (summary['delete-module'] > 0) parts.push(`${modules(summary['delete-module'])} to remove`);
+  return `Plan: ${parts.join(', ')}.`;
+}
+
+function countsLine(summary: PlanSummary): string {
+  return `${summary.unchanged} unchanged; ${summary.unmanaged} unmanaged object(s) left alone.`;
+}
+
+function tableRow(change: ResourceChange): string {
+  const where = change.source ? code(formatLocation(change.source)) : '';
+  return `| ${ICON[change.op]} | ${code(change.address)} | ${OPERATION_WORDS[change.op]} | ${cell(change.reason)} | ${where} |`;
+}
+
+/**
+ * One change as lines of a `diff` block: `+` and `-` in column 0 so GitHub
+ * colours them, an update as the old line then the new one.
+ */
+export function diffLines(change: ResourceChange): string[] {
+  const id = change.id ? ` (${change.id})` : '';
+  const heading = `# ${change.address}: ${OPERATION_WORDS[change.op]} — ${change.reason}`;
+  const width = Math.max(0, ...change.changes.map((field) => field.path.length));
+  const removing = change.op === 'delete' || change.op === 'delete-module';
+  const adding = change.op === 'create' || change.changes.every((field) => !('before' in field));
+  const open = removing ? '-' : adding ? '+' : ' ';
+  const lines = [heading, `${open} ${change.address}${id} {`];
+  for (const field of change.changes) lines.push(...fieldLines(field, width, removing, adding, change.op));
+  lines.push(`${open} }`);
+  return lines;
+}
+
+function fieldLines(
+  field: FieldChange,
+  width: number,
+  removing: boolean,
+  adding: boolean,
+  op: Operation,
+): string[] {
+  const path = field.path.padEnd(width);
+  const note = field.forcesReplace && op === 'replace' ? '  # forces replacement' : '';
+  const before = (): string => displayValue(field.before, field.sensitive);
+  const after = (): string => displayValue(field.after, field.sensitive);
+  if (removing) return [`-     ${path} = ${before()}`];
+  if (adding || !('before' in field)) return [`+     ${path} = ${after()}${note}`];
+  if (!('after' in field)) return [`-     ${path} = ${before()}${note}`];
+  return [`-     ${path} = ${before()}`, `+     ${path} = ${after()}${note}`];
+}
+
+interface ListSpec {
+  /** Each item's lines; an item is shown whole or not at all. */
+  readonly items: readonly (readonly string[])[];
+  /** How the cut line counts them: "table rows", "change details". */
+  readonly plural: string;
+}
+
+/**
+ * Lines added in reading order against a character budget. `must` lines
+ * are always kept; list items are added while they fit, keeping room for
+ * what closes open blocks and for the cut line.
+ */
+class BudgetedPage {
+  private readonly lines: string[] = [];
+  private used = 0;
+  /** Lines that close the blocks now open (fences, `</details>`), innermost first. */
+  private readonly closers: string[][] = [];
+  private readonly cut = new Map<string, number>();
+  private cutChars = 0;
+  /** Room kept for the cut line and closers of blocks; generous so one long plural still fits. */
+  private static readonly RESERVE = 400;
+
+  constructor(private readonly maxChars: number) {}
+
+  private cost(lines: readonly string[]): number {
+    return lines.reduce((sum, line) => sum + line.length + 1, 0);
+  }
+
+  private closingCost(): number {
+    return this.closers.reduce((sum, block) => sum + this.cost(block), 0);
+  }
+
+  private fits(lines: readonly string[]): boolean {
+    return this.used + this.cost(lines) + this.closingCost() + BudgetedPage.RESERVE <= this.maxChars;
+  }
+
+  private push(lines: readonly string[]): void {
+    this.lines.push(...lines);
+    this.used += this.cost(lines);
+  }
+
+  private skip(what: string, lines: readonly string[]): void {
+    this.cut.set(what, (this.cut.get(what) ?? 0) + 1);
+    this.cutChars += this.cost(lines);
+  }
+
+  must(...lines: string[]): void {
+    this.push(lines);
+  }
+
+  /** A heading shown only when it and at least a little more fit. */
+  section(...lines: string[]): void {
+    if (this.fits(lines)) this.push(lines);
+  }
+
+  /** Items in order until one does not fit; that one and the rest are counted as cut. */
+  list(spec: ListSpec): void {
+    let full = false;
+    for (const item of spec.items) {
+      full = full || !this.fits(item);
+      if (full) this.skip(spec.plural, item);
+      else this.push(item);
+    }
+  }
+
+  table(changes: readonly ResourceChange[]): void {
+    const header = ['| | Address | Action | Reason | Manifest |', '|---|---|---|---|---|'];
+    const rows = changes.map(tableRow);
+    if (!this.fits([...header, rows[0] ?? ''])) {
+      for (const row of rows) this.skip('table rows', [row]);
+      return;
+    }
+    this.push(header);
+    this.closers.unshift(['']);
+    this.list({ items: rows.map((row) => [row]), plural: 'table rows' });
+    this.closers.shift();
+    this.push(['']);
+  }
+
+  diff(changes: readonly ResourceChange[]): void {
+    const blocks = changes.map(diffLines);
+    const fence = fenceFor(blocks.flat());
+    const opening = [`${fence}diff`];
+    if (!this.fits([...opening, ...(blocks[0] ?? []), fence])) {
+      for (const block of blocks) this.skip('change details', block);
+      return;
+    }
+    this.push(opening);
+    this.closers.unshift([fence, '']);
+    this.list({ items: blocks, plural: 'change details' });
+    this.closers.shift();
+    this.push([fence, '']);
+  }
+
+  details(summary: string, body: () => void): void {
+    const opening = [`<details><summary>${cell(summary)}</summary>`, ''];
+    if (!this.fits(opening)) {
+      body();
+      return;
+    }
+    this.push(opening);
+    this.closers.unshift(['</details>', '']);
+    body();
+    this.closers.shift();
+    this.push(['</details>', '']);
+  }
+
+  closeWithCutLine(fullPlanCommand: string | undefined): void {
+    if (this.cut.size === 0) return;
+    const parts = [...this.cut].map(([what, count]) => `${count} ${what}`);
+    const how = fullPlanCommand ? `; run ${code(fullPlanCommand)} for the whole plan` : '';
+    this.push([
+      `_Not shown to stay under ${this.maxChars.toLocaleString('en-US')} characters: ${parts.join(', ')} (${this.cutChars.toLocaleString('en-US')} characters)${how}._`,
+    ]);
+  }
+
+  text(): string {
+    return `${this.lines.join('\n')}\n`;
+  }
 }

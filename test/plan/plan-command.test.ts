@@ -101,9 +101,30 @@ describe('edgesync plan (CLI against the emulator)', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('### edgesync plan — owner `default`');
     expect(run.stdout).toContain(
-      '| 🟢 | `certificate_authorities.corp-root` | create | not in the live account |',
+      '| 🟢 | `certificate_authorities.corp-root` | create | not in the live account | `examples/manifests/certificate-authorities.yaml:7:3` |',
     );
     expect(run.stdout).not.toContain(EXAMPLE_SECRET);
+  });
+
+  it('--format markdown names manifests from --repo-root and keeps to --max-chars', async () => {
+    const run = await runCli(emulator, [
+      'plan',
+      '--format',
+      'markdown',
+      '--repo-root',
+      'examples',
+      '--max-chars',
+      '1500',
+      EXAMPLES,
+    ]);
+    const tooSmall = await runCli(emulator, ['plan', '--format', 'markdown', '--max-chars', '99', EXAMPLES]);
+
+    expect(run.code).toBe(0);
+    expect(run.stdout.length).toBeLessThanOrEqual(1500);
+    expect(run.stdout).toContain('`manifests/certificate-authorities.yaml:7:3`');
+    expect(run.stdout).toContain('_Not shown to stay under 1,500 characters:');
+    expect(tooSmall.code).toBe(1);
+    expect(tooSmall.stderr).toContain('--max-chars: expected a whole number of at least 1000 (found "99")');
   });
 
   it('--out saves a plan file with hashed secrets that reads back', async () => {

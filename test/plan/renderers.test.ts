@@ -153,20 +153,16 @@ describe('renderPlanJson', () => {
 });
 
 describe('renderPlanMarkdown', () => {
-  it('has a summary table, the diff, and no secrets', () => {
+  it('has the summary, a table in reviewer words, a diff and no secrets', () => {
     const markdown = renderPlanMarkdown(samplePlan());
 
-    expect(markdown).toContain('| | Address | Operation | Reason |');
-    expect(markdown).toContain('| `ip_policy_rules.office` | update | description changed |');
+    expect(markdown).toContain('| | Address | Action | Reason | Manifest |');
+    expect(markdown).toContain('| 🟡 | `ip_policy_rules.office` | update | description changed |');
+    expect(markdown).toContain('| set module |');
+    expect(markdown).not.toContain('put-module');
+    expect(markdown).toContain('modules to set');
     expect(markdown).toContain('```diff');
     expect(markdown).toContain('(sensitive)');
     expect(markdown).not.toContain(SECRET);
-    expect(markdown).not.toContain('<details>');
-  });
-
-  it('folds long plans into a details block', () => {
-    expect(renderPlanMarkdown(samplePlan(), { foldAbove: 2 })).toContain(
-      '<details><summary>Details (5 changes)</summary>',
-    );
   });
 });
