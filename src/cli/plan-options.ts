@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { EdgesyncError } from '../errors.js';
+import { isKindName, KIND_NAMES } from '../kinds/kind-name.js';
 import type { PlanOptions } from '../plan/plan-changes.js';
 
 /** The planning flags as commander parses them. */
@@ -30,13 +31,18 @@ export function addPlanOptions(command: Command): Command {
     )
     .option('--force', 'apply even when --max-destroy is exceeded')
     .option('--allow-empty', 'allow an empty manifest set to prune everything this owner owns')
-    .option('--target <kind.name>', 'plan only this entry (repeatable)', collect)
-    .option('--exclude <kind.name>', 'leave this entry out of the plan (repeatable)', collect)
+    .option(
+      '--target <kind[.name]>',
+      'plan only this kind or entry (repeatable); one that matches nothing is an error',
+      collect,
+    )
+    .option('--exclude <kind[.name]>', 'leave this kind or entry out of the plan (repeatable)', collect)
     .option('--allow-outside-root', 'let { file: } references leave the manifest directory');
 }
 
 const OWNER_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
-const ADDRESS_PATTERN = /^[a-z_]+\.[^.\s][^\s]*$/;
+/** `KIND` or `KIND.NAME` (a NAME may go on into a module or route: `https_edges.web.mutual_tls`). */
+const ADDRESS_PATTERN = /^([a-z_]+)(\.[^.\s][^\s]*)?$/;
 
 /** Checks an `--owner` value; every command that takes one calls this. */
 export function parseOwner(owner: string): string {
@@ -52,10 +58,11 @@ export function parseOwner(owner: string): string {
 export function parsePlanOptions(flags: PlanFlags): PlanOptions {
   parseOwner(flags.owner);
   for (const address of [...(flags.target ?? []), ...(flags.exclude ?? [])]) {
-    if (!ADDRESS_PATTERN.test(address)) {
+    const kind = ADDRESS_PATTERN.exec(address)?.[1];
+    if (kind === undefined || !isKindName(kind)) {
       throw new EdgesyncError(
         'invalid_option',
-        `--target/--exclude: expected KIND.NAME (found "${address}")`,
+        `--target/--exclude: expected KIND or KIND.NAME with KIND one of ${KIND_NAMES.join(', ')} (found "${address}")`,
       );
     }
   }

@@ -60,3 +60,32 @@ function addressMatches(pattern: string, draft: DraftChange): boolean {
     address.startsWith(`${pattern}[`)
   );
 }
+
+/**
+ * A `--target` that names nothing (no entry of the manifests, no object this
+ * owner owns, no change) is a mistake, a typo most often: planning nothing
+ * and saying "No changes" would hide it.
+ */
+export function unmatchedTargets(
+  targets: readonly string[],
+  known: Iterable<string>,
+  changes: readonly DraftChange[],
+): PlanError[] {
+  const addresses = [...known];
+  const names = (pattern: string, address: string): boolean =>
+    address === pattern ||
+    address.startsWith(`${pattern}.`) ||
+    address.startsWith(`${pattern}[`) ||
+    pattern.startsWith(`${address}.`) ||
+    pattern.startsWith(`${address}[`);
+  return targets
+    .filter(
+      (pattern) =>
+        !addresses.some((address) => names(pattern, address)) &&
+        !changes.some((change) => addressMatches(pattern, change)),
+    )
+    .map((pattern) => ({
+      code: 'target_not_found',
+      message: `--target ${pattern} matches no entry of the manifests and no object this owner owns`,
+    }));
+}

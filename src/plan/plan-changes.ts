@@ -3,7 +3,7 @@ import { KINDS } from '../kinds/registry.js';
 import type { DesiredState } from '../manifest/desired-state.js';
 import { assemblePlan } from './assemble-plan.js';
 import { checkAdoptions } from './match-live.js';
-import { narrowPlan } from './narrow-plan.js';
+import { narrowPlan, unmatchedTargets } from './narrow-plan.js';
 import { orderActions } from './order-actions.js';
 import type { Plan } from './plan.js';
 import { planModulesOnlyEntry } from './plan-modules.js';
@@ -57,5 +57,11 @@ export function planChanges(desired: DesiredState, live: LiveState, options: Pla
   // Dependencies are decided once every action is known: the rules relate actions of different entries.
   orderActions(state);
   const { changes, actions } = narrowPlan(state.changes, state.actions, options, state.errors);
+  const owned = [...state.managed].flatMap(([kind, byName]) =>
+    [...byName.keys()].map((name) => `${kind}.${name}`),
+  );
+  state.errors.push(
+    ...unmatchedTargets(options.targets ?? [], [...state.desiredByName.keys(), ...owned], state.changes),
+  );
   return assemblePlan(state, changes, actions);
 }

@@ -87,7 +87,9 @@ export function renderPlanMarkdown(plan: Plan, options: RenderMarkdownOptions = 
   if (plan.refusal) {
     page.must(`> ⛔ **Refused (${plan.refusal.code})**: ${cell(plan.refusal.message)}`, '');
   }
-  if (plan.changes.length === 0) page.must('**No changes.** The account matches the manifests.', '');
+  if (plan.changes.length === 0 && plan.errors.length > 0)
+    page.must('**Nothing planned: fix the errors below.**', '');
+  else if (plan.changes.length === 0) page.must('**No changes.** The account matches the manifests.', '');
   else page.must(`**${summaryWords(plan.summary)}**`, '');
   page.must(`_${countsLine(plan.summary)}_`, '');
 

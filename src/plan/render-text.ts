@@ -69,7 +69,9 @@ export function renderPlanText(plan: Plan, options: RenderTextOptions = {}): str
   for (const warning of plan.warnings ?? [])
     lines.push(`${colors.yellow(colors.bold('Warning:'))} ${warning.message}`);
   if (lines.length > 0) lines.push('');
-  if (plan.changes.length === 0) {
+  if (plan.changes.length === 0 && plan.errors.length > 0) {
+    lines.push(colors.red(colors.bold('Nothing planned: fix the errors above.')));
+  } else if (plan.changes.length === 0) {
     lines.push(`${colors.green(colors.bold('No changes.'))} The account matches the manifests.`);
   } else {
     lines.push(`edgesync will perform the following actions (owner "${plan.owner}"):`, '');

@@ -776,6 +776,50 @@ describe('planChanges: targets, excludes, determinism', () => {
     expect(actionKeys(plan)).toEqual(['create:certificate_authorities.corp', 'create:https_edges.web']);
   });
 
+  it('narrows to a whole kind given as KIND', () => {
+    const plan = planChanges(desired, liveState([]), { ...options, targets: ['ip_policy_rules'] });
+
+    expect(actionKeys(plan)).toEqual(['create:ip_policy_rules.office']);
+    expect(plan.errors).toEqual([]);
+  });
+
+  it.each([
+    ['ip_policy_rules.ofice', 'a misspelt name'],
+    ['reserved_addrs', 'a kind with no entries and nothing owned'],
+    ['https_edges.web2.mutual_tls', 'a module of an entry that does not exist'],
+  ])('reports --target %s (%s) as target_not_found instead of planning nothing', (target) => {
+    const plan = planChanges(desired, liveState([]), { ...options, targets: [target] });
+
+    expect(plan.errors).toEqual([
+      {
+        code: 'target_not_found',
+        message: `--target ${target} matches no entry of the manifests and no object this owner owns`,
+      },
+    ]);
+    expect(plan.actions).toEqual([]);
+  });
+
+  it('accepts a target that matches an unchanged entry, a module of one, or an owned object to prune', () => {
+    const live = liveState([
+      liveRule('ipr_1', { cidr: '10.0.0.0/24', action: 'allow', metadata: marked('office') }),
+      liveRule('ipr_2', { cidr: '10.9.0.0/24', action: 'deny', metadata: marked('gone') }),
+    ]);
+    const only = desiredState([entry('ip_policy_rules', 'office', rule('10.0.0.0/24', 'allow'))]);
+
+    const unchanged = planChanges(only, live, { ...options, targets: ['ip_policy_rules.office'] });
+    const module = planChanges(desired, liveState([]), {
+      ...options,
+      targets: ['https_edges.web.mutual_tls'],
+    });
+    const prune = planChanges(only, live, { ...options, force: true, targets: ['ip_policy_rules.gone'] });
+
+    expect(unchanged.errors).toEqual([]);
+    expect(unchanged.actions).toEqual([]);
+    expect(module.errors).toEqual([]);
+    expect(prune.errors).toEqual([]);
+    expect(actionKeys(prune)).toEqual(['delete:ip_policy_rules.gone']);
+  });
+
   it('reports a kept change that depends on an excluded one', () => {
     const plan = planChanges(desired, liveState([]), {
       ...options,

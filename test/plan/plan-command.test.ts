@@ -127,6 +127,22 @@ describe('edgesync plan (CLI against the emulator)', () => {
     expect(tooSmall.stderr).toContain('--max-chars: expected a whole number of at least 1000 (found "99")');
   });
 
+  it('--target takes KIND or KIND.NAME; one that matches nothing or names no kind exits 1', async () => {
+    const kind = await runCli(emulator, ['plan', '--target', 'ip_policy_rules', EXAMPLES]);
+    const missing = await runCli(emulator, ['plan', '--target', 'ip_policy_rules.nope', EXAMPLES]);
+    const unknown = await runCli(emulator, ['plan', '--target', 'ip_rules', EXAMPLES]);
+
+    expect(kind.code).toBe(0);
+    expect(kind.stdout).toContain('Plan: 2 to create, 0 to update, 0 to replace, 0 to delete.');
+    expect(missing.code).toBe(1);
+    expect(missing.stdout).toContain(
+      '--target ip_policy_rules.nope matches no entry of the manifests and no object this owner owns',
+    );
+    expect(missing.stdout).not.toContain('No changes');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('expected KIND or KIND.NAME with KIND one of ip_policy_rules,');
+  });
+
   it('--out saves a plan file with hashed secrets that reads back', async () => {
     const file = join(scratch, 'plan.json');
 
