@@ -1,13 +1,17 @@
-import { sep } from 'node:path';
 import type { ManifestError } from '../manifest/manifest-error.js';
 import { VERSION } from '../version.js';
 
 /**
  * SARIF 2.1.0 for manifest problems: what GitHub code scanning (and other
  * CI annotators) read to put each error on its line in a pull request.
- * File URIs are relative to the directory validate ran in.
+ * `pathFromRoot` names a file (as errors name it) from the repository root
+ * with `/` separators; URIs are that path, relative, with `uriBaseId`
+ * `%SRCROOT%`, never absolute, so code scanning can place them in any checkout.
  */
-export function manifestErrorsToSarif(errors: readonly ManifestError[]): Record<string, unknown> {
+export function manifestErrorsToSarif(
+  errors: readonly ManifestError[],
+  pathFromRoot: (file: string) => string,
+): Record<string, unknown> {
   const codes = [...new Set(errors.map((error) => error.code))].sort();
   return {
     $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
@@ -35,7 +39,7 @@ export function manifestErrorsToSarif(errors: readonly ManifestError[]): Record<
           locations: [
             {
               physicalLocation: {
-                artifactLocation: { uri: toUri(error.file), uriBaseId: '%SRCROOT%' },
+                artifactLocation: { uri: toUri(pathFromRoot(error.file)), uriBaseId: '%SRCROOT%' },
                 region: { startLine: error.line, startColumn: error.column },
               },
             },
@@ -46,10 +50,9 @@ export function manifestErrorsToSarif(errors: readonly ManifestError[]): Record<
   };
 }
 
-function toUri(file: string): string {
-  return file
-    .split(sep)
-    .join('/')
+/** A relative URI reference: each segment percent-encoded; a path still outside the root keeps its `..`. */
+function toUri(path: string): string {
+  return path
     .replace(/^\.\//, '')
     .split('/')
     .map((segment) => encodeURIComponent(segment))

@@ -40,6 +40,11 @@ export function pathFromRepoRoot(file: string, cwd: string, root: string): strin
   return fromRoot.split(sep).join('/');
 }
 
+/** A file named relative to `cwd`, named from the repository root with `/` separators, `..` when outside it. */
+export function relativeToRepoRoot(file: string, cwd: string, root: string): string {
+  return relative(root, resolve(cwd, file)).split(sep).join('/');
+}
+
 /** The plan with every manifest location named from the repository root. */
 export function planFromRepoRoot(plan: Plan, cwd: string, root: string): Plan {
   const move = <T extends { readonly source?: SourceLocation }>(item: T): T =>

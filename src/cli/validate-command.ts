@@ -3,6 +3,7 @@ import { DEFAULT_OWNER, loadDesiredState } from '../manifest/load-desired-state.
 import type { CommandContext, CommandRegistrar } from './command-context.js';
 import { EXIT } from './exit-codes.js';
 import { manifestErrorsToSarif } from './manifest-errors-sarif.js';
+import { findRepoRoot, relativeToRepoRoot } from './repo-root.js';
 
 export const VALIDATE_FORMATS = ['text', 'json', 'sarif'] as const;
 export type ValidateFormat = (typeof VALIDATE_FORMATS)[number];
@@ -12,6 +13,7 @@ interface ValidateFlags {
   readonly owner: string;
   readonly allowOutsideRoot?: boolean;
   readonly requireSecrets?: boolean;
+  readonly repoRoot?: string;
 }
 
 export const registerValidateCommand: CommandRegistrar = (program, ctx) => {
@@ -30,6 +32,10 @@ export const registerValidateCommand: CommandRegistrar = (program, ctx) => {
       DEFAULT_OWNER,
     )
     .option('--allow-outside-root', 'let { file } and ca_pem_file references leave the manifest root')
+    .option(
+      '--repo-root <dir>',
+      'sarif: name files from this directory (default: the git top level above the current directory)',
+    )
     .option(
       '--require-secrets',
       "also resolve every { env } and read every { file } secret, as plan and apply do (by default only their form and the file's presence inside the root are checked)",
@@ -65,7 +71,9 @@ async function runValidate(
       )}\n`,
     );
   } else if (flags.format === 'sarif') {
-    ctx.stdout.write(`${JSON.stringify(manifestErrorsToSarif(errors), null, 2)}\n`);
+    const root = await findRepoRoot(ctx.cwd, flags.repoRoot);
+    const sarif = manifestErrorsToSarif(errors, (file) => relativeToRepoRoot(file, ctx.cwd, root));
+    ctx.stdout.write(`${JSON.stringify(sarif, null, 2)}\n`);
   } else {
     for (const error of errors) ctx.stdout.write(`${error.format()}\n`);
   }

@@ -129,6 +129,49 @@ describe('edgesync validate (as a process)', () => {
     });
   });
 
+  it('--format sarif names files from the git top level, relative, whatever the working directory', async () => {
+    const fromSubdirectory = await edgesync(
+      ['validate', '--format', 'sarif', '.'],
+      resolve('examples/invalid/route-selector'),
+    );
+    const withRepoRoot = await edgesync([
+      'validate',
+      '--format',
+      'sarif',
+      '--repo-root',
+      'examples',
+      'examples/invalid/route-selector',
+    ]);
+
+    const uris = (stdout: string): unknown[] =>
+      (
+        JSON.parse(stdout) as {
+          runs: { results: { locations: { physicalLocation: { artifactLocation: unknown } }[] }[] }[];
+        }
+      ).runs[0]?.results.map((result) =>
+        JSON.stringify(result.locations[0]?.physicalLocation.artifactLocation),
+      ) ?? [];
+    expect(new Set(uris(fromSubdirectory.stdout))).toEqual(
+      new Set([JSON.stringify({ uri: 'examples/invalid/route-selector/web.yaml', uriBaseId: '%SRCROOT%' })]),
+    );
+    expect(new Set(uris(withRepoRoot.stdout))).toEqual(
+      new Set([JSON.stringify({ uri: 'invalid/route-selector/web.yaml', uriBaseId: '%SRCROOT%' })]),
+    );
+    expect(fromSubdirectory.stdout).not.toContain(process.cwd());
+  });
+
+  it('--format sarif points informationUri at the project that package.json names', async () => {
+    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { repository: { url: string } };
+    const project = pkg.repository.url.replace(/^git\+/, '').replace(/\.git$/, '');
+
+    const result = await edgesync(['validate', '--format', 'sarif', 'examples/invalid/route-selector']);
+
+    const driver = (JSON.parse(result.stdout) as { runs: { tool: { driver: { informationUri: string } } }[] })
+      .runs[0]?.tool.driver;
+    expect(project).toBe('https://github.com/edgesync/edgesync');
+    expect(driver?.informationUri.startsWith(`${project}/`)).toBe(true);
+  });
+
   it('counts the owner toward the metadata limit', async () => {
     const result = await edgesync(['validate', '--owner', 'x'.repeat(4090), 'examples/manifests']);
 
