@@ -19,6 +19,7 @@ import type { ManifestError } from '../manifest/manifest-error.js';
 import { formatLocation } from '../manifest/source-location.js';
 import type { Plan } from '../plan/plan.js';
 import { renderPlanText } from '../plan/render-text.js';
+import { judgedFor } from '../plan/safety-policy.js';
 import { parseSavedPlan, refillSecrets } from '../plan/saved-plan.js';
 import type { CommandContext, CommandRegistrar } from './command-context.js';
 import { addConnectionOptions, type Connection, type ConnectionFlags, openConnection } from './connection.js';
@@ -130,7 +131,11 @@ async function planFromFile(
       `${file}: the account changed since the plan was made: ${objects}; run \`edgesync plan\` again`,
     );
   }
-  return refillSecrets(saved, loaded.value);
+  // The saved facts are judged again for this apply: its --force may lift max-destroy, nothing lifts protect.
+  return judgedFor(refillSecrets(saved, loaded.value), {
+    context: 'saved-plan',
+    force: flags.force === true,
+  });
 }
 
 async function readPlanFile(path: string): Promise<string> {
@@ -158,10 +163,7 @@ async function confirmAndApply(plan: Plan, flags: ApplyFlags, apply: ApplyContex
     }
     return EXIT.error;
   }
-  // --force lifts only --max-destroy: `protect: true` and an empty manifest set (--allow-empty) have their own switch.
-  if (plan.refusal !== undefined && (plan.refusal.code !== 'max-destroy' || flags.force !== true)) {
-    throw new EdgesyncError('plan_refused', plan.refusal.message);
-  }
+  if (plan.refusal !== undefined) throw new EdgesyncError('plan_refused', plan.refusal.message);
   if (plan.actions.length === 0) {
     ctx.stdout.write('No changes.\n');
     return EXIT.ok;

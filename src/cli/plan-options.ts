@@ -27,7 +27,7 @@ export function addPlanOptions(command: Command): Command {
     )
     .option(
       '--max-destroy <n|n%>',
-      'refuse plans that delete or replace more than this (default 10% of owned, at least 1)',
+      'refuse plans that delete or replace more than this (default 10% of owned, at least 5)',
     )
     .option('--force', 'apply even when --max-destroy is exceeded')
     .option('--allow-empty', 'allow an empty manifest set to prune everything this owner owns')

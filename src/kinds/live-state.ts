@@ -4,6 +4,13 @@ import type { KindName } from './kind-name.js';
 export interface OwnershipMarker {
   readonly owner: string;
   readonly name: string;
+  /**
+   * The entry had `protect: true` when the marker was written. Kept on the
+   * object because an entry removed from the manifests no longer says so:
+   * the safety policy never deletes or replaces an object marked this way.
+   * Absent (never `false`) otherwise, so older markers read the same.
+   */
+  readonly protect?: true;
 }
 
 /** One object of the account as read, in the same shape the planner compares desired entries in. */

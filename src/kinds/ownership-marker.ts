@@ -17,7 +17,8 @@ export interface ParsedMetadata {
 
 /** Metadata as edgesync writes it: the user's mapping plus the marker, compact JSON with keys sorted recursively. */
 export function encodeMetadata(user: Record<string, unknown> | undefined, marker: OwnershipMarker): string {
-  return canonicalJson({ ...user, [MARKER_KEY]: { name: marker.name, owner: marker.owner } });
+  const written = { name: marker.name, owner: marker.owner, ...(marker.protect ? { protect: true } : {}) };
+  return canonicalJson({ ...user, [MARKER_KEY]: written });
 }
 
 export function parseMetadata(raw: string | undefined | null): ParsedMetadata {
@@ -44,9 +45,10 @@ export function normalizeUserMetadata(value: unknown): unknown {
 
 function markerOf(value: unknown): OwnershipMarker | null {
   if (!isRecord(value)) return null;
-  const { owner, name } = value;
+  const { owner, name, protect } = value;
   if (typeof owner !== 'string' || typeof name !== 'string') return null;
-  return { owner, name };
+  // Markers written before `protect` was recorded have no such key and read as unprotected.
+  return protect === true ? { owner, name, protect } : { owner, name };
 }
 
 function nonEmpty(mapping: Record<string, unknown>): Record<string, unknown> | undefined {

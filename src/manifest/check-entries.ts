@@ -126,7 +126,11 @@ function checkMetadataAndDescription(entry: RawEntry, owner: string): ManifestEr
     );
     return errors;
   }
-  const sent = encodeMetadata(user, { name: entry.name, owner });
+  const sent = encodeMetadata(user, {
+    name: entry.name,
+    owner,
+    ...(entry.value.protect === true ? { protect: true } : {}),
+  });
   const bytes = Buffer.byteLength(sent, 'utf8');
   if (bytes > MAX_METADATA_BYTES) {
     errors.push(

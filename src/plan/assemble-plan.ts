@@ -9,7 +9,7 @@ import {
   type ResourceChange,
 } from './plan.js';
 import type { PlanState } from './plan-state.js';
-import { safetyRefusal } from './safety-rules.js';
+import { type DestroyFact, decideRefusal, type PlanSafety } from './safety-policy.js';
 import { topologicalOrder } from './topological-order.js';
 
 /**
@@ -46,11 +46,8 @@ export function assemblePlan(
     actionKeys: draft.actionKeys.filter((key) => keys.has(key)),
   }));
   const summary = summarize(state, changes);
-  const refusal = safetyRefusal(sortedDrafts, {
-    options: state.options,
-    desiredEntries: state.desired.entries.length,
-    owned: ownedCount(state),
-  });
+  const safety = safetyOf(state, sortedDrafts, ordered.ok ? ordered.order : nodes);
+  const refusal = decideRefusal(safety);
   return {
     formatVersion: 1,
     owner: state.options.owner,
@@ -60,6 +57,7 @@ export function assemblePlan(
     errors: [...state.errors],
     ...(state.warnings.length > 0 ? { warnings: [...state.warnings] } : {}),
     ...(refusal ? { refusal } : {}),
+    safety,
     desiredHash: state.desired.hash,
     fingerprints: fingerprints(state),
   };
@@ -75,6 +73,39 @@ function summarize(state: PlanState, changes: readonly ResourceChange[]): PlanSu
     unmanaged += 1;
   }
   return { ...counts, unchanged: state.unchanged, unmanaged };
+}
+
+/** The facts the safety policy judges, and the context the plan was asked for. */
+function safetyOf(state: PlanState, drafts: readonly DraftChange[], actions: readonly Action[]): PlanSafety {
+  const { options } = state;
+  const destroys: DestroyFact[] = [];
+  for (const { change, protect } of drafts) {
+    if (change.op !== 'delete' && change.op !== 'replace') continue;
+    const live = change.id === undefined ? undefined : state.liveById.get(change.id);
+    const protectedBy = protect ? 'manifest' : live?.marker?.protect === true ? 'account' : undefined;
+    destroys.push({
+      address: change.address,
+      op: change.op,
+      reason: change.reason,
+      ...(protectedBy ? { protectedBy } : {}),
+    });
+  }
+  return {
+    context: {
+      context: options.context ?? 'cli',
+      force: options.force ?? false,
+      allowEmpty: options.allowEmpty ?? false,
+      ...(options.maxDestroy ? { maxDestroy: options.maxDestroy } : {}),
+    },
+    facts: {
+      owner: options.owner,
+      desiredEntries: state.desired.entries.length,
+      owned: ownedCount(state),
+      readComplete: state.live.complete,
+      destroys,
+      deleteRequests: actions.filter((action) => action.request.method === 'DELETE').length,
+    },
+  };
 }
 
 /** How many live objects carry our owner's marker. */

@@ -11,6 +11,7 @@ import { planPrunes } from './plan-prunes.js';
 import { planManagedEntry } from './plan-resources.js';
 import { createPlanState } from './plan-state.js';
 import { kindsInReferenceOrder } from './resolve-references.js';
+import type { MaxDestroy, SafetyContextName } from './safety-policy.js';
 import { checkUniqueKeys } from './unique-keys.js';
 
 export interface PlanOptions {
@@ -18,13 +19,15 @@ export interface PlanOptions {
   readonly owner: string;
   /**
    * Deletes plus replaces allowed before the plan is refused.
-   * @default 10% of the objects this owner owns, at least 1
+   * @default 10% of the objects this owner owns, at least 5 (safety-policy.ts)
    */
-  readonly maxDestroy?: { readonly count: number } | { readonly percent: number };
-  /** Accept a plan over `maxDestroy`. @default false */
+  readonly maxDestroy?: MaxDestroy;
+  /** Accept a plan over `maxDestroy` (never in the daemon). @default false */
   readonly force?: boolean;
-  /** Accept an empty desired state that prunes everything the owner owns. @default false */
+  /** Accept an empty desired state that prunes everything the owner owns (never in the daemon). @default false */
   readonly allowEmpty?: boolean;
+  /** Who will apply the plan; the safety policy judges it for them. @default 'cli' */
+  readonly context?: SafetyContextName;
   /** `KIND` or `KIND.NAME`: plan only these (and what they depend on). @default all */
   readonly targets?: readonly string[];
   /** `KIND` or `KIND.NAME`: leave these out. @default none */

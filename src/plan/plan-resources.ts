@@ -29,7 +29,11 @@ export function planManagedEntry(state: PlanState, kind: Kind, entry: DesiredEnt
   const match = matchLive(state, kind, entry);
   if (match === 'error') return;
   const spec = resolveSpec(state, kind, entry, normalizedSpecOf(state, kind, entry));
-  const marker: OwnershipMarker = { owner: state.options.owner, name: entry.name };
+  const marker: OwnershipMarker = {
+    owner: state.options.owner,
+    name: entry.name,
+    ...(entry.protect ? { protect: true } : {}),
+  };
   const userMetadata = normalizeUserMetadata(spec[METADATA_FIELD]) as Record<string, unknown> | undefined;
   const body: EntryBody = {
     spec,
@@ -44,7 +48,11 @@ export function planManagedEntry(state: PlanState, kind: Kind, entry: DesiredEnt
   claim(state, object, entry);
   const fields = kind.fields.filter((rule) => rule.name !== METADATA_FIELD);
   const fieldChanges = diffFields(fields, spec, object.spec, '');
-  const markerMatches = object.marker?.owner === marker.owner && object.marker.name === marker.name;
+  // A change of `protect` alone is a PATCH of the marker: the object keeps its protection as long as the live marker says so.
+  const markerMatches =
+    object.marker?.owner === marker.owner &&
+    object.marker.name === marker.name &&
+    object.marker.protect === marker.protect;
   const metadataRule = kind.fields.find((rule) => rule.name === METADATA_FIELD) ?? {
     name: METADATA_FIELD,
     onChange: 'update',
@@ -76,6 +84,9 @@ export function planManagedEntry(state: PlanState, kind: Kind, entry: DesiredEnt
     }
     const changedNames = fieldChanges.map((change) => change.path);
     if (userChanged) changedNames.push(METADATA_FIELD);
+    if (!markerMatches && object.marker?.owner === marker.owner && object.marker.name === marker.name) {
+      changedNames.push('protect');
+    }
     const reason = adopting
       ? `adopted by id${object.marker ? ` from owner "${object.marker.owner}"` : ''}${changedNames.length > 0 ? `; ${changedNames.join(', ')} changed` : ''}`
       : `${changedNames.length > 0 ? changedNames.join(', ') : 'ownership marker'} changed`;

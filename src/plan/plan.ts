@@ -1,6 +1,7 @@
 import type { ApiRequest } from '../api/edge-api.js';
 import type { KindName } from '../kinds/kind-name.js';
 import type { SourceLocation } from '../manifest/source-location.js';
+import type { PlanRefusal, PlanSafety } from './safety-policy.js';
 
 export const OPERATIONS = [
   'create',
@@ -83,11 +84,6 @@ export interface PlanError {
   readonly source?: SourceLocation;
 }
 
-export interface PlanRefusal {
-  readonly code: 'protected' | 'max-destroy' | 'empty-desired';
-  readonly message: string;
-}
-
 export type PlanSummary = Readonly<Record<Operation, number>> & {
   readonly unchanged: number;
   /** Live objects without our marker: counted, never touched. */
@@ -105,8 +101,13 @@ export interface Plan {
   readonly errors: readonly PlanError[];
   /** Things a person should know that do not stop the plan (e.g. nothing pruned from an incomplete read). */
   readonly warnings?: readonly PlanError[];
-  /** Set when a safety rule refuses the plan (exit 4 unless forced). */
+  /**
+   * Set when the safety policy (safety-policy.ts) refuses the plan: exit 4,
+   * and the daemon applies nothing. Appliers read only this.
+   */
   readonly refusal?: PlanRefusal;
+  /** What the refusal was decided from, so `apply --plan FILE` can judge a saved plan again. */
+  readonly safety?: PlanSafety;
   readonly desiredHash: string;
   /** Fingerprint of every live object the plan read, by ID. */
   readonly fingerprints: Readonly<Record<string, string>>;

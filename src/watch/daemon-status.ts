@@ -1,4 +1,5 @@
-import type { PlanRefusal, PlanSummary } from '../plan/plan.js';
+import type { PlanSummary } from '../plan/plan.js';
+import type { PlanRefusal } from '../plan/safety-policy.js';
 import type { ReconcileTrigger } from './reconcile-loop.js';
 import type { ReconcileResult } from './watch-metrics.js';
 

@@ -29,7 +29,7 @@ export interface WatchReconcilerOptions {
   /** Manifest files and directories. */
   readonly paths: readonly string[];
   readonly load: LoadOptions;
-  /** `force` is ignored: the daemon never applies a plan a person would have to force. */
+  /** Planned in the `daemon` safety context: `force` and `allowEmpty` are ignored, a refusal is never applied. */
   readonly plan: PlanOptions;
   readonly mode: WatchMode;
   readonly api: EdgeApi;
@@ -172,7 +172,7 @@ export class WatchReconciler {
       return { ...(invalid ?? { result: 'failed', notReadyReason: 'no desired state' }), retry: true };
     }
     const { live, plan } = await readAndPlan(desired, this.#options.api, {
-      plan: { ...this.#options.plan, force: false },
+      plan: { ...this.#options.plan, context: 'daemon' },
       signal,
     });
     this.#recordPlanMetrics(desired, live, plan);
@@ -191,7 +191,7 @@ export class WatchReconciler {
       this.#setError('plan_error', first);
       return { result: 'failed', notReadyReason: `plan has errors: ${first}` };
     }
-    if (plan.refusal) {
+    if (plan.refusal && plan.refusal.code !== 'incomplete-read') {
       log.error(
         { refusal: plan.refusal },
         'plan refused by the safety rules; nothing applied (the daemon never forces)',
@@ -205,12 +205,10 @@ export class WatchReconciler {
       log.info({ address: change.address, op: change.op, reason: change.reason }, 'drift');
     }
     if (this.#options.mode === 'observe') return invalid ?? { result: 'drift', notReadyReason: null };
-    if (!live.complete && plan.actions.some((action) => action.request.method === 'DELETE')) {
-      log.error('live state incomplete; a plan with deletes is not applied');
-      this.#setError(
-        'live_state_incomplete',
-        'the live listing was incomplete; deletes are not applied from it',
-      );
+    if (plan.refusal) {
+      // incomplete-read is no person's decision: the next read is likely complete, so retry as after a failure.
+      log.error({ refusal: plan.refusal }, 'live state incomplete; a plan with deletes is not applied');
+      this.#setError('live_state_incomplete', plan.refusal.message);
       return { result: 'failed', notReadyReason: 'live listing incomplete' };
     }
 

@@ -675,10 +675,42 @@ describe('planChanges: safety', () => {
 
   it.each([
     {
-      title: 'default: 10% of 12 owned is 1',
+      title: 'default: two deletes in a 12-object account are under the floor of 5 (issue 16.8)',
       owned: 12,
       pruned: 2,
       maxDestroy: undefined,
+      force: false,
+      refused: false,
+    },
+    {
+      title: 'default: six deletes in a 12-object account are over the floor of 5',
+      owned: 12,
+      pruned: 6,
+      maxDestroy: undefined,
+      force: false,
+      refused: true,
+    },
+    {
+      title: 'default: 10% of 80 owned is 8, above the floor',
+      owned: 80,
+      pruned: 8,
+      maxDestroy: undefined,
+      force: false,
+      refused: false,
+    },
+    {
+      title: 'default: over 10% of 80 owned',
+      owned: 80,
+      pruned: 9,
+      maxDestroy: undefined,
+      force: false,
+      refused: true,
+    },
+    {
+      title: 'an explicit count is exact, below the floor',
+      owned: 12,
+      pruned: 1,
+      maxDestroy: { count: 0 },
       force: false,
       refused: true,
     },

@@ -1,15 +1,48 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { BUILT_CLI } from './built-cli.js';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /**
- * vitest globalSetup: tests that run the CLI as a process need `dist/`.
- * `npm test` compiles before vitest starts; a bare `npx vitest run` on a
- * fresh clone would otherwise fail on a missing file, so compile once here.
+ * vitest globalSetup: tests that run the CLI as a process run `dist/`. When
+ * any source file is newer than its compiled file (or has none), compile
+ * first: otherwise a bare `npx vitest run` after an edit tests stale code and
+ * can pass while the source is broken. `npm test` compiles before vitest
+ * starts, and then this finds nothing to do.
  */
 export default function setup(): void {
-  if (existsSync(BUILT_CLI)) return;
+  const stale = staleSources(ROOT);
+  if (stale.length === 0) return;
+  process.stderr.write(
+    `build-once: ${stale.length} source file(s) newer than dist/ (${stale[0]}${stale.length > 1 ? ', …' : ''}); compiling\n`,
+  );
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  execFileSync(process.execPath, [tsc, '-p', '.'], { stdio: 'inherit' });
+  execFileSync(process.execPath, [tsc, '-p', '.'], { cwd: ROOT, stdio: 'inherit' });
+}
+
+/** Files under `src/` whose `dist/src/….js` is missing or older, relative to `root`. */
+export function staleSources(root: string): string[] {
+  const stale: string[] = [];
+  for (const source of typescriptFiles(join(root, 'src'))) {
+    const path = relative(root, source);
+    const compiled = join(root, 'dist', path.replace(/\.ts$/, '.js'));
+    let compiledAt: number;
+    try {
+      compiledAt = statSync(compiled).mtimeMs;
+    } catch {
+      stale.push(path);
+      continue;
+    }
+    if (statSync(source).mtimeMs > compiledAt) stale.push(path);
+  }
+  return stale;
+}
+
+function typescriptFiles(directory: string): string[] {
+  return readdirSync(directory, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts'))
+    .map((entry) => join(entry.parentPath, entry.name));
 }
