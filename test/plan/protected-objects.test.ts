@@ -254,3 +254,17 @@ describe('the safety policy by context', () => {
     expect(daemon.refusal?.code).toBe('incomplete-read');
   });
 });
+
+describe('schemas/plan.schema.json', () => {
+  it('lists exactly the refusal codes of the safety policy', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const { REFUSAL_CODES } = await import('../../src/plan/safety-policy.js');
+    const schema = JSON.parse(
+      await readFile(new URL('../../schemas/plan.schema.json', import.meta.url), 'utf8'),
+    );
+
+    const codes = schema.properties.refusal.oneOf[1].properties.code.enum;
+
+    expect([...codes].sort()).toEqual([...REFUSAL_CODES].sort());
+  });
+});
