@@ -20,7 +20,10 @@ export const registerValidateCommand: CommandRegistrar = (program, ctx) => {
   program
     .command('validate')
     .description('load and validate manifests without touching the network (exit 0 valid, 1 invalid)')
-    .argument('[paths...]', 'manifest files or directories (recursive)', ['.'])
+    .argument(
+      '[paths...]',
+      'manifest files or directories (recursive; default ".", without node_modules and hidden directories)',
+    )
     .addOption(
       new Option('--format <format>', 'output: text lines, a JSON array, or SARIF 2.1.0 for code scanning')
         .choices(VALIDATE_FORMATS)
@@ -54,7 +57,8 @@ async function runValidate(
     ctx.stderr.write('edgesync validate: --owner must not be empty\n');
     return EXIT.error;
   }
-  const result = await loadDesiredState(paths, {
+  const defaulted = paths.length === 0;
+  const result = await loadDesiredState(defaulted ? ['.'] : paths, {
     env: ctx.env,
     owner: flags.owner,
     allowOutsideRoot: flags.allowOutsideRoot === true,
@@ -78,7 +82,9 @@ async function runValidate(
     for (const error of errors) ctx.stdout.write(`${error.format()}\n`);
   }
   if (result.ok) {
-    const { files, entries } = result.value;
+    const { files, entries, directories = [], warnings = [] } = result.value;
+    for (const warning of warnings) ctx.stderr.write(`warning: ${warning}\n`);
+    if (defaulted) ctx.stderr.write(`${readDirectoriesNote(directories)}\n`);
     const summary = `${plural(files.length, 'file')} valid (${plural(entries.length, 'entry', 'entries')})\n`;
     if (flags.format === 'text') ctx.stdout.write(summary);
     else ctx.stderr.write(summary);
@@ -87,6 +93,14 @@ async function runValidate(
   const files = new Set(errors.map((error) => error.file)).size;
   ctx.stderr.write(`${plural(errors.length, 'error')} in ${plural(files, 'file')}\n`);
   return EXIT.error;
+}
+
+/** With no path given, say what was read: a YAML file in an unexpected place is then easy to spot. */
+function readDirectoriesNote(directories: readonly string[]): string {
+  const shown = directories.slice(0, 10).join(', ');
+  const more = directories.length > 10 ? ` and ${directories.length - 10} more` : '';
+  const read = directories.length === 0 ? 'no manifest files found below .' : `read ${shown}${more}`;
+  return `${read} (no path given: node_modules and hidden directories such as .git are skipped)`;
 }
 
 function plural(count: number, singular: string, pluralForm = `${singular}s`): string {

@@ -39,6 +39,10 @@ export interface DesiredState {
   readonly entries: readonly DesiredEntry[];
   /** The manifest files read, as given on the command line joined with what directories held. */
   readonly files: readonly string[];
+  /** The directories that held those files, as displayed: what `validate` says it read. */
+  readonly directories?: readonly string[];
+  /** What the walk skipped and why (`d/loop: symlink to a directory already read (d); skipped`). */
+  readonly warnings?: readonly string[];
   /**
    * sha256 (hex) of the canonical JSON of every entry's kind, name, id,
    * protect and spec, secrets included. A saved plan records it; applying the

@@ -10,7 +10,7 @@ import {
 } from './entry-field-locations.js';
 import { segmentsToPointer } from './field-path.js';
 import { compareManifestErrors, type ManifestError } from './manifest-error.js';
-import { collectManifestFiles } from './manifest-files.js';
+import { walkManifestTree } from './manifest-files.js';
 import { compileManifestSchema, type ManifestValidator } from './manifest-schema.js';
 import { type ParsedManifest, parseManifestFile } from './parse-manifest-file.js';
 import { entryLocation, type RawEntry } from './raw-entry.js';
@@ -58,7 +58,7 @@ export async function loadDesiredState(
   };
   const validate = options.validator ?? compileManifestSchema();
 
-  const collected = await collectManifestFiles(paths, cwd);
+  const collected = await walkManifestTree(paths, { cwd, allowOutsideRoot: references.allowOutsideRoot });
   const errors: ManifestError[] = [...collected.errors];
   const entries: RawEntry[] = [];
   const fieldLocationsOfFile = new Map<RawEntry['manifest'], FieldLocationsByEntry>();
@@ -99,6 +99,8 @@ export async function loadDesiredState(
     value: {
       entries: desired,
       files: collected.files.map((file) => file.display),
+      directories: collected.manifestDirectories,
+      warnings: collected.warnings.map((warning) => `${warning.file}: ${warning.message}`),
       hash: hashEntries(desired),
     },
   };

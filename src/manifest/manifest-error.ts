@@ -33,6 +33,8 @@ export const MANIFEST_ERROR_CODES = [
   'env_not_set',
   'reference_file',
   'path_outside_root',
+  'not_regular_file',
+  'too_many_directories',
 ] as const;
 
 export type ManifestErrorCode = (typeof MANIFEST_ERROR_CODES)[number];

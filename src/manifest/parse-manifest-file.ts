@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import {
   type Document,
   isAlias,
@@ -11,7 +11,8 @@ import {
   type Node as YamlNode,
 } from 'yaml';
 import { ManifestError } from './manifest-error.js';
-import type { ManifestFile } from './manifest-files.js';
+import { isInside, type ManifestFile } from './manifest-files.js';
+import { readBoundedFile } from './read-bounded-file.js';
 import type { SourceLocation } from './source-location.js';
 
 /** Manifests are small; anything larger is a mistake (a generated dump, a binary) rather than a config. */
@@ -46,28 +47,71 @@ export function escapePointerSegment(segment: string): string {
   return segment.replaceAll('~', '~0').replaceAll('/', '~1');
 }
 
+type ReadOutcome =
+  | { readonly ok: true; readonly bytes: Buffer }
+  | { readonly ok: false; readonly error: (at: SourceLocation) => ManifestError };
+
+/**
+ * The file's bytes, read from its real path after checking that path is
+ * still inside the root (the tree may have changed since the walk), and
+ * bounded by MAX_MANIFEST_BYTES + 1 however large the file claims to be.
+ * Nothing of a refused file is read, so nothing of it can reach a message.
+ */
+async function readManifestBytes(file: ManifestFile): Promise<ReadOutcome> {
+  try {
+    const real = await realpath(file.absolute);
+    if (file.confined && !isInside(file.root, real)) {
+      return {
+        ok: false,
+        error: (at) =>
+          new ManifestError(
+            'path_outside_root',
+            at,
+            '',
+            'resolves outside the manifest root (the directory given on the command line); not read. Pass --allow-outside-root to read it',
+          ),
+      };
+    }
+    const read = await readBoundedFile(real, MAX_MANIFEST_BYTES);
+    if (read.ok) return read;
+    if (read.reason === 'not_regular') {
+      return {
+        ok: false,
+        error: (at) =>
+          new ManifestError(
+            'not_regular_file',
+            at,
+            '',
+            `${read.type}, not a regular file; manifests must be regular files`,
+          ),
+      };
+    }
+    return {
+      ok: false,
+      error: (at) =>
+        new ManifestError(
+          'file_too_large',
+          at,
+          '',
+          `file is larger than ${MAX_MANIFEST_BYTES} bytes (5 MB), the most a manifest may hold`,
+        ),
+    };
+  } catch (error) {
+    return {
+      ok: false,
+      error: (at) => new ManifestError('file_not_found', at, '', 'cannot read the file', { cause: error }),
+    };
+  }
+}
+
 /** Reads, decodes and parses one manifest file; never throws for what the file holds. */
 export async function parseManifestFile(file: ManifestFile): Promise<ParseOutcome> {
   const at = (line: number, column: number): SourceLocation => ({ file: file.display, line, column });
   const fail = (error: ManifestError): ParseOutcome => ({ ok: false, errors: [error] });
 
-  let bytes: Buffer;
-  try {
-    const info = await stat(file.absolute);
-    if (info.size > MAX_MANIFEST_BYTES) {
-      return fail(
-        new ManifestError(
-          'file_too_large',
-          at(1, 1),
-          '',
-          `file is ${info.size} bytes; a manifest may hold at most ${MAX_MANIFEST_BYTES} bytes (5 MB)`,
-        ),
-      );
-    }
-    bytes = await readFile(file.absolute);
-  } catch (error) {
-    return fail(new ManifestError('file_not_found', at(1, 1), '', 'cannot read the file', { cause: error }));
-  }
+  const read = await readManifestBytes(file);
+  if (!read.ok) return fail(read.error(at(1, 1)));
+  const bytes = read.bytes;
 
   const text = decodeUtf8(bytes);
   if (!text.ok) {

@@ -1,7 +1,9 @@
-import { readFile, realpath, stat } from 'node:fs/promises';
-import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { realpath, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { ManifestError } from './manifest-error.js';
+import { isInside } from './manifest-files.js';
 import { entryLocation, entryPath, type RawEntry } from './raw-entry.js';
+import { readBoundedFile } from './read-bounded-file.js';
 
 /** A PEM or a secret is small; a bigger file is the wrong file. */
 export const MAX_REFERENCED_FILE_BYTES = 1024 * 1024;
@@ -86,19 +88,24 @@ export async function readReferencedFile(
 ): Promise<Resolved> {
   const found = await findReferencedFile(entry, locationPointer, pathPointer, path, options);
   if (!found.ok) return found;
+  const refuse = (message: string, cause?: unknown): Resolved => ({
+    ok: false,
+    error: new ManifestError(
+      'reference_file',
+      entryLocation(entry, locationPointer),
+      entryPath(entry, pathPointer),
+      message,
+      cause === undefined ? undefined : { cause },
+    ),
+  });
   try {
-    return { ok: true, value: await readFile(found.value, 'utf8') };
+    // Bounded on the read itself: the file may have grown or been swapped since it was checked.
+    const read = await readBoundedFile(found.value, MAX_REFERENCED_FILE_BYTES);
+    if (read.ok) return { ok: true, value: read.bytes.toString('utf8') };
+    if (read.reason === 'not_regular') return refuse(`"${path}" is ${read.type}, not a file`);
+    return refuse(`file "${path}" is larger than ${MAX_REFERENCED_FILE_BYTES} bytes`);
   } catch (error) {
-    return {
-      ok: false,
-      error: new ManifestError(
-        'reference_file',
-        entryLocation(entry, locationPointer),
-        entryPath(entry, pathPointer),
-        `cannot read file "${path}"`,
-        { cause: error },
-      ),
-    };
+    return refuse(`cannot read file "${path}"`, error);
   }
 }
 
@@ -153,9 +160,4 @@ async function findReferencedFile(
   } catch (error) {
     return fail('reference_file', `cannot read file "${path}"`, error);
   }
-}
-
-function isInside(root: string, path: string): boolean {
-  const fromRoot = relative(root, path);
-  return fromRoot === '' || (fromRoot !== '..' && !fromRoot.startsWith(`..${sep}`) && !isAbsolute(fromRoot));
 }

@@ -34,8 +34,14 @@ describe('examples/invalid', () => {
       if (!result.ok) for (const error of result.errors) seen.add(error.code);
     }
 
-    // file_not_found and file_too_large need a missing path and a 6 MB file: tested in loader-limits.test.ts.
-    const elsewhere = new Set(['file_not_found', 'file_too_large']);
+    // file_not_found and file_too_large need a missing path and a 6 MB file: tested in loader-limits.test.ts;
+    // not_regular_file and too_many_directories a FIFO or device and 10,000 directories: manifest-tree.test.ts.
+    const elsewhere = new Set([
+      'file_not_found',
+      'file_too_large',
+      'not_regular_file',
+      'too_many_directories',
+    ]);
     expect(MANIFEST_ERROR_CODES.filter((code) => !seen.has(code) && !elsewhere.has(code))).toEqual([]);
   });
 });

@@ -1,0 +1,112 @@
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BUILT_CLI } from '../support/built-cli.js';
+
+interface Run {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** The CLI as a process with a small heap, killed after `limitMs`: growing without bound or hanging fails. */
+function edgesync(args: readonly string[], cwd: string, limitMs = 20_000): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--max-old-space-size=96', BUILT_CLI, ...args], {
+      cwd,
+      env: { PATH: process.env.PATH, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), limitMs);
+    child.once('error', reject);
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+const RULE = (name: string, action: string): string =>
+  `version: 1\nip_policy_rules:\n  ${name}:\n    ip_policy_id: ipp_2a8bxxxxxxxxxxxxxxxxxxxxxxxxx\n    cidr: 10.0.0.1/32\n    action: ${action}\n`;
+
+describe('edgesync validate on hostile trees (as a process)', () => {
+  let dir: string;
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'edgesync-hostile-cli-'));
+  });
+
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it.each([[[]], [['--allow-outside-root']]])(
+    'refuses zero.yaml -> /dev/zero and random.yaml -> /dev/urandom at once, in bounded memory (%j)',
+    async (flags) => {
+      await mkdir(join(dir, 'm'));
+      await writeFile(join(dir, 'm', 'ok.yaml'), RULE('ok', 'deny'));
+      await symlink('/dev/zero', join(dir, 'm', 'zero.yaml'));
+      await symlink('/dev/urandom', join(dir, 'm', 'random.yaml'));
+
+      const run = await edgesync(['validate', 'm', ...flags], dir);
+
+      expect(run.signal).toBeNull();
+      expect(run.code).toBe(1);
+      const code =
+        flags.length === 0 ? 'outside the manifest root' : 'a character device, not a regular file';
+      expect(run.stdout).toContain(`m/random.yaml:1:1: `);
+      expect(run.stdout).toContain(`m/zero.yaml:1:1: `);
+      expect(run.stdout.split('\n').filter((line) => line.includes(code))).toHaveLength(2);
+    },
+  );
+
+  it('refuses a manifest symlinked outside the root and never echoes its secret, in any format', async () => {
+    await mkdir(join(dir, 'repo', 'manifests'), { recursive: true });
+    await mkdir(join(dir, 'home'));
+    await writeFile(join(dir, 'home', 'creds.yaml'), RULE('leak', 'sk_live_51HxSecretValue'));
+    await symlink('../../home/creds.yaml', join(dir, 'repo', 'manifests', 'creds.yaml'));
+
+    const runs = await Promise.all(
+      ['text', 'json', 'sarif'].map((format) =>
+        edgesync(['validate', 'manifests', '--format', format], join(dir, 'repo')),
+      ),
+    );
+
+    for (const [index, run] of runs.entries()) {
+      expect(run.code).toBe(1);
+      expect(run.stdout).toContain(index === 0 ? 'outside the manifest root' : 'path_outside_root');
+      expect(`${run.stdout}${run.stderr}`).not.toContain('sk_live');
+    }
+    expect(runs[0]?.stdout).toBe(
+      'manifests/creds.yaml:1:1: symlink to a file outside the manifest root (the directory given on the command line); not read. Pass --allow-outside-root to follow it\n',
+    );
+  });
+
+  it('with no path, skips node_modules and .git and says which directories it read', async () => {
+    await mkdir(join(dir, 'node_modules', 'some-package'), { recursive: true });
+    await writeFile(join(dir, 'node_modules', 'some-package', 'config.yaml'), 'a: [broken\n');
+    await mkdir(join(dir, '.git'));
+    await writeFile(join(dir, '.git', 'x.yaml'), 'a: [broken\n');
+    await mkdir(join(dir, 'manifests'));
+    await writeFile(join(dir, 'manifests', 'rules.yaml'), RULE('ok', 'deny'));
+
+    const run = await edgesync(['validate'], dir);
+
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('1 file valid (1 entry)\n');
+    expect(run.stderr).toBe(
+      'read manifests (no path given: node_modules and hidden directories such as .git are skipped)\n',
+    );
+  });
+});
