@@ -1,6 +1,8 @@
 import { type Command, Option } from 'commander';
 import pino, { type Logger } from 'pino';
 import pretty from 'pino-pretty';
+import { KINDS } from '../kinds/registry.js';
+import { secretFieldNames } from '../kinds/visit-spec.js';
 import type { CommandContext } from './command-context.js';
 
 export const LOG_FORMATS = ['json', 'pretty'] as const;
@@ -15,11 +17,17 @@ export interface LoggerOptions {
   readonly destination?: number | NodeJS.WritableStream;
 }
 
+/** How deep below a log record's top level a kind's secret field is looked for. */
+const SECRET_FIELD_DEPTH = 3;
+
 /**
  * Every field that can hold a secret, wherever it nests: redaction is
- * configured here once so no module has to remember it.
+ * configured here once so no module has to remember it. The API key and
+ * request bodies are the client's; the secret fields of resources come from
+ * the kinds' field rules (FieldRule.sensitive); `secret` is the webhook
+ * verification secret of read-only route modules, which have no field rules.
  */
-export const REDACTED_PATHS = [
+export const REDACTED_PATHS: readonly string[] = [
   'apiKey',
   'api_key',
   'authorization',
@@ -29,16 +37,15 @@ export const REDACTED_PATHS = [
   '*.apiKey',
   '*.headers.authorization',
   '*.headers.Authorization',
-  'client_secret',
-  '*.client_secret',
-  '*.*.client_secret',
-  '*.*.*.client_secret',
+  ...[...secretFieldNames(KINDS)].flatMap((name) =>
+    Array.from({ length: SECRET_FIELD_DEPTH + 1 }, (_, depth) => [...Array(depth).fill('*'), name].join('.')),
+  ),
   'secret',
   '*.secret',
   '*.*.secret',
   'body',
   '*.body',
-] as const;
+];
 
 export function createLogger(options: LoggerOptions = {}): Logger {
   const destination = options.destination ?? 2;

@@ -2,7 +2,7 @@ import type { ApiRequest } from '../api/edge-api.js';
 import { expectId, expectObject, isRecord, optionalString } from './api-json.js';
 import { normalizeDesiredFields } from './desired-common-fields.js';
 import { HTTPS_EDGES_SCHEMA } from './https-edges.schema.js';
-import type { Kind, ModuleTarget } from './kind.js';
+import type { EntryProblem, Kind, ModuleTarget } from './kind.js';
 import { KindError } from './kind-error.js';
 import { ID_PREFIXES } from './kind-name.js';
 import { listLiveObjects } from './list-live-objects.js';
@@ -14,7 +14,7 @@ import {
   mutualTlsMutateBody,
   normalizeMutualTlsDesired,
 } from './mutual-tls-module.js';
-import { normalizeOidc, OIDC_FIELDS, oidcFromApi, oidcPutBody } from './oidc-module.js';
+import { issuerProblem, normalizeOidc, OIDC_FIELDS, oidcFromApi, oidcPutBody } from './oidc-module.js';
 import { patchBody } from './patch-body.js';
 import { readOnlyRouteModule } from './read-only-route-module.js';
 import { normalizeSetLike } from './set-like.js';
@@ -151,6 +151,36 @@ function moduleReadRequest(target: ModuleTarget, module: string): ApiRequest {
   });
 }
 
+/** A route is selected by id, or by match_type and match; its OIDC issuer is a provider's URL. */
+function checkRoute(pointer: string, route: Record<string, unknown>): EntryProblem[] {
+  const problems: EntryProblem[] = [];
+  const hasId = route.id !== undefined;
+  const hasType = route.match_type !== undefined;
+  const hasMatch = route.match !== undefined;
+  const selector = (message: string): EntryProblem => ({ code: 'route_selector', pointer, message });
+  if (hasId && (hasType || hasMatch)) {
+    problems.push(selector('select the route by id or by match_type and match, not both'));
+  } else if (!hasId && !hasType && !hasMatch) {
+    problems.push(selector('select the route by id, or by match_type and match'));
+  } else if (!hasId && hasType !== hasMatch) {
+    problems.push(selector(`match_type and match go together (missing ${hasType ? 'match' : 'match_type'})`));
+  }
+  const oidc = route.oidc as Record<string, unknown> | null | undefined;
+  if (typeof oidc?.issuer === 'string') {
+    const message = issuerProblem(oidc.issuer);
+    if (message !== undefined)
+      problems.push({ code: 'invalid_issuer', pointer: `${pointer}/oidc/issuer`, message });
+  }
+  return problems;
+}
+
+function checkEntry(value: Readonly<Record<string, unknown>>): EntryProblem[] {
+  if (!Array.isArray(value.routes)) return [];
+  return value.routes.flatMap((route: Record<string, unknown>, index) =>
+    checkRoute(`/routes/${index}`, route),
+  );
+}
+
 export const httpsEdges: Kind = {
   name: NAME,
   title: 'HTTPS edge',
@@ -167,6 +197,7 @@ export const httpsEdges: Kind = {
     { name: ROUTE_MODULE, scope: 'route', fields: OIDC_FIELDS },
   ],
   schema: HTTPS_EDGES_SCHEMA,
+  checkEntry,
   readLive: (ctx) => listLiveObjects(ctx.api, { kind: NAME, path: PATH, listKey: NAME }, fromApi, ctx.signal),
   fromApi,
   normalizeDesired,

@@ -1,5 +1,6 @@
 import type { ApiRequest } from '../api/edge-api.js';
 import { expectId, expectObject, optionalString, refId } from './api-json.js';
+import { checkCidr } from './check-cidr.js';
 import { canonicalCidr, cidrRange } from './cidr.js';
 import { normalizeDesiredFields } from './desired-common-fields.js';
 import { IP_POLICY_RULES_SCHEMA } from './ip-policy-rules.schema.js';
@@ -61,6 +62,11 @@ export const ipPolicyRules: Kind = {
     // Regardless of policy: an endpoint may list several IP policies, so
     // rules of different policies can decide for the same address.
     range: (spec) => (typeof spec.cidr === 'string' ? cidrRange(spec.cidr) : undefined),
+  },
+  checkEntry: (value) => {
+    if (typeof value.cidr !== 'string') return [];
+    const cidr = checkCidr(value.cidr);
+    return cidr.ok ? [] : [{ code: cidr.code, pointer: '/cidr', message: cidr.message }];
   },
   readLive: (ctx) => listLiveObjects(ctx.api, { kind: NAME, path: PATH, listKey: NAME }, fromApi, ctx.signal),
   fromApi,

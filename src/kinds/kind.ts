@@ -9,8 +9,17 @@ export interface FieldRule {
   readonly name: string;
   /** `replace`: the API cannot update it, so a change replaces the resource. */
   readonly onChange: 'update' | 'replace';
-  /** Shown as `(sensitive)`, hashed in saved plans, never logged. */
+  /**
+   * A secret: shown as `(sensitive)`, hashed in saved plans, never logged or
+   * quoted. Its manifest value may be `{ env }` or `{ file }`, which the loader
+   * resolves.
+   */
   readonly sensitive?: boolean;
+  /**
+   * Not a secret (plans show it), but the wrong file may hold one (a PEM with
+   * a private key): validation messages never quote its value.
+   */
+  readonly mayHoldSecrets?: boolean;
   /** A list with set meaning: order and duplicates do not matter. */
   readonly setLike?: boolean;
   /** Values are IDs of this kind or names of its managed entries (a value with the kind's ID prefix is an ID). */
@@ -53,6 +62,48 @@ export interface ReadLiveContext {
   readonly signal?: AbortSignal;
 }
 
+/** Codes of the problems a kind's `checkEntry` and `resolveSources` report (all of them manifest error codes). */
+export type EntryProblemCode =
+  | 'invalid_cidr'
+  | 'cidr_host_bits'
+  | 'invalid_pem'
+  | 'ca_pem_source'
+  | 'min_version_with_upstream'
+  | 'invalid_issuer'
+  | 'route_selector';
+
+/** A problem in one manifest entry, found by its kind; the loader adds file, line and column. */
+export interface EntryProblem {
+  readonly code: EntryProblemCode;
+  /** JSON Pointer from the entry (`/cidr`, `/routes/0/oidc/issuer`); '' for the entry itself. */
+  readonly pointer: string;
+  /** What was expected and what was found; never a secret's value. */
+  readonly message: string;
+  readonly cause?: unknown;
+}
+
+/**
+ * What a kind's `resolveSources` asks of the loader, which does the reading
+ * (the kind never touches the disk or the environment). Each method reports
+ * its own problem and answers undefined when the source cannot be read.
+ */
+export interface SourceResolver {
+  /** A secret-capable value at `pointer`: a literal, `{ env: NAME }` or `{ file: PATH }`. */
+  secret(pointer: string, value: unknown): Promise<string | undefined>;
+  /** The text of a file named at `pointer`, relative to the entry's manifest. */
+  file(pointer: string, path: string): Promise<string | undefined>;
+  /** Reports a problem with a value once resolved. */
+  problem(problem: EntryProblem): void;
+  /**
+   * False when `{ env }` and `{ file }` secret references are left unread
+   * (`validate` without `--require-secrets`): `secret` then answers
+   * UNRESOLVED_SECRET for them, which has no text to check.
+   */
+  readonly readsSecrets: boolean;
+  /** The field at `from` now lives at `to` (`/ca_pem_file` became `/ca_pem`): its location moves with it. */
+  moved(from: string, to: string): void;
+}
+
 /**
  * One resource kind: everything kind-specific lives behind this interface so
  * that the planner, executor and exporter iterate over the registry
@@ -74,6 +125,11 @@ export interface Kind {
   readonly modules: readonly ModuleRule[];
   /** This kind's part of the manifest schema (src/kinds/kind-schema.ts assembles them). */
   readonly schema: KindSchema;
+  /**
+   * Optional: how reference messages name one ID of this kind, with its
+   * article. @default "a " or "an " + title + " ID"
+   */
+  readonly idTitle?: string;
   /**
    * Optional: fields whose values together identify at most one live object
    * (the service refuses a second rule for the same `cidr` and `ip_policy_id`).
@@ -98,6 +154,18 @@ export interface Kind {
      */
     readonly range?: (spec: Readonly<Record<string, unknown>>) => AddressRange | undefined;
   };
+
+  /**
+   * Optional, pure: the rules on one entry's values that the schema cannot
+   * express. `value` is the entry as written, and has passed the schema.
+   */
+  checkEntry?(value: Readonly<Record<string, unknown>>): readonly EntryProblem[];
+  /**
+   * Optional: turns the entry's own sources into spec values, in place
+   * (`ca_pem_file` into `ca_pem`), reading through `resolver`. Sensitive
+   * fields are resolved for every kind by the loader; this is for the rest.
+   */
+  resolveSources?(spec: Record<string, unknown>, resolver: SourceResolver): Promise<void>;
 
   /** Reads this kind's live objects: the paginated list, or module GETs for `ctx.ids`. */
   readLive(ctx: ReadLiveContext): Promise<readonly LiveObject[]>;

@@ -1,7 +1,7 @@
 import PQueue from 'p-queue';
 import type { ApiRequest } from '../api/edge-api.js';
 import { expectId, expectObject } from './api-json.js';
-import type { Kind, ModuleRule, ModuleTarget, ReadLiveContext } from './kind.js';
+import type { EntryProblem, Kind, ModuleRule, ModuleTarget, ReadLiveContext } from './kind.js';
 import { KindError } from './kind-error.js';
 import type { KindName } from './kind-name.js';
 import type { KindSchema } from './kind-schema.js';
@@ -18,6 +18,8 @@ export interface EdgeModule {
   readonly normalizeDesired: (value: unknown) => unknown;
   /** The PUT body for a manifest-shaped value (references resolved). */
   readonly putBody: (value: Readonly<Record<string, unknown>>) => Record<string, unknown>;
+  /** Optional, pure: rules on the module's manifest value (at `pointer` in the entry) that the schema cannot express. */
+  readonly check?: (value: unknown, pointer: string) => readonly EntryProblem[];
 }
 
 export interface ModuleEdgeKindOptions {
@@ -122,6 +124,8 @@ export function moduleEdgeKind(options: ModuleEdgeKindOptions): Kind {
     ownership: 'modules-only',
     fields: [],
     modules: modules.map((module) => module.rule),
+    checkEntry: (value) =>
+      modules.flatMap((module) => module.check?.(value[module.rule.name], `/${module.rule.name}`) ?? []),
     schema: options.schema,
     readLive,
     fromApi,

@@ -20,6 +20,21 @@ export const OIDC_FIELDS: readonly FieldRule[] = [
   { name: 'scopes', onChange: 'update', setLike: true },
 ];
 
+const LOCAL_HOSTS: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** What is wrong with an OIDC `issuer`, or undefined: an https URL (http only for localhost). */
+export function issuerProblem(issuer: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(issuer);
+  } catch {
+    return `expected the URL of the OpenID provider, e.g. https://accounts.example.com (found ${JSON.stringify(issuer)})`;
+  }
+  if (url.protocol === 'https:') return undefined;
+  if (url.protocol === 'http:' && LOCAL_HOSTS.has(url.hostname)) return undefined;
+  return `expected an https URL (http only for localhost) (found ${JSON.stringify(issuer)})`;
+}
+
 /** Same normalization for both sides: the API shape and the manifest shape are one. */
 export function normalizeOidc(value: unknown): unknown {
   if (!isRecord(value)) return value;

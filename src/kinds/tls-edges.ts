@@ -9,6 +9,7 @@ import {
 } from './mutual-tls-module.js';
 import { TLS_EDGES_SCHEMA } from './tls-edges.schema.js';
 import {
+  checkTlsTermination,
   normalizeTlsTermination,
   TLS_TERMINATION_FIELDS,
   tlsTerminationFromApi,
@@ -33,6 +34,7 @@ export const tlsEdges: Kind = moduleEdgeKind({
       fromApi: (raw) => tlsTerminationFromApi(raw, 'tls-edge'),
       normalizeDesired: (value) => normalizeTlsTermination(value, 'tls-edge'),
       putBody: (value) => tlsTerminationMutateBody(value, 'tls-edge'),
+      check: checkTlsTermination,
     },
   ],
 });

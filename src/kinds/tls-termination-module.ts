@@ -1,5 +1,5 @@
 import { isRecord } from './api-json.js';
-import type { FieldRule } from './kind.js';
+import type { EntryProblem, FieldRule } from './kind.js';
 
 /**
  * The TLS termination module. On a TLS edge it is
@@ -20,6 +20,18 @@ export const TLS_TERMINATION_FIELDS: Readonly<Record<TlsTerminationVariant, read
     { name: 'min_version', onChange: 'update' },
   ],
 };
+
+/** A TLS edge that passes TLS through to the upstream has no minimum version of its own. */
+export function checkTlsTermination(value: unknown, pointer: string): EntryProblem[] {
+  if (!isRecord(value) || value.terminate_at !== 'upstream' || value.min_version == null) return [];
+  return [
+    {
+      code: 'min_version_with_upstream',
+      pointer: `${pointer}/min_version`,
+      message: `must be null when terminate_at is "upstream" (found ${JSON.stringify(value.min_version)})`,
+    },
+  ];
+}
 
 /** The service's default when a TLS edge's module omits `terminate_at`. */
 export const DEFAULT_TERMINATE_AT = 'edge';

@@ -1,42 +1,27 @@
-import { X509Certificate } from 'node:crypto';
-import { ID_PREFIXES, type KindName } from '../kinds/kind-name.js';
+import { idPrefixOf, idPrefixTitles, referenceIdTitle } from '../kinds/id-titles.js';
+import type { EntryProblem, Kind } from '../kinds/kind.js';
 import { encodeMetadata, MARKER_KEY } from '../kinds/ownership-marker.js';
-import { checkCidr } from './check-cidr.js';
+import { KINDS } from '../kinds/registry.js';
+import { visitSpec } from '../kinds/visit-spec.js';
 import { ManifestError, type ManifestErrorCode } from './manifest-error.js';
 import { entryLocation, entryPath, type RawEntry } from './raw-entry.js';
 
 export const MAX_DESCRIPTION_BYTES = 255;
 export const MAX_METADATA_BYTES = 4096;
 
-/** Kinds whose resources carry `metadata` (and with it the ownership marker). */
-const METADATA_KINDS: ReadonlySet<KindName> = new Set([
-  'ip_policy_rules',
-  'reserved_addrs',
-  'certificate_authorities',
-  'https_edges',
-]);
-
-const PREFIX_TITLES: Readonly<Record<string, string>> = {
-  ipr_: 'an IP policy rule ID',
-  ipp_: 'an IP policy ID',
-  ra_: 'a reserved address ID',
-  ca_: 'a certificate authority ID',
-  ec_: 'an endpoint configuration ID',
-  edghts_: 'an HTTPS edge ID',
-  edghtsrt_: 'an HTTPS edge route ID',
-  edgtcp_: 'a TCP edge ID',
-  edgtls_: 'a TLS edge ID',
-};
-
-/** Longest first, so `edghtsrt_` is not taken for `edghts_`. */
-const KNOWN_PREFIXES = Object.values(ID_PREFIXES).sort((a, b) => b.length - a.length);
-
-export function idPrefixOf(value: string): string | undefined {
-  return KNOWN_PREFIXES.find((prefix) => value.startsWith(prefix));
-}
-
 function problem(code: ManifestErrorCode, entry: RawEntry, pointer: string, message: string): ManifestError {
   return new ManifestError(code, entryLocation(entry, pointer), entryPath(entry, pointer), message);
+}
+
+/** A kind's problem with an entry, placed at the field it names. */
+export function entryProblemError(entry: RawEntry, found: EntryProblem): ManifestError {
+  return new ManifestError(
+    found.code,
+    entryLocation(entry, found.pointer),
+    entryPath(entry, found.pointer),
+    found.message,
+    found.cause === undefined ? undefined : { cause: found.cause },
+  );
 }
 
 /**
@@ -45,9 +30,15 @@ function problem(code: ManifestErrorCode, entry: RawEntry, pointer: string, mess
  * spec's rules on values. Entries the schema rejected only take part in the
  * name checks, so one mistake is not reported twice.
  */
-export function checkEntries(entries: readonly RawEntry[], owner: string): ManifestError[] {
+export function checkEntries(
+  entries: readonly RawEntry[],
+  owner: string,
+  kinds: readonly Kind[] = KINDS,
+): ManifestError[] {
+  const kindByName = new Map(kinds.map((kind) => [kind.name as string, kind]));
+  const titles = idPrefixTitles(kinds);
   const errors: ManifestError[] = [];
-  errors.push(...checkNames(entries));
+  errors.push(...checkNames(entries, titles));
   const namesByKind = new Map<string, Set<string>>();
   for (const entry of entries) {
     const names = namesByKind.get(entry.kind) ?? new Set<string>();
@@ -55,26 +46,27 @@ export function checkEntries(entries: readonly RawEntry[], owner: string): Manif
     namesByKind.set(entry.kind, names);
   }
   for (const entry of entries) {
-    if (!entry.valid) continue;
-    errors.push(...checkMetadataAndDescription(entry, owner));
-    errors.push(...checkKindRules(entry));
-    errors.push(...checkCaReferences(entry, namesByKind));
+    const kind = kindByName.get(entry.kind);
+    if (!entry.valid || kind === undefined) continue;
+    errors.push(...checkMetadataAndDescription(entry, kind, owner));
+    for (const found of kind.checkEntry?.(entry.value) ?? []) errors.push(entryProblemError(entry, found));
+    errors.push(...checkReferences(entry, kind, { namesByKind, kindByName, titles }));
   }
   return errors;
 }
 
-function checkNames(entries: readonly RawEntry[]): ManifestError[] {
+function checkNames(entries: readonly RawEntry[], titles: ReadonlyMap<string, string>): ManifestError[] {
   const errors: ManifestError[] = [];
   const firstByKey = new Map<string, RawEntry>();
   for (const entry of entries) {
-    const prefix = idPrefixOf(entry.name);
+    const prefix = idPrefixOf(entry.name, titles);
     if (prefix !== undefined) {
       errors.push(
         problem(
           'name_looks_like_id',
           entry,
           '',
-          `name "${entry.name}" looks like ${PREFIX_TITLES[prefix] ?? 'an ID'} (prefix ${prefix}); values with an ID prefix are read as IDs, so pick another name, and adopt an existing resource with "id:"`,
+          `name "${entry.name}" looks like ${titles.get(prefix) ?? 'an ID'} (prefix ${prefix}); values with an ID prefix are read as IDs, so pick another name, and adopt an existing resource with "id:"`,
         ),
       );
     }
@@ -97,7 +89,7 @@ function checkNames(entries: readonly RawEntry[]): ManifestError[] {
   return errors;
 }
 
-function checkMetadataAndDescription(entry: RawEntry, owner: string): ManifestError[] {
+function checkMetadataAndDescription(entry: RawEntry, kind: Kind, owner: string): ManifestError[] {
   const errors: ManifestError[] = [];
   const { description, metadata } = entry.value;
   if (typeof description === 'string') {
@@ -113,7 +105,8 @@ function checkMetadataAndDescription(entry: RawEntry, owner: string): ManifestEr
       );
     }
   }
-  if (!METADATA_KINDS.has(entry.kind)) return errors;
+  // Only resources edgesync owns carry metadata, and with it the ownership marker.
+  if (kind.ownership !== 'metadata') return errors;
   const user = (metadata ?? {}) as Record<string, unknown>;
   if (Object.hasOwn(user, MARKER_KEY)) {
     errors.push(
@@ -145,168 +138,74 @@ function checkMetadataAndDescription(entry: RawEntry, owner: string): ManifestEr
   return errors;
 }
 
-function checkKindRules(entry: RawEntry): ManifestError[] {
-  const errors: ManifestError[] = [];
-  const value = entry.value;
-  if (entry.kind === 'ip_policy_rules' && typeof value.cidr === 'string') {
-    const cidr = checkCidr(value.cidr);
-    if (!cidr.ok) errors.push(problem(cidr.code, entry, '/cidr', cidr.message));
-  }
-  if (entry.kind === 'certificate_authorities') {
-    const hasPem = value.ca_pem !== undefined;
-    const hasFile = value.ca_pem_file !== undefined;
-    if (hasPem === hasFile) {
-      errors.push(
-        problem(
-          'ca_pem_source',
-          entry,
-          hasPem ? '/ca_pem_file' : '',
-          hasPem
-            ? 'set ca_pem or ca_pem_file, not both'
-            : 'missing the certificate: set ca_pem or ca_pem_file',
-        ),
-      );
-    }
-  }
-  if (entry.kind === 'tls_edges') {
-    const termination = value.tls_termination as Record<string, unknown> | null | undefined;
-    if (termination?.terminate_at === 'upstream' && termination.min_version != null) {
-      errors.push(
-        problem(
-          'min_version_with_upstream',
-          entry,
-          '/tls_termination/min_version',
-          `must be null when terminate_at is "upstream" (found ${JSON.stringify(termination.min_version)})`,
-        ),
-      );
-    }
-  }
-  if (entry.kind === 'https_edges' && Array.isArray(value.routes)) {
-    value.routes.forEach((route: Record<string, unknown>, index) => {
-      errors.push(...checkRoute(entry, `/routes/${index}`, route));
-    });
-  }
-  return errors;
+interface ReferenceContext {
+  readonly namesByKind: ReadonlyMap<string, ReadonlySet<string>>;
+  readonly kindByName: ReadonlyMap<string, Kind>;
+  readonly titles: ReadonlyMap<string, string>;
 }
 
-function checkRoute(entry: RawEntry, pointer: string, route: Record<string, unknown>): ManifestError[] {
+/**
+ * Every reference field of the entry, in its fields, modules and route
+ * modules: each value names an entry of the referenced kind, or is an ID
+ * with that kind's prefix.
+ */
+function checkReferences(entry: RawEntry, kind: Kind, context: ReferenceContext): ManifestError[] {
   const errors: ManifestError[] = [];
-  const hasId = route.id !== undefined;
-  const hasType = route.match_type !== undefined;
-  const hasMatch = route.match !== undefined;
-  if (hasId && (hasType || hasMatch)) {
-    errors.push(
-      problem(
-        'route_selector',
-        entry,
-        pointer,
-        'select the route by id or by match_type and match, not both',
-      ),
-    );
-  } else if (!hasId && !hasType && !hasMatch) {
-    errors.push(
-      problem('route_selector', entry, pointer, 'select the route by id, or by match_type and match'),
-    );
-  } else if (!hasId && hasType !== hasMatch) {
-    errors.push(
-      problem(
-        'route_selector',
-        entry,
-        pointer,
-        `match_type and match go together (missing ${hasType ? 'match' : 'match_type'})`,
-      ),
-    );
-  }
-  const oidc = route.oidc as Record<string, unknown> | null | undefined;
-  if (typeof oidc?.issuer === 'string') {
-    const message = issuerProblem(oidc.issuer);
-    if (message !== undefined)
-      errors.push(problem('invalid_issuer', entry, `${pointer}/oidc/issuer`, message));
-  }
-  return errors;
-}
-
-const LOCAL_HOSTS: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]']);
-
-function issuerProblem(issuer: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(issuer);
-  } catch {
-    return `expected the URL of the OpenID provider, e.g. https://accounts.example.com (found ${JSON.stringify(issuer)})`;
-  }
-  if (url.protocol === 'https:') return undefined;
-  if (url.protocol === 'http:' && LOCAL_HOSTS.has(url.hostname)) return undefined;
-  return `expected an https URL (http only for localhost) (found ${JSON.stringify(issuer)})`;
-}
-
-function checkCaReferences(
-  entry: RawEntry,
-  namesByKind: ReadonlyMap<string, ReadonlySet<string>>,
-): ManifestError[] {
-  if (entry.kind !== 'https_edges' && entry.kind !== 'tls_edges') return [];
-  const mutualTls = entry.value.mutual_tls as { certificate_authorities?: unknown } | null | undefined;
-  const list = mutualTls?.certificate_authorities;
-  if (!Array.isArray(list)) return [];
-  const errors: ManifestError[] = [];
-  list.forEach((reference: string, index) => {
-    const pointer = `/mutual_tls/certificate_authorities/${index}`;
-    const prefix = idPrefixOf(reference);
-    if (prefix === ID_PREFIXES.certificate_authority) return;
-    if (prefix !== undefined) {
-      errors.push(
-        problem(
-          'wrong_reference_kind',
-          entry,
-          pointer,
-          `"${reference}" is ${PREFIX_TITLES[prefix] ?? 'an ID of another kind'}; expected a certificate_authorities entry name or a CA ID (ca_…)`,
-        ),
-      );
-      return;
+  visitSpec(kind, entry.value, ({ rules, record, pointer }) => {
+    if (record === undefined) return;
+    for (const rule of rules) {
+      const target = rule.references === undefined ? undefined : context.kindByName.get(rule.references);
+      const value = record[rule.name];
+      if (target === undefined || value === undefined) continue;
+      const fieldPointer = `${pointer}/${rule.name}`;
+      if (Array.isArray(value)) {
+        value.forEach((item, index) => {
+          errors.push(...checkReference(entry, `${fieldPointer}/${index}`, item, target, context));
+        });
+      } else {
+        errors.push(...checkReference(entry, fieldPointer, value, target, context));
+      }
     }
-    if (namesByKind.get('certificate_authorities')?.has(reference)) return;
-    const otherKind = [...namesByKind].find(([, names]) => names.has(reference))?.[0];
-    errors.push(
-      otherKind === undefined
-        ? problem(
-            'unknown_reference',
-            entry,
-            pointer,
-            `no certificate_authorities entry is named "${reference}" (and it is not a CA ID, which starts with ca_)`,
-          )
-        : problem(
-            'wrong_reference_kind',
-            entry,
-            pointer,
-            `"${reference}" is a ${otherKind} entry, not a certificate_authorities entry`,
-          ),
-    );
   });
   return errors;
 }
 
-/** A CA for client certificates: one PEM certificate with basicConstraints CA:TRUE. */
-export function checkCaPem(entry: RawEntry, pointer: string, pem: string): ManifestError | undefined {
-  let certificate: X509Certificate;
-  try {
-    if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new Error('no PEM certificate block');
-    certificate = new X509Certificate(pem);
-  } catch (error) {
-    return new ManifestError(
-      'invalid_pem',
-      entryLocation(entry, pointer),
-      entryPath(entry, pointer),
-      'expected a PEM certificate ("-----BEGIN CERTIFICATE-----" …) that node:crypto can parse',
-      { cause: error },
-    );
+function checkReference(
+  entry: RawEntry,
+  pointer: string,
+  reference: unknown,
+  target: Kind,
+  { namesByKind, titles }: ReferenceContext,
+): ManifestError[] {
+  if (typeof reference !== 'string') return [];
+  const prefix = idPrefixOf(reference, titles);
+  if (prefix === target.idPrefix) return [];
+  const idTitle = referenceIdTitle(target);
+  if (prefix !== undefined) {
+    return [
+      problem(
+        'wrong_reference_kind',
+        entry,
+        pointer,
+        `"${reference}" is ${titles.get(prefix) ?? 'an ID of another kind'}; expected a ${target.name} entry name or ${idTitle} (${target.idPrefix}…)`,
+      ),
+    ];
   }
-  if (!certificate.ca) {
-    return new ManifestError(
-      'invalid_pem',
-      entryLocation(entry, pointer),
-      entryPath(entry, pointer),
-      `the certificate (subject ${certificate.subject.replaceAll('\n', ', ')}) is not a CA (basicConstraints CA:TRUE is missing)`,
-    );
-  }
-  return undefined;
+  if (namesByKind.get(target.name)?.has(reference)) return [];
+  const otherKind = [...namesByKind].find(([, names]) => names.has(reference))?.[0];
+  return [
+    otherKind === undefined
+      ? problem(
+          'unknown_reference',
+          entry,
+          pointer,
+          `no ${target.name} entry is named "${reference}" (and it is not ${idTitle}, which starts with ${target.idPrefix})`,
+        )
+      : problem(
+          'wrong_reference_kind',
+          entry,
+          pointer,
+          `"${reference}" is a ${otherKind} entry, not a ${target.name} entry`,
+        ),
+  ];
 }

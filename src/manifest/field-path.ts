@@ -1,3 +1,6 @@
+import { KINDS } from '../kinds/registry.js';
+import { unquotedFieldNames } from '../kinds/visit-spec.js';
+
 /** Splits a JSON Pointer (`/https_edges/web/routes/0`) into its unescaped segments. */
 export function pointerSegments(pointer: string): string[] {
   if (pointer === '') return [];
@@ -36,8 +39,8 @@ export function dottedPath(data: unknown, segments: readonly string[]): string {
   return path;
 }
 
-/** Fields whose values are secrets (or may be private): never quoted in a message. */
-export const SENSITIVE_FIELDS: ReadonlySet<string> = new Set(['client_secret', 'ca_pem']);
+/** Fields whose values are secrets (or may hold one), from the kinds' field rules: never quoted in a message. */
+export const SENSITIVE_FIELDS: ReadonlySet<string> = unquotedFieldNames(KINDS);
 
 export function isSensitivePath(segments: readonly string[]): boolean {
   return segments.some((segment) => SENSITIVE_FIELDS.has(segment));

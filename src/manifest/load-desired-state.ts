@@ -1,7 +1,10 @@
 import type { Result } from '../errors.js';
 import { canonicalHash } from '../kinds/canonical-json.js';
+import type { Kind, SourceResolver } from '../kinds/kind.js';
 import { isKindName, KIND_NAMES } from '../kinds/kind-name.js';
-import { checkCaPem, checkEntries } from './check-entries.js';
+import { KINDS } from '../kinds/registry.js';
+import { visitSpec } from '../kinds/visit-spec.js';
+import { checkEntries, entryProblemError } from './check-entries.js';
 import type { DesiredEntry, DesiredState } from './desired-state.js';
 import {
   entryPointerOf,
@@ -77,17 +80,19 @@ export async function loadDesiredState(
       entries.push(entry);
     }
   }
-  errors.push(...checkEntries(entries, owner));
+  errors.push(...checkEntries(entries, owner, KINDS));
+  const kindByName = new Map(KINDS.map((kind) => [kind.name as string, kind]));
 
   const desired: DesiredEntry[] = [];
   for (const entry of entries) {
-    if (!entry.valid) continue;
+    const kind = kindByName.get(entry.kind);
+    if (!entry.valid || kind === undefined) continue;
     let byEntry = fieldLocationsOfFile.get(entry.manifest);
     if (byEntry === undefined) {
       byEntry = fieldLocationsByEntry(entry.manifest);
       fieldLocationsOfFile.set(entry.manifest, byEntry);
     }
-    const built = await buildEntry(entry, { ...byEntry.get(entry.pointer) }, references);
+    const built = await buildEntry(entry, kind, { ...byEntry.get(entry.pointer) }, references);
     errors.push(...built.errors);
     if (built.entry !== undefined) desired.push(built.entry);
   }
@@ -140,56 +145,54 @@ function rawEntries(manifest: ParsedManifest, invalidPointers: readonly string[]
   return entries;
 }
 
-/** Resolves `{ env }`, `{ file }` and `ca_pem_file`, and records where each field is written. */
+/**
+ * Resolves the entry's sources: every sensitive field (`{ env }`, `{ file }`
+ * or a literal) of every kind, then the kind's own (`ca_pem_file`); and
+ * records where each field is written.
+ */
 async function buildEntry(
   entry: RawEntry,
+  kind: Kind,
   fieldLocations: Record<string, SourceLocation>,
   references: ReferenceOptions,
 ): Promise<{ entry?: DesiredEntry; errors: ManifestError[] }> {
   const errors: ManifestError[] = [];
   const { id, protect, ...rest } = structuredClone(entry.value);
   const spec: Record<string, unknown> = rest;
+  const fail = (error: ManifestError): undefined => {
+    errors.push(error);
+    return undefined;
+  };
+  const resolver: SourceResolver = {
+    secret: async (pointer, value) => {
+      const resolved = await resolveSecretValue(entry, pointer, value, references);
+      return resolved.ok ? resolved.value : fail(resolved.error);
+    },
+    file: async (pointer, path) => {
+      const read = await readReferencedFile(entry, pointer, pointer, path, references);
+      return read.ok ? read.value : fail(read.error);
+    },
+    problem: (found) => errors.push(entryProblemError(entry, found)),
+    moved: (from, to) => {
+      const location = fieldLocations[from];
+      if (location !== undefined) fieldLocations[to] = location;
+    },
+    readsSecrets: references.readSecrets,
+  };
 
-  // Without exactly one PEM source checkEntries has already reported the entry.
-  if (
-    entry.kind === 'certificate_authorities' &&
-    (spec.ca_pem === undefined) !== (spec.ca_pem_file === undefined)
-  ) {
-    const fromFile = typeof spec.ca_pem_file === 'string';
-    const pointer = fromFile ? '/ca_pem_file' : '/ca_pem';
-    const pem = fromFile
-      ? await readReferencedFile(entry, pointer, pointer, spec.ca_pem_file as string, references)
-      : await resolveSecretValue(entry, pointer, spec.ca_pem, references);
-    // An unread { env } / { file } PEM has no text to check; ca_pem_file is a
-    // certificate, not a secret, and is always read.
-    const unread = !fromFile && typeof spec.ca_pem !== 'string' && !references.readSecrets;
-    if (pem.ok) {
-      const invalid = unread ? undefined : checkCaPem(entry, pointer, pem.value);
-      if (invalid !== undefined) errors.push(invalid);
-      spec.ca_pem = pem.value;
-    } else {
-      errors.push(pem.error);
+  const secrets: { record: Record<string, unknown>; key: string; pointer: string }[] = [];
+  visitSpec(kind, spec, ({ rules, record, pointer }) => {
+    for (const rule of rules) {
+      if (rule.sensitive === true && record?.[rule.name] !== undefined) {
+        secrets.push({ record, key: rule.name, pointer: `${pointer}/${rule.name}` });
+      }
     }
-    if (fromFile) {
-      delete spec.ca_pem_file;
-      const location = fieldLocations['/ca_pem_file'];
-      if (location !== undefined) fieldLocations['/ca_pem'] = location;
-    }
+  });
+  for (const { record, key, pointer } of secrets) {
+    const value = await resolver.secret(pointer, record[key]);
+    if (value !== undefined) record[key] = value;
   }
-  if (entry.kind === 'https_edges' && Array.isArray(spec.routes)) {
-    for (const [index, route] of (spec.routes as Record<string, unknown>[]).entries()) {
-      const oidc = route.oidc as Record<string, unknown> | null | undefined;
-      if (oidc === null || oidc === undefined) continue;
-      const secret = await resolveSecretValue(
-        entry,
-        `/routes/${index}/oidc/client_secret`,
-        oidc.client_secret,
-        references,
-      );
-      if (secret.ok) oidc.client_secret = secret.value;
-      else errors.push(secret.error);
-    }
-  }
+  await kind.resolveSources?.(spec, resolver);
   if (errors.length > 0) return { errors };
   return {
     entry: {

@@ -1,4 +1,5 @@
 import type { FieldRule, Kind } from '../kinds/kind.js';
+import { visitSpec } from '../kinds/visit-spec.js';
 
 /** Route modules live in `spec.routes[i]` (ModuleRule scope `route`). */
 export const ROUTES_KEY = 'routes';
@@ -17,15 +18,7 @@ function forEachFieldGroup(
   spec: Readonly<Record<string, unknown>>,
   visit: (rules: readonly FieldRule[], record: Record<string, unknown> | undefined) => void,
 ): void {
-  visit(kind.fields, spec as Record<string, unknown>);
-  for (const module of kind.modules) {
-    if (module.scope === 'resource') visit(module.fields, asRecord(spec[module.name]));
-    else {
-      const routes = spec[ROUTES_KEY];
-      for (const route of Array.isArray(routes) ? routes : [])
-        visit(module.fields, asRecord(asRecord(route)?.[module.name]));
-    }
-  }
+  visitSpec(kind, spec, ({ rules, record }) => visit(rules, record));
 }
 
 /** Every ID a live object names through reference fields, its modules and route modules. */

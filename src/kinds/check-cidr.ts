@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import { parseDottedQuad } from '../kinds/dotted-quad.js';
+import { parseDottedQuad } from './dotted-quad.js';
 
 export type CidrCheck =
   | { readonly ok: true }
