@@ -253,6 +253,17 @@ describe('deploy/kubernetes/configmap: updated in place through the kubelet ..da
 });
 
 describe('the image deploy/ and the docs name', () => {
+  it("is the project's own registry path (package.json repository)", async () => {
+    const { repository } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as {
+      repository?: { url?: string };
+    };
+
+    const path = /github\.com\/([^/]+\/[^/.]+)(\.git)?$/.exec(repository?.url ?? '')?.[1];
+
+    // The release workflow pushes to ghcr.io/${github.repository}.
+    expect(`ghcr.io/${path?.toLowerCase()}`).toBe('ghcr.io/edgesync/edgesync');
+  });
+
   it('is ghcr.io/edgesync/edgesync at the package version everywhere', async () => {
     const image = `ghcr.io/edgesync/edgesync:${await packageVersion()}`;
     const workflow = await readFile(join(DEPLOY, 'github-actions/edgesync.yml'), 'utf8');

@@ -128,6 +128,12 @@ describe('.github/workflows/release.yml', () => {
     expect(sign?.run).toMatch(/cosign sign --yes "\$image@\$DIGEST"/);
     // Keyless: no key is read from a secret.
     expect(sign?.run).not.toMatch(/--key\b/);
+    // Then checked with the identity docs/operations.md tells users to expect.
+    expect(
+      steps
+        .slice(signIndex + 1)
+        .some((step) => /\bcosign verify\b.*--certificate-oidc-issuer/s.test(step.run ?? '')),
+    ).toBe(true);
   });
 
   it('refuses a tag that is not the package version', async () => {
