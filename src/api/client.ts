@@ -89,6 +89,8 @@ interface RequestInFlight {
   readonly body: string | undefined;
   readonly kind: string | undefined;
   readonly signal: AbortSignal | undefined;
+  /** `signal` or the caller's `stopBeforeSending`: what stops the request while it waits. */
+  readonly waitSignal: AbortSignal | undefined;
   /** Milliseconds waited between attempts so far. */
   waitedMs: number;
   /** An earlier attempt failed in a way that may have applied it (a 5xx, a drop after sending). */
@@ -207,6 +209,7 @@ export class HttpApiClient implements ApiClient {
       // waiting request on it trips MaxListenersExceededWarning. `AbortSignal.any` follows the caller's
       // signal without adding a listener to it.
       signal: options.signal === undefined ? undefined : AbortSignal.any([options.signal]),
+      waitSignal: waitSignal(options),
       waitedMs: 0,
       earlierMayHaveApplied: false,
     };
@@ -242,7 +245,11 @@ export class HttpApiClient implements ApiClient {
     const { method, path } = request;
     let settleSlot: () => void;
     try {
-      settleSlot = await this.budget.acquireSlot(request.signal);
+      settleSlot = await this.budget.acquireSlot(request.waitSignal);
+      if (request.waitSignal?.aborted) {
+        settleSlot();
+        throw new RequestAbortedError({}, { cause: request.waitSignal.reason });
+      }
     } catch (error) {
       if (error instanceof RequestAbortedError) {
         throw new RequestAbortedError(
@@ -316,12 +323,12 @@ export class HttpApiClient implements ApiClient {
       return;
     }
     try {
-      await this.#sleep(delayMs, request.signal);
+      await this.#sleep(delayMs, request.waitSignal);
     } catch (error) {
-      if (request.signal?.aborted) {
+      if (request.waitSignal?.aborted) {
         throw new RequestAbortedError(
           { method, path, mayHaveApplied: request.earlierMayHaveApplied },
-          { cause: request.signal.reason },
+          { cause: request.waitSignal.reason },
         );
       }
       throw error;
@@ -372,6 +379,14 @@ function parseBaseUrl(text: string): URL {
     );
   }
   return url;
+}
+
+/** The signal a request's waits (budget, backoff) listen to: its own, or `stopBeforeSending` too. */
+function waitSignal(options: RequestOptions): AbortSignal | undefined {
+  const signals = [options.signal, options.stopBeforeSending].filter(
+    (signal): signal is AbortSignal => signal !== undefined,
+  );
+  return signals.length === 0 ? undefined : AbortSignal.any(signals);
 }
 
 function isRetryPolicy(value: RetryPolicy | RetryPolicyOptions | undefined): value is RetryPolicy {

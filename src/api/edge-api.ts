@@ -21,7 +21,16 @@ export interface ApiResponse<T = unknown> {
 }
 
 export interface RequestOptions {
+  /** Aborts the request at any point, an attempt on the wire included. */
   readonly signal?: AbortSignal;
+  /**
+   * Aborts the request only while none of its attempts is on the wire:
+   * waiting for the request budget or between retries. An interrupted apply
+   * uses it to stop what was not sent at once and give what was sent time to
+   * answer. The RequestAbortedError's `mayHaveApplied` says whether an
+   * earlier attempt may have been applied.
+   */
+  readonly stopBeforeSending?: AbortSignal;
   /**
    * Label for metrics and logs (`ip_policy_rules`, `tcp_edges.ip_restriction`).
    */

@@ -36,6 +36,22 @@ export function isOutcomeUnknown(error: unknown): boolean {
   return error instanceof EdgesyncError && error.code === 'outcome_unknown';
 }
 
+/** The client's RequestAbortedError (read structurally): an abort, and whether a write had been sent. */
+function abortOf(error: unknown): { readonly mayHaveApplied: boolean } | undefined {
+  if (!(error instanceof EdgesyncError) || error.code !== 'aborted') return undefined;
+  return { mayHaveApplied: (error as { mayHaveApplied?: unknown }).mayHaveApplied === true };
+}
+
+/** Aborted before any attempt that could have been applied was sent. */
+export function isAbortedBeforeSending(error: unknown): boolean {
+  return abortOf(error)?.mayHaveApplied === false;
+}
+
+/** Sent and not answered in a way that proves it was or was not applied: an unknown outcome, or an abort in flight. */
+export function mayHaveLanded(error: unknown): boolean {
+  return isOutcomeUnknown(error) || abortOf(error)?.mayHaveApplied === true;
+}
+
 /** The service's 404 for something already gone: `not_found`, or `module_not_set` for a module. */
 export function isAlreadyAbsent(error: unknown): boolean {
   const failure = describeActionFailure(error);

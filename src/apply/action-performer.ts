@@ -2,7 +2,8 @@ import type { Logger } from 'pino';
 import type { ApiRequest, ApiResponse, EdgeApi } from '../api/edge-api.js';
 import { EdgesyncError } from '../errors.js';
 import type { Action } from '../plan/plan.js';
-import { isAlreadyAbsent, isOutcomeUnknown } from './action-failure.js';
+import { isAbortedBeforeSending, isAlreadyAbsent, mayHaveLanded } from './action-failure.js';
+import { ActionInterruptedError, OutcomeUnsettledError } from './interruption-outcomes.js';
 import type { MarkerLookup } from './marker-lookup.js';
 import { resolvePendingIds } from './pending-ids.js';
 import { moduleWriteLanded } from './unknown-outcome.js';
@@ -19,8 +20,12 @@ export interface ActionPerformerOptions {
   readonly api: EdgeApi;
   /** Finds the object an outcome-unknown create may have made. */
   readonly markerLookup: Pick<MarkerLookup, 'find'>;
-  /** Aborts every request of the performer. */
+  /** Aborts the performer's writes, in flight included. */
   readonly signal?: AbortSignal;
+  /** Aborts a write that waits to be sent (request budget, backoff); one on the wire goes on. */
+  readonly stopBeforeSending?: AbortSignal | undefined;
+  /** Aborts lookups and read-backs that settle unknown outcomes. @default `signal` */
+  readonly settleSignal?: AbortSignal;
   readonly logger: Logger;
   /**
    * True once no write may be sent again: an unknown outcome is then
@@ -52,6 +57,8 @@ export class ActionPerformer {
   readonly #api: EdgeApi;
   readonly #markerLookup: Pick<MarkerLookup, 'find'>;
   readonly #signal: AbortSignal | undefined;
+  readonly #stopBeforeSending: AbortSignal | undefined;
+  readonly #settleSignal: AbortSignal | undefined;
   readonly #log: Logger;
   readonly #stopping: () => boolean;
   readonly #moduleReadRequest: (action: Action, written: ApiRequest) => ApiRequest;
@@ -70,6 +77,8 @@ export class ActionPerformer {
     this.#api = options.api;
     this.#markerLookup = options.markerLookup;
     this.#signal = options.signal;
+    this.#stopBeforeSending = options.stopBeforeSending;
+    this.#settleSignal = options.settleSignal ?? options.signal;
     this.#log = options.logger;
     this.#stopping = options.stopping ?? (() => false);
     this.#moduleReadRequest =
@@ -97,7 +106,9 @@ export class ActionPerformer {
     } catch (error) {
       // A DELETE whose first answer was lost comes back 404 on retry: the goal is reached either way.
       if (isAlreadyAbsent(error)) return { note: 'already absent' };
-      throw error;
+      if (isAbortedBeforeSending(error)) throw new ActionInterruptedError(NOT_SENT);
+      if (!mayHaveLanded(error)) throw error;
+      return await this.#settleAfterInterruption(action, request);
     }
   }
 
@@ -112,7 +123,8 @@ export class ActionPerformer {
         try {
           return await this.#sendWrite(action, request);
         } catch (error) {
-          if (!isOutcomeUnknown(error) || this.#stopping()) throw error;
+          if (isAbortedBeforeSending(error)) throw new ActionInterruptedError(NOT_SENT);
+          if (!mayHaveLanded(error)) throw error;
           if (request.method === 'POST' && action.marker === undefined) throw error;
           this.#log.warn(
             { key: action.key, attempts },
@@ -129,14 +141,28 @@ export class ActionPerformer {
       } catch (error) {
         // The outcome is still unknown: look again if tries are left, never send blindly.
         attempts += 1;
-        if (attempts > this.#maxAttempts || this.#stopping()) throw error;
+        if (this.#stopping()) throw new OutcomeUnsettledError({ cause: error });
+        if (attempts > this.#maxAttempts) throw error;
         this.#log.warn({ key: action.key, attempts, err: error }, 'lookup after an unknown outcome failed');
         continue;
       }
       if (settled !== undefined) return settled;
-      if (attempts >= this.#maxAttempts || this.#stopping()) throw unknown;
+      if (this.#stopping()) throw new ActionInterruptedError(NOT_LANDED);
+      if (attempts >= this.#maxAttempts) throw unknown;
       unknown = undefined;
     }
+  }
+
+  /** A DELETE aborted in flight by the interruption: gone means it landed. */
+  async #settleAfterInterruption(action: Action, request: ApiRequest): Promise<ActionDone> {
+    let settled: ActionDone | undefined;
+    try {
+      settled = await this.settle(action, request);
+    } catch (error) {
+      throw new OutcomeUnsettledError({ cause: error });
+    }
+    if (settled === undefined) throw new ActionInterruptedError(NOT_LANDED);
+    return settled;
   }
 
   async #sendWrite(action: Action, request: ApiRequest): Promise<ActionDone> {
@@ -166,14 +192,19 @@ export class ActionPerformer {
       });
       return id === undefined ? undefined : { id, note: 'found by its marker after an unknown outcome' };
     }
+    const options = {
+      ...(this.#settleSignal === undefined ? {} : { signal: this.#settleSignal }),
+      kind: action.kind,
+    };
+    if (request.method === 'DELETE') {
+      const gone = await objectIsGone(this.#api, request.path, options);
+      return gone ? { note: 'found gone after an unknown outcome' } : undefined;
+    }
     const landed = await moduleWriteLanded(
       this.#api,
       this.#moduleReadRequest(action, request),
       request.body,
-      {
-        ...(this.#signal === undefined ? {} : { signal: this.#signal }),
-        kind: action.kind,
-      },
+      options,
     );
     return landed ? { note: 'read back after an unknown outcome' } : undefined;
   }
@@ -181,7 +212,26 @@ export class ActionPerformer {
   #send<T>(action: Action, request: ApiRequest): Promise<ApiResponse<T>> {
     return this.#api.request<T>(request, {
       ...(this.#signal === undefined ? {} : { signal: this.#signal }),
+      ...(this.#stopBeforeSending === undefined ? {} : { stopBeforeSending: this.#stopBeforeSending }),
       kind: action.kind,
     });
+  }
+}
+
+const NOT_SENT = 'not sent: the apply was interrupted first';
+const NOT_LANDED = 'sent, but it did not land; not sent again because the apply was interrupted';
+
+/** Whether a GET of the object answers 404: a DELETE whose outcome was unknown landed. */
+async function objectIsGone(
+  api: EdgeApi,
+  path: string,
+  options: { readonly signal?: AbortSignal; readonly kind: string },
+): Promise<boolean> {
+  try {
+    await api.request({ method: 'GET', path }, options);
+    return false;
+  } catch (error) {
+    if (isAlreadyAbsent(error)) return true;
+    throw error;
   }
 }

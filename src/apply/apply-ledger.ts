@@ -3,6 +3,7 @@ import type { Action, Operation, Plan, ResourceChange } from '../plan/plan.js';
 import { describeActionFailure } from './action-failure.js';
 import type { ActionDone } from './action-performer.js';
 import type { ActionResult, AppliedCounts, ApplyResult } from './apply-result.js';
+import { ActionInterruptedError, OutcomeUnsettledError } from './interruption-outcomes.js';
 
 export type ProgressEvent =
   | {
@@ -78,8 +79,29 @@ export class ApplyLedger {
     });
   }
 
+  /** An action that did not get done: failed, or left `interrupted` or `unknown` by the interruption. */
   failed(action: Action, error: unknown): void {
+    if (error instanceof ActionInterruptedError) {
+      this.#record(action, {
+        ...this.#base(action),
+        outcome: 'interrupted',
+        reason: error.message,
+        durationMs: this.#durationOf(action),
+      });
+      return;
+    }
     const failure = describeActionFailure(error);
+    if (error instanceof OutcomeUnsettledError) {
+      this.#log.warn({ key: action.key }, 'outcome unknown after the interruption');
+      this.#record(action, {
+        ...this.#base(action),
+        outcome: 'unknown',
+        error: failure,
+        reason: error.message,
+        durationMs: this.#durationOf(action),
+      });
+      return;
+    }
     this.#log.warn(
       { key: action.key, code: failure.code, status: failure.status, serviceCode: failure.serviceCode },
       'action failed',
@@ -105,8 +127,8 @@ export class ApplyLedger {
     for (const action of actions) {
       this.#results.set(action.key, {
         ...this.#base(action),
-        outcome: 'not-started',
-        reason: 'apply was interrupted before it started',
+        outcome: 'interrupted',
+        reason: 'not started: the apply was interrupted first',
       });
     }
   }
@@ -120,7 +142,8 @@ export class ApplyLedger {
     });
     const count = (outcome: ActionResult['outcome']): number =>
       actions.filter((result) => result.outcome === outcome).length;
-    const notStarted = count('not-started');
+    const notStarted = count('interrupted');
+    const unknown = count('unknown');
     return {
       actions,
       applied: countApplied(this.#plan, actions),
@@ -128,7 +151,8 @@ export class ApplyLedger {
       failed: count('failed'),
       skipped: count('skipped'),
       notStarted,
-      interrupted: notStarted > 0,
+      unknown,
+      interrupted: notStarted + unknown > 0,
       durationMs: this.#options.clock() - this.#startedAt,
       rateLimitWaitMs: this.#options.rateLimitWaitMs(),
       createdIds: Object.fromEntries(createdIds),

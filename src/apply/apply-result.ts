@@ -2,7 +2,13 @@ import type { KindName } from '../kinds/kind-name.js';
 import type { SourceLocation } from '../manifest/source-location.js';
 import type { Operation } from '../plan/plan.js';
 
-export const ACTION_OUTCOMES = ['done', 'failed', 'skipped', 'not-started'] as const;
+/**
+ * `interrupted`: the interruption kept it from being applied (never sent, or
+ * sent, found not landed and not sent again). `unknown`: sent before the
+ * interruption, and whether it landed could not be settled in the grace
+ * period. Neither is `failed`: nothing the service said went wrong.
+ */
+export const ACTION_OUTCOMES = ['done', 'failed', 'skipped', 'interrupted', 'unknown'] as const;
 export type ActionOutcome = (typeof ACTION_OUTCOMES)[number];
 
 /** Why an action failed, with the service's own words when it answered. */
@@ -28,9 +34,9 @@ export interface ActionResult {
   readonly outcome: ActionOutcome;
   /** The ID the action created (creates) or acted on, when known. */
   readonly id?: string;
-  /** Set for `failed`. */
+  /** Set for `failed`, and for `unknown` (why it could not be settled). */
   readonly error?: ActionFailure;
-  /** Set for `skipped` and `not-started`: "depends on create:… which failed". */
+  /** Set for `skipped`, `interrupted` and `unknown`: "depends on create:… which failed". */
   readonly reason?: string;
   /**
    * How a `done` action got there when it was not the plain answer of one
@@ -61,8 +67,11 @@ export interface ApplyResult {
   readonly done: number;
   readonly failed: number;
   readonly skipped: number;
+  /** Actions the interruption kept from being applied (outcome `interrupted`). */
   readonly notStarted: number;
-  /** True when the signal stopped the run before every action was tried. */
+  /** Actions whose outcome the interruption left unknown. */
+  readonly unknown: number;
+  /** True when the signal left an action interrupted or unknown. */
   readonly interrupted: boolean;
   /** Wall time of the run, milliseconds. */
   readonly durationMs: number;
@@ -74,5 +83,11 @@ export interface ApplyResult {
 
 /** Exit status of an apply: anything not done means the account is not yet as the manifests say. */
 export function applySucceeded(result: ApplyResult): boolean {
-  return result.failed === 0 && result.skipped === 0 && result.notStarted === 0 && !result.interrupted;
+  return (
+    result.failed === 0 &&
+    result.skipped === 0 &&
+    result.notStarted === 0 &&
+    result.unknown === 0 &&
+    !result.interrupted
+  );
 }

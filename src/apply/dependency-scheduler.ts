@@ -33,8 +33,9 @@ export interface SchedulerRun<T> {
 /**
  * Runs tasks over a dependency graph: a task starts as soon as every task it
  * depends on is done, at most `concurrency` at a time (p-queue). A failure
- * skips every task that depends on it, directly or not, and nothing else.
- * Every task given ends in exactly one of `onDone`, `onFailed`, `onSkipped`,
+ * skips every task that depends on it, directly or not, and nothing else;
+ * once the signal has stopped the run, a failure's dependents are left not
+ * started instead, like everything else that did not start. Every task given ends in exactly one of `onDone`, `onFailed`, `onSkipped`,
  * or the run's `notStarted`.
  *
  * The graph is checked before anything runs: keys are unique and each
@@ -113,7 +114,8 @@ export class DependencyScheduler<T extends DependentTask> {
       await this.#options.perform(task);
     } catch (error) {
       this.#options.onFailed(task, error);
-      this.#skipDependentsOf(task, task);
+      // Once stopped, what depends on a failure is left not started, like everything else not started.
+      if (!this.#stopped) this.#skipDependentsOf(task, task);
       return;
     }
     this.#options.onDone(task);

@@ -70,12 +70,14 @@ export async function executePlan(plan: Plan, options: ExecutePlanOptions): Prom
   const markerLookup = new MarkerLookup({
     api,
     preexistingIds: new Set(Object.keys(plan.fingerprints)),
-    signal: interruption.inFlight,
+    signal: interruption.settle,
   });
   const performer = new ActionPerformer({
     api,
     markerLookup,
     signal: interruption.inFlight,
+    stopBeforeSending: interruption.stopped,
+    settleSignal: interruption.settle,
     logger: log,
     stopping: () => interruption.stopping,
     moduleReadRequest: (action, written) =>
@@ -85,7 +87,7 @@ export async function executePlan(plan: Plan, options: ExecutePlanOptions): Prom
   const done = new Map<string, ActionDone>();
   const scheduler = new DependencyScheduler(plan.actions, {
     ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
-    signal: interruption.stopSignal,
+    signal: interruption.stopped,
     onStart: (action) => ledger.started(action),
     perform: async (action) => {
       done.set(action.key, await performer.perform(action));

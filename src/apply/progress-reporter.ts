@@ -96,18 +96,22 @@ export function formatApplySummary(result: ApplyResult): string {
     ...(modules > 0 ? [`${modules} module(s) written`] : []),
     `${result.failed} failed`,
     `${result.skipped} skipped`,
-    ...(result.notStarted > 0 ? [`${result.notStarted} not started`] : []),
+    ...(result.notStarted > 0 ? [`${result.notStarted} interrupted`] : []),
+    ...(result.unknown > 0 ? [`${result.unknown} unknown`] : []),
   ];
   return `${verdict}: ${counts.join(', ')} in ${formatSeconds(result.durationMs)}.`;
 }
 
 /**
- * One line per action that was not applied, pointing at the manifest:
+ * One line per action that failed, was skipped or has an unknown outcome,
+ * pointing at the manifest:
  * `examples/rules.yaml:4:3: create:ip_policy_rules.office: failed: invalid_field (cidr): …`.
+ * Interrupted actions are a count in the summary, not a line each: after a
+ * Ctrl-C, hundreds of lines saying "not started" hide the few that matter.
  */
 export function formatUnappliedActions(result: ApplyResult): string[] {
   return result.actions.flatMap((action) => {
-    if (action.outcome === 'done') return [];
+    if (action.outcome === 'done' || action.outcome === 'interrupted') return [];
     const where = action.source === undefined ? '' : `${formatLocation(action.source)}: `;
     if (action.outcome === 'failed' && action.error !== undefined) {
       const { error } = action;

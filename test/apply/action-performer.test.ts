@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
 import { RequestBudget } from '../../src/api/request-budget.js';
 import { ActionPerformer, type ActionPerformerOptions } from '../../src/apply/action-performer.js';
+import { ActionInterruptedError } from '../../src/apply/interruption-outcomes.js';
 import { MarkerLookup } from '../../src/apply/marker-lookup.js';
 import { encodeMetadata } from '../../src/kinds/ownership-marker.js';
 import type { Action } from '../../src/plan/plan.js';
@@ -136,14 +137,37 @@ describe('ActionPerformer', () => {
     expect(account.count('GET', '/ip_policy_rules')).toBe(3);
   });
 
-  it('never sends again once stopping: the unknown outcome is reported as is', async () => {
+  it('once stopping, settles an unknown outcome but never sends again: not landed is interrupted', async () => {
     const account = await startAccount(['refuse-500', 'none']);
     const performer = performerFor(account, { stopping: () => true });
 
     const failure = performer.perform(createRuleAction('office', 'ipp_1', '10.0.0.0/24'));
 
-    await expect(failure).rejects.toMatchObject({ code: 'outcome_unknown' });
+    await expect(failure).rejects.toBeInstanceOf(ActionInterruptedError);
     expect(account.count('POST', '/ip_policy_rules')).toBe(1);
+    expect(account.count('GET', '/ip_policy_rules')).toBe(1);
+  });
+
+  it('once stopping, reports a create that landed as done, found by its marker', async () => {
+    const account = await startAccount(['apply-then-drop', 'none']);
+    const performer = performerFor(account, { stopping: () => true });
+
+    const done = await performer.perform(createRuleAction('office', 'ipp_1', '10.0.0.0/24'));
+
+    expect(done).toEqual({ id: 'ipr_1', note: 'found by its marker after an unknown outcome' });
+  });
+
+  it('reports a write stopped before it was sent as interrupted, and sends nothing', async () => {
+    const account = await startAccount(['none']);
+    const performer = performerFor(account, { stopBeforeSending: AbortSignal.abort() });
+
+    const failure = performer.perform(createRuleAction('office', 'ipp_1', '10.0.0.0/24'));
+
+    await expect(failure).rejects.toMatchObject({
+      code: 'interrupted',
+      message: 'not sent: the apply was interrupted first',
+    });
+    expect(account.count('POST', '/ip_policy_rules')).toBe(0);
   });
 
   it('settles a module write by reading the module back: landed when it holds what was sent', async () => {

@@ -305,9 +305,9 @@ describe('edgesync apply (CLI process)', () => {
     const result = await run;
 
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(/Apply interrupted: (\d+) created, .* (\d+) not started in/);
+    expect(result.stdout).toMatch(/Apply interrupted: (\d+) created, .* (\d+) interrupted in/);
     const [, created, notStarted] =
-      /Apply interrupted: (\d+) created, .* (\d+) not started/.exec(result.stdout) ?? [];
+      /Apply interrupted: (\d+) created, .* (\d+) interrupted/.exec(result.stdout) ?? [];
     expect(Number(created) + Number(notStarted)).toBe(40);
     expect(await listRules(running)).toHaveLength(Number(created));
   });

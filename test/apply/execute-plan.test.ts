@@ -263,11 +263,11 @@ describe('executePlan', () => {
 
     expect(result.interrupted).toBe(true);
     expect({ done: result.done, notStarted: result.notStarted }).toEqual({ done: 3, notStarted: 7 });
-    expect(result.actions.slice(3).every((action) => action.outcome === 'not-started')).toBe(true);
+    expect(result.actions.slice(3).every((action) => action.outcome === 'interrupted')).toBe(true);
     expect(await listAll<RuleItem>(harness, '/ip_policy_rules', 'ip_policy_rules')).toHaveLength(3);
   });
 
-  it('aborts in-flight requests once the grace period after the signal has passed', async () => {
+  it('aborts in-flight requests once the grace period after the signal has passed, and calls what it cannot settle unknown, not failed', async () => {
     harness = await startHarness({ latencyMs: 2000 });
     const policyId = 'ipp_unused';
     const action: Action = createRuleAction('slow', policyId, ruleCidr(1));
@@ -277,15 +277,21 @@ describe('executePlan', () => {
       api: harness.api,
       logger: silentLogger,
       concurrency: 1,
-      graceMs: 20,
+      graceMs: 40,
       signal: controller.signal,
       onProgress: (event) => {
-        if (event.type === 'started') controller.abort();
+        // Once the create is on the wire (it waits 2 s in the emulator).
+        if (event.type === 'started') setTimeout(() => controller.abort(), 100);
       },
     });
 
-    expect(result.actions.map((entry) => entry.outcome)).toEqual(['failed', 'not-started']);
-    expect(result.actions[0]?.error?.code).toBe('aborted');
+    expect(result.actions.map((entry) => entry.outcome)).toEqual(['unknown', 'interrupted']);
+    expect(result.actions[0]?.error?.code).toBe('outcome_unknown');
     expect(result.interrupted).toBe(true);
+    expect({ failed: result.failed, unknown: result.unknown, notStarted: result.notStarted }).toEqual({
+      failed: 0,
+      unknown: 1,
+      notStarted: 1,
+    });
   });
 });

@@ -17,6 +17,7 @@ function result(overrides: Partial<ApplyResult>): ApplyResult {
     failed: 0,
     skipped: 0,
     notStarted: 0,
+    unknown: 0,
     interrupted: false,
     durationMs: 4200,
     rateLimitWaitMs: 0,
@@ -40,7 +41,7 @@ describe('formatApplySummary', () => {
     ],
     [
       { interrupted: true, notStarted: 4 },
-      'Apply interrupted: 3 created, 1 updated, 0 replaced, 2 deleted, 0 failed, 0 skipped, 4 not started in 4.2s.',
+      'Apply interrupted: 3 created, 1 updated, 0 replaced, 2 deleted, 0 failed, 0 skipped, 4 interrupted in 4.2s.',
     ],
     [
       { applied: { created: 4, updated: 0, replaced: 0, deleted: 0, adopted: 1, modules: 6 } },
