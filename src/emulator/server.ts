@@ -44,6 +44,21 @@ export interface EmulatorOptions {
   readonly now?: () => number;
   /** Largest accepted request body, in bytes. @default 1 MiB */
   readonly maxBodyBytes?: number;
+  /**
+   * Called, in the order the store applied them, with every write that
+   * changed the account (2xx, dropped answers included): tests replay the
+   * account's states from it.
+   */
+  readonly onWriteApplied?: (write: AppliedWrite) => void;
+}
+
+/** A write the emulator applied: what was asked, and what it answered (or would have, when dropped). */
+export interface AppliedWrite {
+  readonly method: string;
+  readonly path: string;
+  readonly status: number;
+  readonly body?: unknown;
+  readonly dropped: boolean;
 }
 
 export interface RunningEmulator {
@@ -277,7 +292,17 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         { params: resolution.params, query: url.searchParams, body, path: url.pathname },
         env,
       );
-      if (drawDrop(faults, method)) {
+      const dropped = drawDrop(faults, method);
+      if (method !== 'GET' && result.status < 300) {
+        options.onWriteApplied?.({
+          method,
+          path: url.pathname,
+          status: result.status,
+          body: result.body,
+          dropped,
+        });
+      }
+      if (dropped) {
         stats.record(routeKey, 'dropped');
         response.socket?.destroy();
         return;
