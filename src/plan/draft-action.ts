@@ -20,6 +20,14 @@ export interface DraftAction extends Omit<Action, 'dependsOn'> {
   readonly access?: 'allow' | 'deny';
   /** The addresses an access rule covers; absent when unknown, and then it overlaps every rule. */
   readonly range?: AddressRange;
+  /** For an update that moves an access rule: the range it leaves (`range` is where it arrives). */
+  readonly movedFrom?: AddressRange;
+  /**
+   * The key of the PATCH that parked this rule (see park-moves.ts): this one
+   * moves it on, so what it narrows (the spot) undoes what that one widened,
+   * and it is not waited for by it.
+   */
+  readonly unparks?: string;
 }
 
 /** A ResourceChange while drafting; `protect` comes from its entry and feeds the safety rules. */

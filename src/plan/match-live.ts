@@ -2,8 +2,10 @@ import type { Kind } from '../kinds/kind.js';
 import { KIND_NAMES, type KindName } from '../kinds/kind-name.js';
 import type { LiveObject, LiveState } from '../kinds/live-state.js';
 import type { DesiredEntry } from '../manifest/desired-state.js';
+import { diffFields } from './compare-fields.js';
 import { sourceOf } from './draft-action.js';
-import type { PlanState } from './plan-state.js';
+import { normalizedSpecOf, type PlanState } from './plan-state.js';
+import { METADATA_FIELD, referencedIds } from './spec-fields.js';
 
 /** Live objects by ID, and those marked with `owner` by kind and name (newest first). */
 export function indexLive(
@@ -24,7 +26,8 @@ export function indexLive(
     }
   }
   // Several objects with one marker happen when an apply stopped between a
-  // replacement's create and its delete: the newest is the one to keep.
+  // replacement's create and its delete, or lost a create's answer: the one
+  // kept is chosen by `pickCopy`; this order only makes plans deterministic.
   for (const byName of managed.values()) {
     for (const objects of byName.values()) objects.sort(newestFirst);
   }
@@ -67,7 +70,16 @@ export function matchLive(
   entry: DesiredEntry,
 ): { object: LiveObject; adopting: boolean } | undefined | 'error' {
   if (entry.id === undefined) {
-    const object = state.managed.get(kind.name)?.get(entry.name)?.[0];
+    const keyed = state.keyMatched.get(entry);
+    if (keyed !== undefined) return { object: keyed, adopting: false };
+    const takenByOthers = new Set([...state.keyMatched.values()].map((object) => object.id));
+    const adopted = new Set(
+      state.desired.entries.flatMap((other) => (other.id === undefined ? [] : [other.id])),
+    );
+    const candidates = (state.managed.get(kind.name)?.get(entry.name) ?? []).filter(
+      (object) => !takenByOthers.has(object.id) && !adopted.has(object.id),
+    );
+    const object = pickCopy(state, kind, entry, candidates);
     return object ? { object, adopting: false } : undefined;
   }
   const object = state.liveById.get(entry.id);
@@ -91,6 +103,52 @@ export function matchLive(
   }
   const ours = object.marker?.owner === state.options.owner && object.marker.name === entry.name;
   return { object, adopting: !ours };
+}
+
+/**
+ * Which of several objects carrying one entry's marker the entry keeps (the
+ * rest are pruned once it is in place). A killed replace leaves the old and
+ * the new copy, a lost create answer two alike: keep the copy that needs no
+ * replace, then one that another object names (a CA in use), then the one
+ * with the fewest differences, then the oldest, which has held its stable
+ * values (a reserved address's `addr`) longest. So reverting a killed
+ * replace keeps the original, and finishing it keeps the new copy.
+ */
+function pickCopy(
+  state: PlanState,
+  kind: Kind,
+  entry: DesiredEntry,
+  candidates: readonly LiveObject[],
+): LiveObject | undefined {
+  if (candidates.length <= 1) return candidates[0];
+  const spec = normalizedSpecOf(state, kind, entry);
+  // Reference fields hold names in the entry and IDs live: they are compared once resolved, later.
+  const compared = kind.fields.filter(
+    (rule) => rule.name !== METADATA_FIELD && rule.references === undefined,
+  );
+  const named = new Set<string>();
+  for (const object of state.liveById.values()) {
+    const referrer = state.kindsByName.get(object.kind);
+    if (referrer !== undefined) for (const id of referencedIds(referrer, object.spec)) named.add(id);
+  }
+  const rank = (object: LiveObject): [number, number, number] => {
+    const changes = diffFields(compared, spec, object.spec, '');
+    return [
+      changes.some((change) => change.forcesReplace) ? 1 : 0,
+      named.has(object.id) ? 0 : 1,
+      changes.length,
+    ];
+  };
+  const ranked = candidates.map((object) => ({ object, rank: rank(object) }));
+  ranked.sort(
+    (a, b) =>
+      a.rank[0] - b.rank[0] ||
+      a.rank[1] - b.rank[1] ||
+      a.rank[2] - b.rank[2] ||
+      (a.object.createdAt ?? '').localeCompare(b.object.createdAt ?? '') ||
+      a.object.id.localeCompare(b.object.id),
+  );
+  return ranked[0]?.object;
 }
 
 /** Marks a live object as the one `entry` stands for. */

@@ -11,6 +11,8 @@ export interface OrderingFacts {
   frees?: string;
   access?: 'allow' | 'deny';
   range?: AddressRange;
+  /** For an update that moves a rule: the range it leaves (`range` is where it arrives). */
+  movedFrom?: AddressRange;
 }
 
 /**
@@ -36,16 +38,26 @@ export function orderingFacts(
   return facts;
 }
 
-/** An update that changes the uniqueness key frees the old value and takes the new one. */
+/**
+ * An update that changes the uniqueness key frees the old value and takes
+ * the new one; for an access rule it also leaves one range and arrives at
+ * another, which the access ordering treats like a delete and a create.
+ */
 export function keyMove(
   kind: Kind,
   before: Readonly<Record<string, unknown>>,
   after: Readonly<Record<string, unknown>>,
 ): OrderingFacts {
-  const { frees } = orderingFacts(kind, before, 'frees');
-  const { takes, access } = orderingFacts(kind, after, 'takes');
+  const { frees, range: movedFrom } = orderingFacts(kind, before, 'frees');
+  const { takes, access, range } = orderingFacts(kind, after, 'takes');
   if (takes === undefined || frees === undefined || takes === frees) return {};
-  return { takes, frees, ...(access === undefined ? {} : { access }) };
+  return {
+    takes,
+    frees,
+    ...(access === undefined ? {} : { access }),
+    ...(range === undefined ? {} : { range }),
+    ...(movedFrom === undefined ? {} : { movedFrom }),
+  };
 }
 
 /** Fills in every action's `dependsOn` by the rules below, once every action of the plan is known. */
@@ -116,16 +128,18 @@ function reportStillReferenced(state: PlanState, remove: DraftAction, referrerId
  * the keys of the actions taking each key value.
  */
 function freeKeysBeforeTaking(actions: readonly DraftAction[]): Map<string, string[]> {
-  const freedBy = new Map<string, string[]>();
+  const freedBy = new Map<string, DraftAction[]>();
   for (const action of actions) {
-    if (action.frees !== undefined)
-      freedBy.set(action.frees, [...(freedBy.get(action.frees) ?? []), action.key]);
+    if (action.frees !== undefined) freedBy.set(action.frees, [...(freedBy.get(action.frees) ?? []), action]);
   }
   const takers = new Map<string, string[]>();
   for (const action of actions) {
     if (action.takes === undefined) continue;
     takers.set(action.takes, [...(takers.get(action.takes) ?? []), action.key]);
-    for (const key of freedBy.get(action.takes) ?? []) if (key !== action.key) action.dependsOn.add(key);
+    for (const freer of freedBy.get(action.takes) ?? []) {
+      // A freer drafted to follow this taker frees what the taker takes (a temporary rule's delete).
+      if (freer !== action && !freer.dependsOn.has(action.key)) action.dependsOn.add(freer.key);
+    }
   }
   return takers;
 }
@@ -150,37 +164,71 @@ function orderReplacements(state: PlanState, takers: ReadonlyMap<string, readonl
 }
 
 /**
- * Access never widens mid-apply. Creating a deny rule or deleting an allow
- * rule only narrows access, so those go first: an allow create waits for
- * every deny create it overlaps, and a deny delete waits for every allow
- * delete it overlaps. Overlap is the condition because a rule decides only
- * for the addresses in its range: an allow created before a disjoint deny,
- * or a deny deleted before a disjoint allow, opens no address that the old
- * and the new state both keep closed, so tying them together would only
- * let one failed deny hold back every allow and grow the plan with
- * denies × allows edges.
- * Ranges are compared regardless of IP policy, since an endpoint may list
- * several policies. A rule whose action flips on the same CIDR must be
- * deleted before it is re-created (uniqueness above), and a CIDR overlaps
- * itself: the old allow of an allow→deny flip is deleted early and its deny
- * created before any overlapping allow, while the old deny of a deny→allow
- * flip is deleted only after every overlapping allow is gone and its allow
- * is created after every overlapping deny, so no moment between the two
- * states grants more than either of them does.
+ * Access never widens mid-apply. Every access change either narrows access
+ * for a range (a deny created, an allow deleted) or widens it (an allow
+ * created, a deny deleted); an update that moves a rule's CIDR does both at
+ * once: a deny narrows where it arrives and widens where it leaves, an
+ * allow the other way round. The rule: every widening waits for every
+ * narrowing whose range overlaps it. Then, for any one address, every
+ * change that narrows it has landed before any change that widens it, so
+ * while the narrowings land the address is open only if it was open before
+ * the plan, and once they have all landed only if it is open after it: no
+ * moment grants what neither state grants.
+ * Overlap is the condition because a rule decides only for the addresses in
+ * its range: tying disjoint changes together would let one failed deny hold
+ * back every allow and grow the plan with denies × allows edges. Ranges are
+ * compared regardless of IP policy, since an endpoint may list several
+ * policies. A rule whose action flips on the same CIDR is deleted before it
+ * is re-created (uniqueness above), and a CIDR overlaps itself: an
+ * allow→deny flip narrows twice and goes early; a deny→allow flip widens
+ * twice and waits for every overlapping narrowing.
  */
 function neverWidenAccess(state: PlanState): void {
   for (const kind of state.kindsByName.values()) {
     if (kind.accessDecision === undefined) continue;
-    const ofKind = state.actions.filter((action) => action.kind === kind.name && action.access !== undefined);
-    const denyCreates = ofKind.filter(
-      (action) => action.takes !== undefined && action.op === 'create' && action.access === 'deny',
-    );
-    const allowCreates = ofKind.filter((action) => action.op === 'create' && action.access === 'allow');
-    const allowDeletes = ofKind.filter((action) => action.op === 'delete' && action.access === 'allow');
-    const denyDeletes = ofKind.filter((action) => action.op === 'delete' && action.access === 'deny');
-    forEachOverlap(allowCreates, denyCreates, (allow, deny) => allow.dependsOn.add(deny.key));
-    forEachOverlap(denyDeletes, allowDeletes, (deny, allow) => deny.dependsOn.add(allow.key));
+    const narrowings: RangedAction[] = [];
+    const widenings: RangedAction[] = [];
+    for (const action of state.actions) {
+      if (action.kind !== kind.name || action.access === undefined) continue;
+      const effects = accessEffects(action);
+      for (const range of effects.narrows) narrowings.push({ action, range });
+      for (const range of effects.widens) widenings.push({ action, range });
+    }
+    forEachOverlap(widenings, narrowings, (widening, narrowing) => {
+      if (widening.action === narrowing.action || narrowing.action.unparks === widening.action.key) return;
+      widening.action.dependsOn.add(narrowing.action.key);
+    });
   }
+}
+
+/** An action with one range it narrows or widens; `range` undefined when unknown (overlaps every range). */
+interface RangedAction {
+  readonly action: DraftAction;
+  readonly range: AddressRange | undefined;
+}
+
+function accessEffects(action: DraftAction): {
+  narrows: (AddressRange | undefined)[];
+  widens: (AddressRange | undefined)[];
+} {
+  const allow = action.access === 'allow';
+  if (action.op === 'create')
+    return allow ? { narrows: [], widens: [action.range] } : { narrows: [action.range], widens: [] };
+  if (action.op === 'delete')
+    return allow ? { narrows: [action.range], widens: [] } : { narrows: [], widens: [action.range] };
+  if (action.op !== 'update' && action.op !== 'adopt') return { narrows: [], widens: [] };
+  // An update only matters to access when it moves the rule to another range.
+  if (action.takes === undefined || sameRange(action.range, action.movedFrom))
+    return { narrows: [], widens: [] };
+  return allow
+    ? { narrows: [action.movedFrom], widens: [action.range] }
+    : { narrows: [action.range], widens: [action.movedFrom] };
+}
+
+function sameRange(a: AddressRange | undefined, b: AddressRange | undefined): boolean {
+  return (
+    a !== undefined && b !== undefined && a.family === b.family && a.first === b.first && a.last === b.last
+  );
 }
 
 /**
@@ -189,20 +237,20 @@ function neverWidenAccess(state: PlanState): void {
  * over each family's ranges sorted by first address, so the cost is
  * n log n plus the number of overlapping pairs, not left × right.
  */
-function forEachOverlap(
-  left: readonly DraftAction[],
-  right: readonly DraftAction[],
-  visit: (left: DraftAction, right: DraftAction) => void,
+function forEachOverlap<T extends { readonly range: AddressRange | undefined }>(
+  left: readonly T[],
+  right: readonly T[],
+  visit: (left: T, right: T) => void,
 ): void {
   if (left.length === 0 || right.length === 0) return;
-  type Start = { readonly action: DraftAction; readonly range: AddressRange; readonly side: 0 | 1 };
+  type Start = { readonly item: T; readonly range: AddressRange; readonly side: 0 | 1 };
   const starts: Start[] = [];
-  for (const [side, actions] of [left, right].entries()) {
-    for (const action of actions) {
-      if (action.range !== undefined) starts.push({ action, range: action.range, side: side as 0 | 1 });
-      else if (side === 0) for (const other of right) visit(action, other);
-      // an unranged right action pairs with every ranged left one; unranged pairs were visited above
-      else for (const other of left) if (other.range !== undefined) visit(other, action);
+  for (const [side, items] of [left, right].entries()) {
+    for (const item of items) {
+      if (item.range !== undefined) starts.push({ item, range: item.range, side: side as 0 | 1 });
+      else if (side === 0) for (const other of right) visit(item, other);
+      // an unranged right item pairs with every ranged left one; unranged pairs were visited above
+      else for (const other of left) if (other.range !== undefined) visit(other, item);
     }
   }
   starts.sort(
@@ -223,8 +271,8 @@ function forEachOverlap(
     const stillOpen = open[otherSide].filter((other) => other.range.last >= start.range.first);
     open[otherSide] = stillOpen;
     for (const other of stillOpen) {
-      if (start.side === 0) visit(start.action, other.action);
-      else visit(other.action, start.action);
+      if (start.side === 0) visit(start.item, other.item);
+      else visit(other.item, start.item);
     }
     open[start.side].push(start);
   }

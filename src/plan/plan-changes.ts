@@ -4,7 +4,7 @@ import type { DesiredState } from '../manifest/desired-state.js';
 import { assemblePlan } from './assemble-plan.js';
 import { checkAdoptions } from './match-live.js';
 import { narrowPlan, unmatchedTargets } from './narrow-plan.js';
-import { orderActions } from './order-actions.js';
+import { orderActionsParkingMoves } from './park-moves.js';
 import type { Plan } from './plan.js';
 import { planModulesOnlyEntry } from './plan-modules.js';
 import { planPrunes } from './plan-prunes.js';
@@ -12,7 +12,7 @@ import { planManagedEntry } from './plan-resources.js';
 import { createPlanState } from './plan-state.js';
 import { kindsInReferenceOrder } from './resolve-references.js';
 import type { MaxDestroy, SafetyContextName } from './safety-policy.js';
-import { checkUniqueKeys } from './unique-keys.js';
+import { checkUniqueKeys, matchUniqueKeys } from './unique-keys.js';
 
 export interface PlanOptions {
   /** The ownership marker's owner: only objects marked with it are changed or pruned. */
@@ -48,6 +48,7 @@ export function planChanges(desired: DesiredState, live: LiveState, options: Pla
   // Conflicts between entries, found before anything is planned.
   const skipped = checkAdoptions(state);
   checkUniqueKeys(state);
+  matchUniqueKeys(state, skipped);
   // One entry at a time, referenced kinds first so names resolve to IDs already planned.
   for (const kind of kindsInReferenceOrder([...state.kindsByName.values()])) {
     for (const entry of desired.entries) {
@@ -58,7 +59,7 @@ export function planChanges(desired: DesiredState, live: LiveState, options: Pla
   }
   planPrunes(state);
   // Dependencies are decided once every action is known: the rules relate actions of different entries.
-  orderActions(state);
+  orderActionsParkingMoves(state);
   const { changes, actions } = narrowPlan(state.changes, state.actions, options, state.errors);
   const owned = [...state.managed].flatMap(([kind, byName]) =>
     [...byName.keys()].map((name) => `${kind}.${name}`),

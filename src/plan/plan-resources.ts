@@ -87,9 +87,15 @@ export function planManagedEntry(state: PlanState, kind: Kind, entry: DesiredEnt
     if (!markerMatches && object.marker?.owner === marker.owner && object.marker.name === marker.name) {
       changedNames.push('protect');
     }
+    const renamedFrom =
+      !adopting && object.marker !== null && object.marker.name !== marker.name
+        ? object.marker.name
+        : undefined;
     const reason = adopting
       ? `adopted by id${object.marker ? ` from owner "${object.marker.owner}"` : ''}${changedNames.length > 0 ? `; ${changedNames.join(', ')} changed` : ''}`
-      : `${changedNames.length > 0 ? changedNames.join(', ') : 'ownership marker'} changed`;
+      : renamedFrom !== undefined
+        ? `renamed from ${kind.name}.${renamedFrom}${changedNames.length > 0 ? `; ${changedNames.join(', ')} changed` : ''}`
+        : `${changedNames.length > 0 ? changedNames.join(', ') : 'ownership marker'} changed`;
     const request = kind.updateRequest(object.id, updateBody);
     addChange(
       state,

@@ -41,6 +41,12 @@ export interface PlanState {
   unchanged: number;
   /** Delete key → create key of each replace; their order is decided once every action is known. */
   readonly replacements: Map<string, string>;
+  /**
+   * Managed objects that entries take over by their unique key (a rule
+   * renamed, or moved between names): the object is kept and renamed, never
+   * deleted and created again. See `matchUniqueKeys`.
+   */
+  readonly keyMatched: Map<DesiredEntry, LiveObject>;
 }
 
 export function createPlanState(
@@ -77,6 +83,7 @@ export function createPlanState(
     warnings: [],
     unchanged: 0,
     replacements: new Map(),
+    keyMatched: new Map(),
   };
 }
 

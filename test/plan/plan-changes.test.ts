@@ -527,7 +527,7 @@ describe('planChanges: ordering', () => {
     expectOrdered(plan, 'update:ip_policy_rules.moved', 'create:ip_policy_rules.newcomer');
   });
 
-  it('reports two rules swapping CIDRs as a cycle instead of ordering them wrongly', () => {
+  it('two deny rules swapping CIDRs keep both rules: each is renamed to the entry that now holds its CIDR', () => {
     const desired = desiredState([
       entry('ip_policy_rules', 'x', rule('10.0.1.0/24', 'deny')),
       entry('ip_policy_rules', 'y', rule('10.0.0.0/24', 'deny')),
@@ -539,18 +539,30 @@ describe('planChanges: ordering', () => {
 
     const plan = planChanges(desired, live, options);
 
-    expect(plan.errors.map((error) => error.code)).toEqual(['dependency_cycle']);
+    expect(plan.errors).toEqual([]);
+    expect(plan.changes.map((change) => [change.address, change.op, change.id, change.reason])).toEqual([
+      ['ip_policy_rules.x', 'update', 'ipr_y', 'renamed from ip_policy_rules.y'],
+      ['ip_policy_rules.y', 'update', 'ipr_x', 'renamed from ip_policy_rules.x'],
+    ]);
+    expect(plan.actions.map((action) => action.request.body)).toEqual([
+      { metadata: marked('x') },
+      { metadata: marked('y') },
+    ]);
   });
 
-  it('a renamed rule on the same CIDR and policy deletes the old holder before creating', () => {
+  it('a renamed rule on the same CIDR and policy is kept: one PATCH of its marker, no delete', () => {
     const desired = desiredState([entry('ip_policy_rules', 'renamed', rule('10.9.0.0/16', 'deny'))]);
     const live = liveState([
       liveRule('ipr_1', { cidr: '10.9.0.0/16', action: 'deny', metadata: marked('original') }),
     ]);
 
-    const plan = planChanges(desired, live, options);
+    const plan = planChanges(desired, live, { owner: OWNER });
 
-    expectOrdered(plan, 'delete:ip_policy_rules.original', 'create:ip_policy_rules.renamed');
+    expect(plan.refusal).toBeUndefined();
+    expect(plan.actions.map((action) => [action.key, action.request.method, action.request.path])).toEqual([
+      ['update:ip_policy_rules.renamed', 'PATCH', '/ip_policy_rules/ipr_1'],
+    ]);
+    expect(plan.changes[0]?.reason).toBe('renamed from ip_policy_rules.original');
   });
 });
 
