@@ -1,13 +1,53 @@
 /**
+ * The codes of errors raised across layers (a flag, the network, a plan
+ * file). Families with many codes of their own (ManifestError, KindError,
+ * ExportError, the emulator's ServiceError) keep their lists beside their
+ * class. src/cli/main.ts maps every code of every family to an exit code in
+ * one exhaustive table, so a new code without an exit code does not compile.
+ */
+export const CORE_ERROR_CODES = [
+  // a flag, an option or the configuration
+  'invalid_option',
+  'invalid_rate_limit',
+  'invalid_emulator_option',
+  'config_missing',
+  // the HTTP client and the service
+  'invalid_request',
+  'api_error',
+  'network_error',
+  'pagination_failed',
+  'outcome_unknown',
+  'unexpected_response',
+  'aborted',
+  // planning and applying
+  'manifests_invalid',
+  'plan_errors',
+  'plan_invalid',
+  'plan_refused',
+  'plan_stale',
+  'plan_file_invalid',
+  'plan_file_unwritable',
+  'pending_id_unresolved',
+  'apply_not_confirmed',
+  'apply_incomplete',
+  'interrupted',
+  // the emulator's files
+  'emulator_seed_invalid',
+  'emulator_seed_unreadable',
+  'emulator_data_invalid',
+  'emulator_data_unreadable',
+] as const;
+export type CoreErrorCode = (typeof CORE_ERROR_CODES)[number];
+
+/**
  * The one base class of every error edgesync raises on purpose. `code` is
  * machine-readable and stable; subclasses (ManifestError, ApiError, …) add the
- * context a person needs to act on it. The CLI maps codes to exit codes in one
- * place (src/cli/exit-codes.ts).
+ * context a person needs to act on it, and narrow `Code` to their family.
  */
-export class EdgesyncError extends Error {
-  readonly code: string;
+export class EdgesyncError<Code extends string = CoreErrorCode> extends Error {
+  readonly code: Code;
 
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
+  constructor(code: Code, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = new.target.name;
     this.code = code;

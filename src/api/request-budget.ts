@@ -2,12 +2,6 @@ import { EdgesyncError } from '../errors.js';
 import { RequestAbortedError, throwIfAborted } from './request-aborted-error.js';
 import { type Clock, type Sleep, systemClock, systemSleep } from './time-source.js';
 
-export interface RateLimit {
-  readonly requests: number;
-  /** Length of the rolling window, in milliseconds. */
-  readonly windowMs: number;
-}
-
 export interface RequestBudgetOptions {
   /** Requests allowed per rolling window. @default 120 */
   readonly requests?: number;
@@ -17,33 +11,6 @@ export interface RequestBudgetOptions {
   readonly clock?: Clock;
   /** @default a timer that honours the signal */
   readonly sleep?: Sleep;
-}
-
-/** `--rate-limit` was not of the form `N/WINDOW` (`120/60s`). */
-export class InvalidRateLimitError extends EdgesyncError {
-  constructor(found: string) {
-    super(
-      'invalid_rate_limit',
-      `rate limit must be <requests>/<window> with a unit of ms, s or m, e.g. 120/60s (found "${found}")`,
-    );
-  }
-}
-
-const WINDOW_UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000 };
-
-/** Parses `120/60s`, `10/500ms`, `100/1m`. Both numbers must be positive integers. */
-export function parseRateLimit(text: string): RateLimit {
-  const match = /^\s*(\d+)\s*\/\s*(\d+)\s*(ms|s|m)\s*$/.exec(text);
-  const [, requestsText, windowText, unit] = match ?? [];
-  if (requestsText === undefined || windowText === undefined || unit === undefined) {
-    throw new InvalidRateLimitError(text);
-  }
-  const requests = Number(requestsText);
-  const windowMs = Number(windowText) * (WINDOW_UNIT_MS[unit] ?? 1);
-  if (requests < 1 || windowMs < 1 || !Number.isSafeInteger(requests) || !Number.isSafeInteger(windowMs)) {
-    throw new InvalidRateLimitError(text);
-  }
-  return { requests, windowMs };
 }
 
 /**

@@ -21,10 +21,9 @@ import type { Plan } from '../plan/plan.js';
 import { renderPlanText } from '../plan/render-text.js';
 import { judgedFor } from '../plan/safety-policy.js';
 import { parseSavedPlan, refillSecrets } from '../plan/saved-plan.js';
-import type { CommandContext, CommandRegistrar } from './command-context.js';
+import type { CommandContext, CommandOutcome, CommandRegistrar } from './command-context.js';
 import { addConnectionOptions, type Connection, type ConnectionFlags, openConnection } from './connection.js';
-import { parsePositiveInteger } from './duration-option.js';
-import { EXIT } from './exit-codes.js';
+import { parseDuration, parsePositiveInteger } from './duration-option.js';
 import { addLogOptions, type LogFlags, loggerFor } from './logger.js';
 import { addPlanOptions, type PlanFlags, parsePlanOptions } from './plan-options.js';
 
@@ -50,18 +49,26 @@ export const registerApplyCommand: CommandRegistrar = (program, ctx) => {
     .option('-y, --yes', 'apply without asking')
     .option('--dry-run', 'print the requests that would be sent and send no write')
     .option('--concurrency <n>', 'actions in flight at once', '4')
-    .option('--grace-timeout <ms>', 'after SIGINT/SIGTERM, how long in-flight requests may finish', '10000');
+    .option(
+      '--grace-timeout <duration>',
+      'after SIGINT/SIGTERM, how long in-flight requests may finish, e.g. 10s (a bare number is milliseconds)',
+      '10s',
+    );
   addLogOptions(command, 'info');
   addConnectionOptions(command);
   addPlanOptions(command);
   command.action(async (paths: string[], flags: ApplyFlags) => {
-    ctx.setExitCode(await runApply(paths, flags, ctx));
+    ctx.setOutcome(await runApply(paths, flags, ctx));
   });
 };
 
-async function runApply(paths: readonly string[], flags: ApplyFlags, ctx: CommandContext): Promise<number> {
+async function runApply(
+  paths: readonly string[],
+  flags: ApplyFlags,
+  ctx: CommandContext,
+): Promise<CommandOutcome> {
   const concurrency = parsePositiveInteger('--concurrency', flags.concurrency);
-  const graceMs = parsePositiveInteger('--grace-timeout', flags.graceTimeout);
+  const graceMs = parseDuration('--grace-timeout', flags.graceTimeout);
   const logger = loggerFor(flags, ctx.stderr);
   const connection = await openConnection(flags, { logger });
   try {
@@ -69,7 +76,7 @@ async function runApply(paths: readonly string[], flags: ApplyFlags, ctx: Comman
       flags.plan === undefined
         ? await planFromManifests(paths, flags, connection, ctx)
         : await planFromFile(flags.plan, flags, connection, ctx);
-    if (typeof plan === 'number') return plan;
+    if (typeof plan === 'string') return plan;
     return await confirmAndApply(plan, flags, { connection, ctx, logger, concurrency, graceMs });
   } finally {
     await connection.close();
@@ -81,7 +88,7 @@ async function planFromManifests(
   flags: ApplyFlags,
   connection: Connection,
   ctx: CommandContext,
-): Promise<Plan | number> {
+): Promise<Plan | CommandOutcome> {
   const prepared = await preparePlan(paths, connection.api, {
     load: loadOptions(flags, ctx),
     plan: parsePlanOptions(flags),
@@ -89,7 +96,7 @@ async function planFromManifests(
   });
   if (!prepared.ok) {
     writeManifestErrors(prepared.errors, ctx);
-    return EXIT.error;
+    return 'manifests_invalid';
   }
   return prepared.value.plan;
 }
@@ -104,7 +111,7 @@ async function planFromFile(
   flags: ApplyFlags,
   connection: Connection,
   ctx: CommandContext,
-): Promise<Plan | number> {
+): Promise<Plan | CommandOutcome> {
   const saved = parseSavedPlan(await readPlanFile(resolve(ctx.cwd, file)));
   const loaded = await loadDesiredState(saved.manifestPaths, {
     ...loadOptions(flags, ctx),
@@ -112,7 +119,7 @@ async function planFromFile(
   });
   if (!loaded.ok) {
     writeManifestErrors(loaded.errors, ctx);
-    return EXIT.error;
+    return 'manifests_invalid';
   }
   if (loaded.value.hash !== saved.desiredHash) {
     throw new EdgesyncError(
@@ -154,35 +161,35 @@ interface ApplyContext {
   readonly graceMs: number;
 }
 
-async function confirmAndApply(plan: Plan, flags: ApplyFlags, apply: ApplyContext): Promise<number> {
+async function confirmAndApply(plan: Plan, flags: ApplyFlags, apply: ApplyContext): Promise<CommandOutcome> {
   const { ctx } = apply;
   if (plan.errors.length > 0) {
     for (const error of plan.errors) {
       const where = error.source === undefined ? '' : `${formatLocation(error.source)}: `;
       ctx.stderr.write(`${where}${error.message}\n`);
     }
-    return EXIT.error;
+    return 'plan_errors';
   }
   if (plan.refusal !== undefined) throw new EdgesyncError('plan_refused', plan.refusal.message);
   if (plan.actions.length === 0) {
     ctx.stdout.write('No changes.\n');
-    return EXIT.ok;
+    return 'ok';
   }
   ctx.stdout.write(renderPlanText(plan, { color: colorFor(ctx.stdout, ctx.env) }));
   if (flags.dryRun) {
     ctx.stdout.write(`\nRequests that would be sent (dry run, nothing sent):\n\n${renderRequests(plan)}`);
-    return EXIT.ok;
+    return 'ok';
   }
   if (flags.yes !== true) {
     if (ctx.stdin.isTTY !== true) {
       ctx.stderr.write(
         'edgesync: refusing to apply without confirmation: stdin is not a terminal; pass --yes\n',
       );
-      return EXIT.error;
+      return 'apply_not_confirmed';
     }
     if (!(await confirm(ctx))) {
       ctx.stderr.write('Apply cancelled.\n');
-      return EXIT.error;
+      return 'apply_not_confirmed';
     }
   }
   const reporter = createProgressReporter({ stream: ctx.stderr, logger: apply.logger });
@@ -198,7 +205,7 @@ async function confirmAndApply(plan: Plan, flags: ApplyFlags, apply: ApplyContex
   reporter.finish();
   for (const line of formatUnappliedActions(result)) ctx.stderr.write(`${line}\n`);
   ctx.stdout.write(`${formatApplySummary(result)}\n`);
-  return applySucceeded(result) ? EXIT.ok : EXIT.error;
+  return applySucceeded(result) ? 'ok' : 'apply_incomplete';
 }
 
 async function confirm(ctx: CommandContext): Promise<boolean> {

@@ -2,11 +2,11 @@ import { type Command, Option } from 'commander';
 import type { Logger } from 'pino';
 import { createApiClient, type RequestObserver } from '../api/client.js';
 import type { EdgeApi } from '../api/edge-api.js';
-import { parseRateLimit, RequestBudget } from '../api/request-budget.js';
+import { RequestBudget } from '../api/request-budget.js';
 import { loadSeedFile } from '../emulator/seed.js';
 import { startEmulator } from '../emulator/server.js';
 import { EdgesyncError } from '../errors.js';
-import { parsePositiveInteger } from './duration-option.js';
+import { parseDuration, parseRate } from './duration-option.js';
 
 /** The connection flags as commander parses them. */
 export interface ConnectionFlags {
@@ -40,8 +40,12 @@ export function addConnectionOptions(command: Command): Command {
     )
     .option('--emulator', 'start the built-in emulator in this process and use it (for trying edgesync)')
     .option('--emulator-seed <file>', 'YAML seed for --emulator (IP policies, edges and routes to preload)')
-    .option('--rate-limit <n/window>', 'request budget shared by reads and writes, e.g. 120/60s', '120/60s')
-    .option('--timeout <ms>', 'per-request timeout in milliseconds', '30000');
+    .option(
+      '--rate-limit <n/duration>',
+      'request budget shared by reads and writes: requests per window, e.g. 120/60s (a bare window is seconds)',
+      '120/60s',
+    )
+    .option('--timeout <duration>', 'per-request timeout, e.g. 30s (a bare number is milliseconds)', '30s');
 }
 
 export interface OpenConnectionHooks {
@@ -53,8 +57,10 @@ export async function openConnection(
   flags: ConnectionFlags,
   hooks: OpenConnectionHooks = {},
 ): Promise<Connection> {
-  const budget = new RequestBudget(parseRateLimit(flags.rateLimit));
-  const timeoutMs = parsePositiveInteger('--timeout', flags.timeout);
+  const budget = new RequestBudget(parseRate('--rate-limit', flags.rateLimit));
+  const timeoutMs = parseDuration('--timeout', flags.timeout);
+  if (timeoutMs < 1)
+    throw new EdgesyncError('invalid_option', `--timeout: expected at least 1ms (found "${flags.timeout}")`);
   if (flags.emulator) {
     const seed = flags.emulatorSeed ? await loadSeedFile(flags.emulatorSeed) : undefined;
     const emulator = await startEmulator(seed ? { seed } : {});

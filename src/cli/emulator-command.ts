@@ -1,9 +1,8 @@
-import { parseRateLimit } from '../emulator/rate-limit-spec.js';
 import { loadSeedFile } from '../emulator/seed.js';
 import { type EmulatorOptions, startEmulator } from '../emulator/server.js';
 import { EdgesyncError } from '../errors.js';
-import type { CommandContext, CommandRegistrar } from './command-context.js';
-import { EXIT } from './exit-codes.js';
+import type { CommandContext, CommandOutcome, CommandRegistrar } from './command-context.js';
+import { parseDuration, parseRate } from './duration-option.js';
 
 interface EmulatorFlags {
   readonly host: string;
@@ -49,8 +48,15 @@ async function emulatorOptions(flags: EmulatorFlags): Promise<EmulatorOptions> {
   }
   if (flags.seed !== undefined) options.seed = await loadSeedFile(flags.seed);
   if (flags.data !== undefined) options.dataFile = flags.data;
-  if (flags.rateLimit !== undefined) options.rateLimit = parseRateLimit(flags.rateLimit);
-  if (flags.latency !== undefined) options.latencyMs = integerFlag('--latency', flags.latency, 0, 600_000);
+  if (flags.rateLimit !== undefined) {
+    const rate = parseRate('--rate-limit', flags.rateLimit, { allowOff: true });
+    if (rate !== 'off') options.rateLimit = rate;
+  }
+  if (flags.latency !== undefined) {
+    const latencyMs = parseDuration('--latency', flags.latency);
+    if (latencyMs > 600_000) throw invalidOption('--latency', 'a duration of at most 10m', flags.latency);
+    options.latencyMs = latencyMs;
+  }
   if (flags.faultRate !== undefined) options.faultRate = shareFlag('--fault-rate', flags.faultRate);
   if (flags.dropRate !== undefined) options.dropRate = shareFlag('--drop-rate', flags.dropRate);
   if (flags.pageSizeMax !== undefined)
@@ -58,7 +64,7 @@ async function emulatorOptions(flags: EmulatorFlags): Promise<EmulatorOptions> {
   return options;
 }
 
-async function runEmulator(flags: EmulatorFlags, ctx: CommandContext): Promise<number> {
+async function runEmulator(flags: EmulatorFlags, ctx: CommandContext): Promise<CommandOutcome> {
   const options = await emulatorOptions(flags);
   const emulator = await startEmulator(options);
   // The URL is the first stdout line so scripts can read it; a generated key
@@ -74,7 +80,7 @@ async function runEmulator(flags: EmulatorFlags, ctx: CommandContext): Promise<n
   }
   await emulator.close();
   ctx.stderr.write('edgesync emulator: stopped\n');
-  return EXIT.ok;
+  return 'ok';
 }
 
 export const registerEmulatorCommand: CommandRegistrar = (program, ctx) => {
@@ -87,14 +93,17 @@ export const registerEmulatorCommand: CommandRegistrar = (program, ctx) => {
     .option('--seed <file>', 'YAML seed of resources to preload (ignored when --data already exists)')
     .option('--data <file>', 'persist the account to this JSON file (atomic writes; reloaded on start)')
     .option(
-      '--rate-limit <n/window>',
-      'rolling-window rate limit such as 120/60s (units ms, s, m); off by default',
+      '--rate-limit <n/duration|off>',
+      'rolling-window rate limit such as 120/60s (a bare window is seconds), or off; off by default',
     )
-    .option('--latency <ms>', 'delay every request by this many milliseconds')
+    .option(
+      '--latency <duration>',
+      'delay every request by this long, e.g. 50ms (a bare number is milliseconds)',
+    )
     .option('--fault-rate <p>', 'share (0-1) of requests answered 500/503 without being applied')
     .option('--drop-rate <p>', 'share (0-1) of writes applied and then dropped without a response')
     .option('--page-size-max <n>', 'largest list page (1-100), for pagination tests')
     .action(async (flags: EmulatorFlags) => {
-      ctx.setExitCode(await runEmulator(flags, ctx));
+      ctx.setOutcome(await runEmulator(flags, ctx));
     });
 };

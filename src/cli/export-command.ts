@@ -9,9 +9,8 @@ import type { Kind } from '../kinds/kind.js';
 import { isKindName, KIND_NAMES, type KindName } from '../kinds/kind-name.js';
 import { KINDS } from '../kinds/registry.js';
 import { manifestSchemaPath } from '../manifest/manifest-schema.js';
-import type { CommandContext, CommandRegistrar } from './command-context.js';
+import type { CommandContext, CommandOutcome, CommandRegistrar } from './command-context.js';
 import { addConnectionOptions, type ConnectionFlags, openConnection } from './connection.js';
-import { EXIT } from './exit-codes.js';
 import { addLogOptions, type LogFlags, loggerFor } from './logger.js';
 import { parseOwner } from './plan-options.js';
 
@@ -83,7 +82,7 @@ export const registerExportCommand: CommandRegistrar = (program, ctx) => {
   for (const { option } of idOptions) command.addOption(option);
   addConnectionOptions(command);
   command.action(async (flags: ExportCommandFlags) => {
-    ctx.setExitCode(await runExport(flags, idOptions, ctx));
+    ctx.setOutcome(await runExport(flags, idOptions, ctx));
   });
 };
 
@@ -91,7 +90,7 @@ async function runExport(
   flags: ExportCommandFlags,
   idOptions: readonly { kind: Kind; option: Option }[],
   ctx: CommandContext,
-): Promise<number> {
+): Promise<CommandOutcome> {
   const owner = parseOwner(flags.owner);
   const kinds = selectedKinds(flags.kinds);
   const idsByKind: Partial<Record<KindName, readonly string[]>> = {};
@@ -147,7 +146,7 @@ async function runExport(
       ctx.stderr.write(`Removed ${result.removed.join(', ')} (no longer in the account)\n`);
   }
   ctx.stderr.write(`${summary(exported)}\n`);
-  return EXIT.ok;
+  return 'ok';
 }
 
 function selectedKinds(names: readonly string[] | undefined): Kind[] {

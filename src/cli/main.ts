@@ -1,14 +1,63 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
+import { SERVICE_ERROR_CODES, type ServiceErrorCode } from '../emulator/service-error.js';
+import { CORE_ERROR_CODES, type CoreErrorCode, EdgesyncError } from '../errors.js';
+import { EXPORT_ERROR_CODES, type ExportErrorCode } from '../export/export-error.js';
+import { KIND_ERROR_CODES, type KindErrorCode } from '../kinds/kind-error.js';
+import { MANIFEST_ERROR_CODES, type ManifestErrorCode } from '../manifest/manifest-error.js';
 import { VERSION } from '../version.js';
 import { registerApplyCommand } from './apply-command.js';
-import type { CommandContext, CommandRegistrar } from './command-context.js';
+import type { CommandContext, CommandOutcome, CommandRegistrar } from './command-context.js';
 import { registerEmulatorCommand } from './emulator-command.js';
-import { EXIT, exitCodeFor } from './exit-codes.js';
 import { registerExportCommand } from './export-command.js';
 import { registerPlanCommand } from './plan-command.js';
 import { registerValidateCommand } from './validate-command.js';
 import { registerWatchCommand } from './watch-command.js';
+
+/** The documented exit codes (DESIGN.md, "Commands"). */
+const EXIT = {
+  ok: 0,
+  error: 1,
+  changes: 2,
+  stalePlan: 3,
+  refused: 4,
+} as const;
+type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/** Every error code edgesync raises, of every family. */
+type ErrorCode =
+  | CoreErrorCode
+  | ManifestErrorCode
+  | KindErrorCode
+  | ExportErrorCode
+  | `emulator_${ServiceErrorCode}`;
+
+function every<C extends string>(codes: readonly C[], exit: ExitCode): Record<C, ExitCode> {
+  return Object.fromEntries(codes.map((code) => [code, exit])) as Record<C, ExitCode>;
+}
+
+/**
+ * The one table from how a command ended to the exit code. Exhaustive: a new
+ * code in any family fails to compile until it has its row.
+ */
+const EXIT_CODES: Readonly<Record<'ok' | 'changes' | ErrorCode, ExitCode>> = {
+  ...every(MANIFEST_ERROR_CODES, EXIT.error),
+  ...every(KIND_ERROR_CODES, EXIT.error),
+  ...every(EXPORT_ERROR_CODES, EXIT.error),
+  ...every(
+    SERVICE_ERROR_CODES.map((code) => `emulator_${code}` as const),
+    EXIT.error,
+  ),
+  ...every(CORE_ERROR_CODES, EXIT.error),
+  ok: EXIT.ok,
+  changes: EXIT.changes,
+  plan_stale: EXIT.stalePlan,
+  plan_refused: EXIT.refused,
+};
+
+function exitCodeOf(outcome: CommandOutcome | ErrorCode): ExitCode {
+  return EXIT_CODES[outcome] ?? EXIT.error;
+}
 
 const COMMANDS: readonly CommandRegistrar[] = [
   registerApplyCommand,
@@ -20,7 +69,7 @@ const COMMANDS: readonly CommandRegistrar[] = [
 ];
 
 async function main(argv: readonly string[]): Promise<number> {
-  let exitCode: number = EXIT.ok;
+  let outcome: CommandOutcome = 'ok';
   const shutdown = new AbortController();
   const onSignal = (): void => shutdown.abort();
   process.once('SIGINT', onSignal);
@@ -31,8 +80,8 @@ async function main(argv: readonly string[]): Promise<number> {
     stdin: process.stdin,
     env: process.env,
     cwd: process.cwd(),
-    setExitCode: (code) => {
-      exitCode = code;
+    setOutcome: (ended) => {
+      outcome = ended;
     },
     shutdown: shutdown.signal,
   };
@@ -48,12 +97,12 @@ async function main(argv: readonly string[]): Promise<number> {
     if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.error;
     const message = error instanceof Error ? error.message : String(error);
     process.stderr.write(`edgesync: ${message}\n`);
-    return exitCodeFor(error);
+    return error instanceof EdgesyncError ? exitCodeOf((error as EdgesyncError<ErrorCode>).code) : EXIT.error;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
-  return exitCode;
+  return exitCodeOf(outcome);
 }
 
 process.exitCode = await main(process.argv);

@@ -12,9 +12,8 @@ import {
 } from '../plan/render-markdown.js';
 import { renderPlanText } from '../plan/render-text.js';
 import { serializeSavedPlan, toSavedPlan } from '../plan/saved-plan.js';
-import type { CommandContext, CommandRegistrar } from './command-context.js';
+import type { CommandContext, CommandOutcome, CommandRegistrar } from './command-context.js';
 import { addConnectionOptions, type ConnectionFlags, openConnection } from './connection.js';
-import { EXIT } from './exit-codes.js';
 import { addLogOptions, type LogFlags, loggerFor } from './logger.js';
 import { addPlanOptions, type PlanFlags, parsePlanOptions } from './plan-options.js';
 import { findRepoRoot, planFromRepoRoot } from './repo-root.js';
@@ -56,7 +55,7 @@ export const registerPlanCommand: CommandRegistrar = (program, ctx) => {
   addConnectionOptions(command);
   addPlanOptions(command);
   command.action(async (paths: string[], flags: PlanCommandFlags) => {
-    ctx.setExitCode(await runPlan(paths, flags, ctx));
+    ctx.setOutcome(await runPlan(paths, flags, ctx));
   });
 };
 
@@ -64,7 +63,7 @@ async function runPlan(
   paths: readonly string[],
   flags: PlanCommandFlags,
   ctx: CommandContext,
-): Promise<number> {
+): Promise<CommandOutcome> {
   const planOptions = parsePlanOptions(flags);
   const maxChars = parseMaxChars(flags.maxChars);
   const logger = loggerFor(flags, ctx.stderr);
@@ -84,7 +83,7 @@ async function runPlan(
     if (!prepared.ok) {
       for (const error of prepared.errors) ctx.stderr.write(`${error.format()}\n`);
       ctx.stderr.write(`${prepared.errors.length} manifest error(s): nothing was planned\n`);
-      return EXIT.error;
+      return 'manifests_invalid';
     }
     const { plan } = prepared.value;
     const requestStats = connection.api.stats();
@@ -105,7 +104,7 @@ async function runPlan(
         `Saved the plan to ${flags.out}: apply it with \`edgesync apply --plan ${flags.out}\`\n`,
       );
     }
-    return exitCodeOf(plan, flags);
+    return outcomeOf(plan, flags);
   } finally {
     await connection.close();
   }
@@ -158,9 +157,9 @@ async function render(
   return renderPlanText(plan, { color });
 }
 
-function exitCodeOf(plan: Plan, flags: PlanCommandFlags): number {
-  if (plan.errors.length > 0) return EXIT.error;
-  if (plan.refusal !== undefined) return EXIT.refused;
-  if (plan.actions.length > 0 && flags.detailedExitcode === true) return EXIT.changes;
-  return EXIT.ok;
+function outcomeOf(plan: Plan, flags: PlanCommandFlags): CommandOutcome {
+  if (plan.errors.length > 0) return 'plan_errors';
+  if (plan.refusal !== undefined) return 'plan_refused';
+  if (plan.actions.length > 0 && flags.detailedExitcode === true) return 'changes';
+  return 'ok';
 }

@@ -1,7 +1,6 @@
 import { Option } from 'commander';
 import { DEFAULT_OWNER, loadDesiredState } from '../manifest/load-desired-state.js';
-import type { CommandContext, CommandRegistrar } from './command-context.js';
-import { EXIT } from './exit-codes.js';
+import type { CommandContext, CommandOutcome, CommandRegistrar } from './command-context.js';
 import { manifestErrorsToSarif } from './manifest-errors-sarif.js';
 import { findRepoRoot, relativeToRepoRoot } from './repo-root.js';
 
@@ -44,7 +43,7 @@ export const registerValidateCommand: CommandRegistrar = (program, ctx) => {
       "also resolve every { env } and read every { file } secret, as plan and apply do (by default only their form and the file's presence inside the root are checked)",
     )
     .action(async (paths: string[], flags: ValidateFlags) => {
-      ctx.setExitCode(await runValidate(paths, flags, ctx));
+      ctx.setOutcome(await runValidate(paths, flags, ctx));
     });
 };
 
@@ -52,10 +51,10 @@ async function runValidate(
   paths: readonly string[],
   flags: ValidateFlags,
   ctx: CommandContext,
-): Promise<number> {
+): Promise<CommandOutcome> {
   if (flags.owner.trim() === '') {
     ctx.stderr.write('edgesync validate: --owner must not be empty\n');
-    return EXIT.error;
+    return 'invalid_option';
   }
   const defaulted = paths.length === 0;
   const result = await loadDesiredState(defaulted ? ['.'] : paths, {
@@ -88,11 +87,11 @@ async function runValidate(
     const summary = `${plural(files.length, 'file')} valid (${plural(entries.length, 'entry', 'entries')})\n`;
     if (flags.format === 'text') ctx.stdout.write(summary);
     else ctx.stderr.write(summary);
-    return EXIT.ok;
+    return 'ok';
   }
   const files = new Set(errors.map((error) => error.file)).size;
   ctx.stderr.write(`${plural(errors.length, 'error')} in ${plural(files, 'file')}\n`);
-  return EXIT.error;
+  return 'manifests_invalid';
 }
 
 /** With no path given, say what was read: a YAML file in an unexpected place is then easy to spot. */

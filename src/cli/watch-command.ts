@@ -104,5 +104,5 @@ async function runWatch(paths: readonly string[], flags: WatchFlags, ctx: Comman
   } finally {
     await connection.close();
   }
-  ctx.setExitCode(0);
+  ctx.setOutcome('ok');
 }

@@ -26,7 +26,7 @@ export type ServiceErrorCode = (typeof SERVICE_ERROR_CODES)[number];
  * server turns it into `{ error_code, status_code, msg, details }`. Handlers
  * run synchronously, so throwing before any mutation leaves the store intact.
  */
-export class ServiceError extends EdgesyncError {
+export class ServiceError extends EdgesyncError<`emulator_${ServiceErrorCode}`> {
   readonly status: number;
   readonly errorCode: ServiceErrorCode;
   /** Dotted path of the offending request field, when one field is at fault. */

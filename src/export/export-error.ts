@@ -14,7 +14,7 @@ export const EXPORT_ERROR_CODES = [
 export type ExportErrorCode = (typeof EXPORT_ERROR_CODES)[number];
 
 /** A failure of `edgesync export`; `path` names the file concerned when there is one. */
-export class ExportError extends EdgesyncError {
+export class ExportError extends EdgesyncError<ExportErrorCode> {
   readonly path: string | undefined;
 
   constructor(

@@ -15,7 +15,7 @@ export const KIND_ERROR_CODES = [
 export type KindErrorCode = (typeof KIND_ERROR_CODES)[number];
 
 /** An error raised by a kind module; names the kind (and the object's ID when there is one). */
-export class KindError extends EdgesyncError {
+export class KindError extends EdgesyncError<KindErrorCode> {
   readonly kind: KindName;
   readonly id: string | undefined;
 

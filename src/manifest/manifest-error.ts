@@ -40,8 +40,7 @@ export const MANIFEST_ERROR_CODES = [
 export type ManifestErrorCode = (typeof MANIFEST_ERROR_CODES)[number];
 
 /** One problem in one manifest, at the place a person has to edit. */
-export class ManifestError extends EdgesyncError {
-  declare readonly code: ManifestErrorCode;
+export class ManifestError extends EdgesyncError<ManifestErrorCode> {
   readonly file: string;
   readonly line: number;
   readonly column: number;

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RequestAbortedError } from '../../src/api/request-aborted-error.js';
-import { InvalidRateLimitError, parseRateLimit, RequestBudget } from '../../src/api/request-budget.js';
+import { RequestBudget } from '../../src/api/request-budget.js';
 import { FakeTime, sleepUntilAborted } from './fake-time.js';
 
 describe('RequestBudget', () => {
@@ -159,27 +159,4 @@ describe('RequestBudget', () => {
   ])('refuses %o', (options, message) => {
     expect(() => new RequestBudget(options)).toThrow(message);
   });
-});
-
-describe('parseRateLimit', () => {
-  it.each([
-    ['120/60s', { requests: 120, windowMs: 60_000 }],
-    ['10/500ms', { requests: 10, windowMs: 500 }],
-    ['100/1m', { requests: 100, windowMs: 60_000 }],
-    [' 5 / 2s ', { requests: 5, windowMs: 2000 }],
-  ])('reads %o', (text, expected) => {
-    expect(parseRateLimit(text)).toEqual(expected);
-  });
-
-  it.each(['', '120', '120/60', '0/60s', '120/0s', 'abc/60s', '120/60h', '-1/60s', '1.5/60s', '120/s'])(
-    'refuses %o, naming the expected form and the value found',
-    (text) => {
-      const parse = (): unknown => parseRateLimit(text);
-
-      expect(parse).toThrow(InvalidRateLimitError);
-      expect(parse).toThrow(
-        `rate limit must be <requests>/<window> with a unit of ms, s or m, e.g. 120/60s (found "${text}")`,
-      );
-    },
-  );
 });

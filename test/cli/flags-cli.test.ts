@@ -1,0 +1,49 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BUILT_CLI } from '../support/built-cli.js';
+
+function run(
+  args: readonly string[],
+  cwd: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [BUILT_CLI, ...args], {
+    cwd,
+    env: { PATH: process.env.PATH },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString('utf8');
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  return new Promise((done) => child.on('close', (code) => done({ code, stdout, stderr })));
+}
+
+describe('duration and rate flags take units on every command (issue 17.5)', () => {
+  let dir: string | undefined;
+  afterEach(async () => {
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('plan and apply take --rate-limit 120/60, --timeout 30s and --grace-timeout 2s', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'edgesync-flags-'));
+    await writeFile(join(dir, 'empty.yaml'), 'version: 1\n');
+    const flags = ['--emulator', '--rate-limit', '120/60', '--timeout', '30s'];
+
+    const plan = await run(['plan', ...flags, 'empty.yaml'], dir);
+    const apply = await run(['apply', '--yes', '--grace-timeout', '2s', ...flags, 'empty.yaml'], dir);
+    const bad = await run(['plan', '--emulator', '--timeout', '30 seconds', 'empty.yaml'], dir);
+
+    expect(plan.stderr).toBe('');
+    expect(plan.code).toBe(0);
+    expect(apply.code).toBe(0);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('--timeout: expected a duration like 500ms, 30s or 5m (found "30 seconds")');
+  });
+});
