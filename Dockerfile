@@ -4,9 +4,10 @@ ARG NODE_MAJOR=26
 # The base image by digest, so a rebuild of the same commit gets the same base
 # (the tag alone moves with every Node patch and Debian update). This must be
 # the multi-arch index digest of node:${NODE_MAJOR}-slim (the release builds
-# linux/amd64 and linux/arm64 from it). It was taken from public Dockerfiles
-# that pin node:26-slim and could not be checked against the registry where it
-# was written: check or refresh it with
+# linux/amd64 and linux/arm64 from it). This one is node:26.8.1-slim (also
+# tagged 26-slim and 26-trixie-slim then), the same digest in many public
+# Dockerfiles that pin those tags; it could not be pulled where it was
+# written, which reaches no image registry. Check or refresh it with
 #   docker buildx imagetools inspect node:26-slim --format '{{.Manifest.Digest}}'
 # and change it together with NODE_MAJOR (docs/operations.md, "Base image").
 ARG NODE_IMAGE_DIGEST=sha256:c0753125a3789977aefe869cbebccf70e3cfd7ea84ca48547458f02e4f1d7146

@@ -91,6 +91,18 @@ describe('.github/workflows/release.yml', () => {
     expect(job?.permissions).toEqual({ contents: 'read', packages: 'write', 'id-token': 'write' });
   });
 
+  it('Dependabot keeps the pinned action SHAs current', async () => {
+    const dependabot = parse(await readFile(join(ROOT, '.github', 'dependabot.yml'), 'utf8')) as {
+      version: number;
+      updates: { 'package-ecosystem': string; directory: string }[];
+    };
+
+    expect(dependabot.version).toBe(2);
+    expect(dependabot.updates).toContainEqual(
+      expect.objectContaining({ 'package-ecosystem': 'github-actions', directory: '/' }),
+    );
+  });
+
   it('pins every action by commit SHA, with the tag in a comment', () => {
     const uses = [...text.matchAll(/^\s*(?:-\s+)?uses:\s*(\S+)(.*)$/gm)];
 
