@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ApiRequest } from '../../src/api/edge-api.js';
-import { kindByName } from '../../src/kinds/registry.js';
+import type { Kind } from '../../src/kinds/kind.js';
+import { KINDS, kindByName } from '../../src/kinds/registry.js';
 
 const META = '{"edgesync":{"name":"n","owner":"o"}}';
 const pending = { $createdBy: 'create:certificate_authorities.corp' };
@@ -177,4 +178,36 @@ describe('request builders', () => {
   ])('%s is refused with a typed error', (_label, build, code) => {
     expect(build).toThrow(expect.objectContaining({ code }));
   });
+});
+
+describe('request builders of every metadata-owned kind', () => {
+  const owned = KINDS.filter((kind) => kind.ownership === 'metadata');
+  const everyField = (kind: Kind): Record<string, unknown> =>
+    Object.fromEntries(kind.fields.map((field) => [field.name, `new-${field.name}`]));
+
+  it.each(owned.map((kind) => [kind.name, kind] as const))(
+    '%s: a PATCH carries exactly the changed fields that can be updated',
+    (_name, kind) => {
+      const updatable = kind.fields.filter((field) => field.onChange === 'update').map((field) => field.name);
+
+      const request = kind.updateRequest(`${kind.idPrefix}1`, everyField(kind));
+
+      expect(request.method).toBe('PATCH');
+      expect(Object.keys(request.body as object).sort()).toEqual(updatable.sort());
+    },
+  );
+
+  it.each(owned.map((kind) => [kind.name, kind] as const))(
+    '%s: a create carries the final metadata and no field that is set after the create',
+    (_name, kind) => {
+      const later = kind.fields.filter((field) => field.setAfterCreate === true).map((field) => field.name);
+
+      const request = kind.createRequest(everyField(kind), META);
+      const body = request.body as Record<string, unknown>;
+
+      expect(request.method).toBe('POST');
+      expect(body.metadata).toBe(META);
+      for (const name of later) expect(body).not.toHaveProperty(name);
+    },
+  );
 });

@@ -1,0 +1,103 @@
+import type { ApiRequest } from '../api/edge-api.js';
+import { expectId, expectObject, optionalString } from './api-json.js';
+import { normalizeDesiredFields } from './desired-common-fields.js';
+import type { FieldRule, Kind } from './kind.js';
+import type { KindName } from './kind-name.js';
+import type { KindSchema } from './kind-schema.js';
+import { listLiveObjects } from './list-live-objects.js';
+import { buildLiveObject, withoutUndefined } from './live-object.js';
+import type { LiveObject } from './live-state.js';
+import { patchBody } from './patch-body.js';
+import { rejectModule } from './reject-module.js';
+
+/** The kind's own parts of an API object, in manifest shape; `description` and `metadata` are read for every kind. */
+export interface MetadataKindReading {
+  readonly spec: Readonly<Record<string, unknown>>;
+  /** What the service computes (an address, a certificate's subject): shown, never compared. */
+  readonly outputs?: Readonly<Record<string, unknown>>;
+}
+
+export interface MetadataKindOptions
+  extends Pick<Kind, 'title' | 'idPrefix' | 'schema' | 'uniqueKey' | 'accessDecision' | 'idTitle'>,
+    Pick<Kind, 'checkEntry' | 'resolveSources'> {
+  readonly name: KindName;
+  /** Collection path (`/ip_policy_rules`): list and create on it, update and delete below it. */
+  readonly path: string;
+  /** Key of the item list in a page. @default name */
+  readonly listKey?: string;
+  /**
+   * Every field the planner compares, `description` and `metadata` included.
+   * The create body carries all of them but `setAfterCreate` ones, in this
+   * order; the PATCH body carries the changed ones with `onChange: 'update'`.
+   */
+  readonly fields: readonly FieldRule[];
+  readonly schema: KindSchema;
+  /** Reads the kind's own fields and outputs from one API object (list item or GET body). */
+  readonly fromApi: (object: Readonly<Record<string, unknown>>) => MetadataKindReading;
+  /**
+   * Optional, pure: the kind's own fields of a desired spec made comparable
+   * with the live one (canonical CIDR, PEM newline, defaults explicit).
+   */
+  readonly normalizeOwn?: (spec: Readonly<Record<string, unknown>>) => Readonly<Record<string, unknown>>;
+  /** Values the create body sends for fields the spec leaves out (`region: 'us'`). */
+  readonly createDefaults?: Readonly<Record<string, unknown>>;
+  /** What a PATCH sends to clear a field (default ""): `endpoint_configuration_id: null`. */
+  readonly clearedAs?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * A kind whose resources edgesync creates, updates and deletes, and owns
+ * through the metadata marker: a flat collection at `path` with no modules.
+ */
+export function metadataKind(options: MetadataKindOptions): Kind {
+  const { name, path, fields, title } = options;
+  const created = fields.filter((field) => field.setAfterCreate !== true).map((field) => field.name);
+  const updatable = fields.filter((field) => field.onChange === 'update').map((field) => field.name);
+
+  function fromApi(raw: unknown): LiveObject {
+    const object = expectObject(raw, name, title);
+    const own = options.fromApi(object);
+    return buildLiveObject({
+      kind: name,
+      id: expectId(object, name),
+      raw,
+      createdAt: object.created_at,
+      metadata: object.metadata,
+      spec: { description: optionalString(object, 'description'), ...own.spec },
+      ...(own.outputs === undefined ? {} : { outputs: own.outputs }),
+    });
+  }
+
+  const { listKey = name, normalizeOwn, createDefaults = {}, clearedAs = {} } = options;
+  return {
+    name,
+    title,
+    idPrefix: options.idPrefix,
+    ownership: 'metadata',
+    fields,
+    modules: [],
+    schema: options.schema,
+    ...(options.idTitle === undefined ? {} : { idTitle: options.idTitle }),
+    ...(options.uniqueKey === undefined ? {} : { uniqueKey: options.uniqueKey }),
+    ...(options.accessDecision === undefined ? {} : { accessDecision: options.accessDecision }),
+    ...(options.checkEntry === undefined ? {} : { checkEntry: options.checkEntry }),
+    ...(options.resolveSources === undefined ? {} : { resolveSources: options.resolveSources }),
+    readLive: (ctx) => listLiveObjects(ctx.api, { kind: name, path, listKey }, fromApi, ctx.signal),
+    fromApi,
+    normalizeDesired: (spec) => normalizeDesiredFields(spec, normalizeOwn?.(spec) ?? {}),
+    createRequest: (spec, metadata): ApiRequest => {
+      const body: Record<string, unknown> = {};
+      for (const field of created) body[field] = spec[field] ?? createDefaults[field];
+      body.metadata = metadata;
+      return { method: 'POST', path, body: withoutUndefined(body) };
+    },
+    updateRequest: (id, changed): ApiRequest => ({
+      method: 'PATCH',
+      path: `${path}/${id}`,
+      body: patchBody(changed, updatable, clearedAs),
+    }),
+    deleteRequest: (id): ApiRequest => ({ method: 'DELETE', path: `${path}/${id}` }),
+    moduleRequest: rejectModule(name),
+    moduleReadRequest: rejectModule(name),
+  };
+}
