@@ -1,41 +1,73 @@
-import type { Stats } from 'node:fs';
-import { realpath, stat } from 'node:fs/promises';
-import { basename, dirname, resolve } from 'node:path';
-import { type FSWatcher, watch } from 'chokidar';
+import { type FSWatcher, watch } from 'node:fs';
+import { lstat, realpath, stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { Logger } from 'pino';
+import { isManifestName, walkManifestTree } from '../manifest/manifest-files.js';
 
 export interface ManifestWatcherOptions {
   /** Manifest files and directories, as given on the command line. */
   readonly paths: readonly string[];
   /** Base for relative paths. */
   readonly cwd: string;
+  /** Watch directories that symlinks outside the paths given lead to, as the loader reads them. @default false */
+  readonly allowOutsideRoot?: boolean;
   /** Something that may change the desired state happened; the caller debounces. */
   readonly onChange: (change: { readonly event: string; readonly path: string }) => void;
   readonly logger: Logger;
 }
 
-const MANIFEST_FILE = /\.ya?ml$/;
+/** Milliseconds during which events on one manifest path make one report. */
+const REPORT_COALESCE_MS = 25;
+
+/** Hidden entries and what editors leave beside the files they edit; never a reason to reload. */
+function isNoise(name: string): boolean {
+  if (name.startsWith('..')) return false;
+  return (
+    name.startsWith('.') ||
+    name.startsWith('#') ||
+    name.endsWith('~') ||
+    /\.(swp|swo|swx|bak|orig|tmp)$/i.test(name)
+  );
+}
 
 /**
- * Watches manifest files and directories for files that appear, change, are
- * renamed or vanish. Besides the paths themselves it watches their parent
- * directories (one level), so that a path that is a symlink swapped to a new
- * target (git-sync's `--link`) or a directory replaced wholesale is noticed:
- * every event, and every `refresh()` (the resync timer calls it), compares
- * each path's real path and inode with the last seen and re-watches the ones
- * that moved. Kubernetes ConfigMap mounts swap a `..data` symlink inside the
- * directory; entries starting with `..` are therefore watched although other
- * hidden entries (editor swap files) are ignored.
+ * Watches the directories that the loader reads, and nothing else: the set
+ * comes from the same walk (`walkManifestTree`), so a symlink loop, a second
+ * link to a directory, a link to `/` or out of the root is watched at most
+ * once or not at all, exactly as it is read. Each directory is one
+ * non-recursive `fs.watch` (one inotify watch): nothing is kept per entry, so
+ * a directory of a million files costs no memory here (chokidar, which this
+ * replaces, read every directory listing whole and remembered every name, and
+ * followed symlink loops without end).
+ *
+ * A change to a manifest-named entry is reported at once; a directory or
+ * symlink that appears, vanishes or is swapped makes the watcher walk again
+ * (one walk at a time, bursts coalesced) and report when the directories or
+ * files read changed. Besides the tree it watches the parent of every path
+ * given and of every symlink above it, so a path swapped to a new target
+ * (git-sync's `--link`, `/git/current`) or a directory replaced wholesale is
+ * noticed: each walk compares each path's real path and inode with the last
+ * seen and reports `retarget`. Kubernetes ConfigMap mounts swap a `..data`
+ * symlink inside the directory; entries starting with `..` are therefore
+ * watched although other hidden entries (editor swap files) are ignored.
  */
 export class ManifestWatcher {
   readonly #options: ManifestWatcherOptions;
   readonly #log: Logger;
   readonly #roots: readonly string[];
   #identities = new Map<string, string>();
-  #rootWatcher: FSWatcher | null = null;
-  #parentWatcher: FSWatcher | null = null;
-  #refreshing: Promise<boolean> = Promise.resolve(false);
+  /** Tree directories and parents being watched, by real path. */
+  #watchers = new Map<string, FSWatcher>();
+  /** Directories watched only as parents of the paths given (not read themselves): the names that matter there. */
+  #parentOnly = new Map<string, ReadonlySet<string>>();
+  /** The problems the last walk met: a link out of the root appearing or going is a change. */
+  #treeSignature = '';
+  /** Manifest paths with an event in the last few milliseconds: a write raises create, modify and close. */
+  #pending = new Map<string, string>();
+  #running: Promise<unknown> = Promise.resolve();
+  #queued: Promise<boolean> | null = null;
   #closed = false;
+  #watchLimitReported = false;
 
   private constructor(options: ManifestWatcherOptions) {
     this.#options = options;
@@ -45,47 +77,163 @@ export class ManifestWatcher {
 
   static async start(options: ManifestWatcherOptions): Promise<ManifestWatcher> {
     const watcher = new ManifestWatcher(options);
-    watcher.#identities = await watcher.#readIdentities();
-    watcher.#parentWatcher = watcher.#watchParents();
-    watcher.#rootWatcher = watcher.#watchRoots();
-    await Promise.all([ready(watcher.#parentWatcher), ready(watcher.#rootWatcher)]);
+    await watcher.#refreshNow(false);
     return watcher;
   }
 
   /**
-   * Re-resolves every path; re-watches and reports a change when one now
-   * points elsewhere. Resolves true when something moved.
+   * Walks the tree again; re-watches and reports a change when a path now
+   * points elsewhere or the directories or files read changed. Resolves true
+   * when something moved. Calls made while a walk waits to start share it.
    */
   refresh(): Promise<boolean> {
-    this.#refreshing = this.#refreshing.then(
-      () => this.#refreshNow(),
-      () => this.#refreshNow(),
-    );
-    return this.#refreshing;
+    if (this.#queued !== null) return this.#queued;
+    const next = this.#running.then(() => {
+      this.#queued = null;
+      return this.#refreshNow(true);
+    });
+    this.#queued = next;
+    this.#running = next.catch((err: unknown) => this.#log.warn({ err }, 'manifest walk failed'));
+    return next.catch(() => false);
+  }
+
+  /** Real paths of the directories watched now: the tree's and the parents'. */
+  watchedDirectories(): string[] {
+    return [...this.#watchers.keys()];
   }
 
   async close(): Promise<void> {
     this.#closed = true;
-    await Promise.all([this.#rootWatcher?.close(), this.#parentWatcher?.close()]);
-    this.#rootWatcher = null;
-    this.#parentWatcher = null;
+    for (const watcher of this.#watchers.values()) watcher.close();
+    this.#watchers.clear();
+    await this.#running;
   }
 
-  async #refreshNow(): Promise<boolean> {
+  async #refreshNow(report: boolean): Promise<boolean> {
     if (this.#closed) return false;
-    const identities = await this.#readIdentities();
+    const [tree, identities, parents] = await Promise.all([
+      walkManifestTree(this.#options.paths, {
+        cwd: this.#options.cwd,
+        allowOutsideRoot: this.#options.allowOutsideRoot ?? false,
+      }),
+      this.#readIdentities(),
+      this.#parentDirectories(),
+    ]);
+    if (this.#closed) return false;
+    const wanted = new Set([...tree.directories, ...parents.keys()]);
+    for (const directory of tree.directories) parents.delete(directory);
+    this.#parentOnly = parents;
     const moved = this.#roots.filter((root) => identities.get(root) !== this.#identities.get(root));
+    // Manifest files report themselves; a link out of the root appearing or going does not.
+    const signature = JSON.stringify(tree.errors.map((error) => `${error.code}:${error.file}`));
+    const treeChanged = signature !== this.#treeSignature;
+    this.#treeSignature = signature;
+    const watched = new Set(this.#watchers.keys());
+    const added = [...wanted].filter((directory) => !watched.has(directory));
+    const removed = [...watched].filter((directory) => !wanted.has(directory));
     this.#identities = identities;
-    if (moved.length === 0 || this.#closed) return false;
-    this.#log.info({ paths: moved }, 'watched path now points elsewhere; watching it again');
-    // Both: a parent reached through a symlink (git-sync's /git/current) moved too.
-    const previous = [this.#rootWatcher, this.#parentWatcher];
-    this.#rootWatcher = this.#watchRoots();
-    this.#parentWatcher = this.#watchParents();
-    await Promise.all(previous.map((watcher) => watcher?.close()));
-    await Promise.all([ready(this.#rootWatcher), ready(this.#parentWatcher)]);
-    for (const path of moved) this.#options.onChange({ event: 'retarget', path });
-    return true;
+    this.#rewatch(wanted);
+    if (!report) return false;
+    if (moved.length > 0) {
+      this.#log.info({ paths: moved }, 'watched path now points elsewhere; watching it again');
+      for (const path of moved) this.#options.onChange({ event: 'retarget', path });
+    } else if (added.length > 0 || removed.length > 0 || treeChanged) {
+      // A directory (or a symlink to one) appeared or went: its manifests came or went with it.
+      const [event, path] =
+        added[0] !== undefined
+          ? ['addDir', added[0]]
+          : removed[0] !== undefined
+            ? ['unlinkDir', removed[0]]
+            : ['tree', this.#roots[0]];
+      this.#options.onChange({ event, path: path ?? this.#options.cwd });
+    }
+    return moved.length > 0 || added.length > 0 || removed.length > 0 || treeChanged;
+  }
+
+  #rewatch(wanted: ReadonlySet<string>): void {
+    for (const [directory, watcher] of this.#watchers) {
+      if (wanted.has(directory)) continue;
+      watcher.close();
+      this.#watchers.delete(directory);
+    }
+    for (const directory of wanted) {
+      if (this.#watchers.has(directory)) continue;
+      try {
+        const watcher = watch(directory, { persistent: false }, (eventType, name) =>
+          this.#onEvent(directory, eventType, name),
+        );
+        watcher.on('error', (err) => {
+          // A watched directory removed, or the inotify watch dropped: the walk settles it.
+          this.#log.debug({ err, directory }, 'watch error');
+          watcher.close();
+          this.#watchers.delete(directory);
+          void this.refresh();
+        });
+        this.#watchers.set(directory, watcher);
+      } catch (err) {
+        // ENOSPC (inotify watches exhausted) or a directory gone since the walk: the resync still reconciles.
+        if (!this.#watchLimitReported) {
+          this.#watchLimitReported = true;
+          this.#log.warn(
+            { err, directory },
+            'cannot watch a directory; its changes arrive with the next resync',
+          );
+        }
+      }
+    }
+  }
+
+  #onEvent(directory: string, eventType: string, name: string | Buffer | null): void {
+    if (this.#closed) return;
+    if (name === null) {
+      void this.refresh();
+      return;
+    }
+    const entry = String(name);
+    const path = join(directory, entry);
+    const names = this.#parentOnly.get(directory);
+    if (names !== undefined) {
+      if (!names.has(entry)) return;
+      if (isManifestName(entry)) this.#reportEntry(path, eventType);
+      if (eventType === 'rename') void this.refresh();
+      return;
+    }
+    if (isNoise(entry)) return;
+    if (isManifestName(entry) || entry.startsWith('..')) {
+      this.#reportEntry(path, eventType);
+      // A manifest-named symlink may now lead elsewhere, and `..data` swaps a whole ConfigMap.
+      if (eventType === 'rename') void this.refresh();
+      return;
+    }
+    if (eventType !== 'rename') return;
+    // Something appeared or vanished; only a directory or a symlink can change the tree.
+    void lstat(path).then(
+      (info) => {
+        if (info.isDirectory() || info.isSymbolicLink()) void this.refresh();
+      },
+      () => void this.refresh(),
+    );
+  }
+
+  /** Reports a manifest path once per burst of events, as added, changed or gone. */
+  #reportEntry(path: string, eventType: string): void {
+    const earlier = this.#pending.get(path);
+    this.#pending.set(path, earlier === 'rename' ? earlier : eventType);
+    if (earlier !== undefined) return;
+    setTimeout(() => {
+      const type = this.#pending.get(path) ?? eventType;
+      this.#pending.delete(path);
+      void lstat(path).then(
+        () => this.#emit(type === 'change' ? 'change' : 'add', path),
+        () => this.#emit('unlink', path),
+      );
+    }, REPORT_COALESCE_MS).unref();
+  }
+
+  #emit(event: string, path: string): void {
+    if (this.#closed) return;
+    this.#log.debug({ event, path }, 'manifest change');
+    this.#options.onChange({ event, path });
   }
 
   /** Real path plus inode: a symlink swap changes the first, a directory replaced in place the second. */
@@ -103,63 +251,35 @@ export class ManifestWatcher {
     return new Map(entries);
   }
 
-  #watchRoots(): FSWatcher {
-    const watcher = watch([...this.#roots], {
-      ignoreInitial: true,
-      followSymlinks: true,
-      ignorePermissionErrors: true,
-      ignored: (path, stats) => this.#ignored(path, stats),
-    });
-    watcher.on('all', (event, path) => {
-      if (isRelevant(event, path)) this.#report(event, path);
-    });
-    watcher.on('error', (err) => this.#log.warn({ err }, 'watch error'));
-    return watcher;
+  /**
+   * The directories whose entries can swap a path given, by real path, with
+   * the names that matter in each: the parent of each path, the parent of each
+   * symlink above it, and the real directory of a file given through a
+   * symlink. A path that does not exist yet (a first git-sync clone) is
+   * covered by its nearest existing ancestor.
+   */
+  async #parentDirectories(): Promise<Map<string, Set<string>>> {
+    const parents = new Map<string, Set<string>>();
+    const add = async (directory: string, name: string): Promise<void> => {
+      const real = await realpath(directory).catch(() => undefined);
+      if (real === undefined) return;
+      const names = parents.get(real) ?? new Set<string>();
+      names.add(name);
+      parents.set(real, names);
+    };
+    for (const root of this.#roots) {
+      const target = await realpath(root).catch(() => undefined);
+      const info = target === undefined ? undefined : await stat(target).catch(() => undefined);
+      if (target !== undefined && info?.isFile()) await add(dirname(target), basename(target));
+      let path = root;
+      for (;;) {
+        const parent = dirname(path);
+        if (parent === path) break;
+        const link = await lstat(path).catch(() => undefined);
+        if (path === root || link === undefined || link.isSymbolicLink()) await add(parent, basename(path));
+        path = parent;
+      }
+    }
+    return parents;
   }
-
-  /** One level of each path's parent, filtered to the watched names: renames and swaps of the paths themselves. */
-  #watchParents(): FSWatcher {
-    const parents = [...new Set(this.#roots.map((root) => dirname(root)))];
-    const watched = new Set(this.#roots);
-    const watcher = watch(parents, {
-      ignoreInitial: true,
-      followSymlinks: false,
-      depth: 0,
-      ignorePermissionErrors: true,
-      ignored: (path) => !parents.includes(path) && !watched.has(path),
-    });
-    watcher.on('all', () => void this.refresh());
-    // A symlink renamed over another may produce no chokidar event, only the raw one.
-    watcher.on('raw', () => void this.refresh());
-    watcher.on('error', (err) => this.#log.warn({ err }, 'watch error'));
-    return watcher;
-  }
-
-  #ignored(path: string, stats?: Stats): boolean {
-    if (this.#roots.includes(path)) return false;
-    const name = basename(path);
-    if (name.startsWith('..')) return false;
-    if (name.startsWith('.') || name === 'node_modules') return true;
-    return stats?.isFile() === true && !MANIFEST_FILE.test(name);
-  }
-
-  #report(event: string, path: string): void {
-    if (this.#closed) return;
-    this.#log.debug({ event, path }, 'manifest change');
-    this.#options.onChange({ event, path });
-    void this.refresh();
-  }
-}
-
-/** Manifest files, directories that may hold them, and Kubernetes' `..data` swaps; not editor droppings. */
-function isRelevant(event: string, path: string): boolean {
-  const name = basename(path);
-  if (name.startsWith('..')) return true;
-  if (name.startsWith('.')) return false;
-  if (event === 'addDir' || event === 'unlinkDir') return true;
-  return MANIFEST_FILE.test(name);
-}
-
-function ready(watcher: FSWatcher): Promise<void> {
-  return new Promise((resolve) => watcher.once('ready', () => resolve()));
 }

@@ -2,6 +2,9 @@ import type { Logger } from 'pino';
 import type { DaemonClock } from './daemon-clock.js';
 import { type FailureBackoffOptions, failureBackoffMs, spread } from './failure-backoff.js';
 
+/** A burst of changes delays a reconcile by at most this many debounce times. */
+export const DEBOUNCE_MAX_WAIT_FACTOR = 10;
+
 /** Why a reconcile runs. */
 export const RECONCILE_TRIGGERS = ['startup', 'change', 'resync', 'retry'] as const;
 export type ReconcileTrigger = (typeof RECONCILE_TRIGGERS)[number];
@@ -43,6 +46,7 @@ export class ReconcileLoop {
   #inFlight: Promise<void> | null = null;
   #followUp: ReconcileTrigger | null = null;
   #cancelDebounce: (() => void) | null = null;
+  #cancelMaxWait: (() => void) | null = null;
   #cancelNext: (() => void) | null = null;
   #failures = 0;
   #started = false;
@@ -65,14 +69,26 @@ export class ReconcileLoop {
     this.#request('startup');
   }
 
-  /** A manifest changed: reconcile once things have been quiet for the debounce time. */
+  /**
+   * A manifest changed: reconcile once things have been quiet for the
+   * debounce time, or at the latest DEBOUNCE_MAX_WAIT_FACTOR debounce times
+   * after the first change of a burst, so that a tree that never stops
+   * changing (a writer in a loop, hostile churn) cannot hold back a change
+   * made before it.
+   */
   notifyChange(): void {
     if (this.#stopped || !this.#started) return;
-    this.#cancelDebounce?.();
-    this.#cancelDebounce = this.#options.clock.setTimeout(() => {
+    const debounceMs = this.#options.debounceMs ?? 500;
+    const fire = (): void => {
+      this.#cancelDebounce?.();
+      this.#cancelMaxWait?.();
       this.#cancelDebounce = null;
+      this.#cancelMaxWait = null;
       this.#request('change');
-    }, this.#options.debounceMs ?? 500);
+    };
+    this.#cancelDebounce?.();
+    this.#cancelDebounce = this.#options.clock.setTimeout(fire, debounceMs);
+    this.#cancelMaxWait ??= this.#options.clock.setTimeout(fire, debounceMs * DEBOUNCE_MAX_WAIT_FACTOR);
   }
 
   /**

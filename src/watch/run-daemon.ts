@@ -84,6 +84,7 @@ export async function runDaemon(options: DaemonOptions): Promise<StopOutcome> {
     watcher = await ManifestWatcher.start({
       paths: options.paths,
       cwd: options.cwd,
+      allowOutsideRoot: options.load.allowOutsideRoot ?? false,
       logger: options.logger,
       onChange: () => loop.notifyChange(),
     });

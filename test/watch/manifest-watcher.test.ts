@@ -132,6 +132,26 @@ describe('ManifestWatcher', () => {
     expect(changes.length).toBeGreaterThan(0);
   });
 
+  it('watches each directory once with link loops, a link back up and a link to /, and still reports edits', async () => {
+    await mkdir(join(dir, 'd', 'sub'), { recursive: true });
+    await symlink('.', join(dir, 'd', 'loop'));
+    await symlink(join('..', 'd'), join(dir, 'd', 'up'));
+    await symlink('/', join(dir, 'd', 'root'));
+    await symlink('..', join(dir, 'd', 'sub', 'back'));
+    await watchPaths('d');
+
+    const watchedAtStart = watcher?.watchedDirectories().length;
+    await symlink(join('..', 'd'), join(dir, 'd', 'sub', 'up2'));
+    await symlink('sub', join(dir, 'd', 'loop2'));
+    await writeFile(join(dir, 'd', 'sub', 'a.yaml'), 'version: 1\n');
+    await eventually(() => changes.some((c) => c.path.endsWith('a.yaml')));
+    await watcher?.refresh();
+
+    // d and d/sub, plus the parent of d: nothing through the loops, nothing below /.
+    expect(watchedAtStart).toBe(3);
+    expect(watcher?.watchedDirectories().length).toBe(3);
+  });
+
   it('refresh reports nothing while the paths stay put', async () => {
     await mkdir(join(dir, 'm'));
     await watchPaths('m');

@@ -71,6 +71,24 @@ describe('ReconcileLoop', () => {
     await stopLoop(loop, clock);
   });
 
+  it('runs at the latest 10 debounce times after the first change of a burst that never goes quiet', async () => {
+    const clock = new FakeClock();
+    const { runs, reconcile } = controlledReconcile();
+    const loop = makeLoop(clock, reconcile);
+    loop.start();
+    await flushMicrotasks();
+    await finishLast(runs, 'ok');
+
+    for (let step = 0; step < 24; step += 1) {
+      loop.notifyChange();
+      await clock.advance(250);
+    }
+
+    // 24 changes 250 ms apart (6 s, never 500 ms quiet): one run at 5 s.
+    expect(runs.map((r) => r.trigger)).toEqual(['startup', 'change']);
+    await stopLoop(loop, clock);
+  });
+
   it('coalesces changes during a run into exactly one follow-up run', async () => {
     const clock = new FakeClock();
     const { runs, reconcile } = controlledReconcile();
