@@ -51,7 +51,7 @@ export const registerApplyCommand: CommandRegistrar = (program, ctx) => {
     .option('--concurrency <n>', 'actions in flight at once', '4')
     .option(
       '--grace-timeout <duration>',
-      'after SIGINT/SIGTERM, how long in-flight requests may finish, e.g. 10s (a bare number is milliseconds)',
+      'after SIGINT/SIGTERM, how long requests on the wire may finish and their outcomes be settled, e.g. 10s (a bare number is milliseconds)',
       '10s',
     );
   addLogOptions(command, 'info');

@@ -71,9 +71,22 @@ const COMMANDS: readonly CommandRegistrar[] = [
 async function main(argv: readonly string[]): Promise<number> {
   let outcome: CommandOutcome = 'ok';
   const shutdown = new AbortController();
-  const onSignal = (): void => shutdown.abort();
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  // The first signal asks the command to stop cleanly (an apply settles what it sent and
+  // reports); a second one means "now": say that the summary will be missing and die of it.
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (!shutdown.signal.aborted) {
+      shutdown.abort();
+      return;
+    }
+    process.stderr.write(
+      `\nedgesync: second ${signal}: exiting now; the summary is incomplete (\`edgesync plan\` shows what is applied)\n`,
+    );
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    process.kill(process.pid, signal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   const ctx: CommandContext = {
     stdout: process.stdout,
     stderr: process.stderr,

@@ -1,105 +1,29 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createApiClient } from '../../src/api/client.js';
-import { RequestBudget } from '../../src/api/request-budget.js';
 import { preparePlan } from '../../src/apply/prepare-plan.js';
 import { loadSeedFile } from '../../src/emulator/seed.js';
 import { type EmulatorOptions, type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
 import { parseMetadata } from '../../src/kinds/ownership-marker.js';
 import { serializeSavedPlan, toSavedPlan } from '../../src/plan/saved-plan.js';
-import { BUILT_CLI } from '../support/built-cli.js';
-import { emulatorStats, listAll } from './apply-harness.js';
+import {
+  CLI,
+  finished,
+  inspectClient,
+  listRules,
+  ROOT,
+  rulesManifest,
+  runCli,
+  spawnCli,
+  waitFor,
+  writes,
+} from './cli-process.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const CLI = BUILT_CLI;
 const EXAMPLES = join(ROOT, 'examples/manifests');
 const SEED = join(ROOT, 'examples/emulator-seed.yaml');
-const POLICY = 'ipp_BlockListPolicy000000000001';
-
-interface CliRun {
-  readonly code: number | null;
-  readonly signal: NodeJS.Signals | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-interface RuleItem {
-  readonly id: string;
-  readonly metadata?: string;
-}
-
-function spawnCli(emulator: RunningEmulator, args: readonly string[]): ChildProcess {
-  return spawn(process.execPath, [CLI, 'apply', ...args], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH,
-      EDGE_API_URL: emulator.url,
-      EDGE_API_KEY: emulator.apiKey,
-      OIDC_CLIENT_SECRET: 'x',
-    },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-}
-
-function finished(child: ChildProcess): Promise<CliRun> {
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString('utf8');
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8');
-  });
-  return new Promise((resolveRun) => {
-    child.on('close', (code, signal) => resolveRun({ code, signal, stdout, stderr }));
-  });
-}
-
-function runCli(emulator: RunningEmulator, args: readonly string[]): Promise<CliRun> {
-  const child = spawnCli(emulator, args);
-  child.stdin?.end();
-  return finished(child);
-}
-
-function inspectClient(emulator: RunningEmulator) {
-  return createApiClient({
-    baseUrl: emulator.url,
-    apiKey: emulator.apiKey,
-    budget: new RequestBudget({ requests: 100_000, windowMs: 1000 }),
-  });
-}
-
-function listRules(emulator: RunningEmulator): Promise<RuleItem[]> {
-  return listAll<RuleItem>({ inspect: inspectClient(emulator) }, '/ip_policy_rules', 'ip_policy_rules');
-}
-
-async function writes(emulator: RunningEmulator): Promise<number> {
-  const stats = await emulatorStats({ emulator });
-  return Object.entries(stats.byRoute)
-    .filter(([route]) => !route.startsWith('GET '))
-    .reduce((sum, [, count]) => sum + count, 0);
-}
-
-async function waitFor(condition: () => Promise<boolean>): Promise<void> {
-  for (let tries = 0; tries < 400; tries += 1) {
-    if (await condition()) return;
-    await new Promise((resolveWait) => setTimeout(resolveWait, 25));
-  }
-  throw new Error('condition not met');
-}
-
-function rulesManifest(count: number): string {
-  const entries = Array.from(
-    { length: count },
-    (_, index) =>
-      `  r${index}:\n    ip_policy_id: ${POLICY}\n    cidr: 10.${Math.floor(index / 256)}.${index % 256}.0/24\n    action: deny\n`,
-  );
-  return `version: 1\nip_policy_rules:\n${entries.join('')}`;
-}
 
 describe('edgesync apply (CLI process)', () => {
   let emulator: RunningEmulator | undefined;
