@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import type { Logger } from 'pino';
@@ -20,11 +19,12 @@ import { formatLocation } from '../manifest/source-location.js';
 import type { Plan } from '../plan/plan.js';
 import { renderPlanText } from '../plan/render-text.js';
 import { judgedFor } from '../plan/safety-policy.js';
-import { parseSavedPlan, refillSecrets } from '../plan/saved-plan.js';
+import { refillSecrets } from '../plan/saved-plan.js';
 import type { CommandContext, CommandOutcome, CommandRegistrar } from './command-context.js';
 import { addConnectionOptions, type Connection, type ConnectionFlags, openConnection } from './connection.js';
 import { parseDuration, parsePositiveInteger } from './duration-option.js';
 import { addLogOptions, type LogFlags, loggerFor } from './logger.js';
+import { readSavedPlanFile } from './plan-file.js';
 import { addPlanOptions, type PlanFlags, parsePlanOptions } from './plan-options.js';
 
 interface ApplyFlags extends ConnectionFlags, PlanFlags, LogFlags {
@@ -112,7 +112,7 @@ async function planFromFile(
   connection: Connection,
   ctx: CommandContext,
 ): Promise<Plan | CommandOutcome> {
-  const saved = parseSavedPlan(await readPlanFile(resolve(ctx.cwd, file)));
+  const saved = await readSavedPlanFile(resolve(ctx.cwd, file));
   const loaded = await loadDesiredState(saved.manifestPaths, {
     ...loadOptions(flags, ctx),
     owner: saved.owner,
@@ -143,14 +143,6 @@ async function planFromFile(
     context: 'saved-plan',
     force: flags.force === true,
   });
-}
-
-async function readPlanFile(path: string): Promise<string> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (cause) {
-    throw new EdgesyncError('plan_file_invalid', `cannot read the plan file ${path}`, { cause });
-  }
 }
 
 interface ApplyContext {

@@ -11,6 +11,7 @@ import type { CommandContext, CommandOutcome, CommandRegistrar } from './command
 import { registerEmulatorCommand } from './emulator-command.js';
 import { registerExportCommand } from './export-command.js';
 import { registerPlanCommand } from './plan-command.js';
+import { registerShowCommand } from './show-command.js';
 import { registerValidateCommand } from './validate-command.js';
 import { registerWatchCommand } from './watch-command.js';
 
@@ -63,6 +64,7 @@ const COMMANDS: readonly CommandRegistrar[] = [
   registerApplyCommand,
   registerValidateCommand,
   registerPlanCommand,
+  registerShowCommand,
   registerWatchCommand,
   registerEmulatorCommand,
   registerExportCommand,

@@ -1,5 +1,5 @@
 import { maskPointers } from './mask-pointers.js';
-import type { Action, Plan, PlanError, ResourceChange } from './plan.js';
+import type { Action, Plan, PlanError, PlanSummary, ResourceChange } from './plan.js';
 
 /** What planning cost, measured by the command (the planner itself does no I/O). */
 export interface PlanStats {
@@ -13,21 +13,36 @@ export interface PlanStats {
 
 export interface RenderJsonOptions {
   readonly stats?: PlanStats;
+  /**
+   * Replace the values at each action's `sensitivePaths` with "(sensitive)".
+   * A saved plan passes false: its bodies already hold hashes there.
+   * @default true
+   */
+  readonly maskSecrets?: boolean;
 }
 
 /**
+ * Version of the plan JSON. 2: every key snake_case (the summary's
+ * `put_module` and `delete_module` were `put-module` and `delete-module`),
+ * actions carry their `marker`.
+ */
+export const PLAN_JSON_FORMAT_VERSION = 2;
+
+/**
  * The plan as stable JSON (`--format json`), described by
- * schemas/plan.schema.json: snake_case keys, secrets masked in request
- * bodies, `format_version` 1. Consumers may rely on every key listed there.
+ * schemas/plan.schema.json: snake_case keys, as the service writes them;
+ * secrets masked in request bodies. Consumers may rely on every key listed
+ * there; keys are only added within a format version.
  */
 export function planToJson(plan: Plan, options: RenderJsonOptions = {}): Record<string, unknown> {
+  const mask = options.maskSecrets ?? true;
   return {
-    format_version: 1,
+    format_version: PLAN_JSON_FORMAT_VERSION,
     owner: plan.owner,
     desired_hash: plan.desiredHash,
-    summary: { ...plan.summary },
+    summary: summaryToJson(plan.summary),
     changes: plan.changes.map(changeToJson),
-    actions: plan.actions.map(actionToJson),
+    actions: plan.actions.map((action) => actionToJson(action, mask)),
     errors: plan.errors.map(errorToJson),
     warnings: (plan.warnings ?? []).map(errorToJson),
     refusal: plan.refusal ? { code: plan.refusal.code, message: plan.refusal.message } : null,
@@ -44,6 +59,11 @@ export function planToJson(plan: Plan, options: RenderJsonOptions = {}): Record<
 
 export function renderPlanJson(plan: Plan, options: RenderJsonOptions = {}): string {
   return `${JSON.stringify(planToJson(plan, options), null, 2)}\n`;
+}
+
+/** Summary counts with snake_case keys: an operation's `-` becomes `_`. */
+export function summaryToJson(summary: PlanSummary): Record<string, number> {
+  return Object.fromEntries(Object.entries(summary).map(([key, count]) => [key.replaceAll('-', '_'), count]));
 }
 
 function changeToJson(change: ResourceChange): Record<string, unknown> {
@@ -68,8 +88,8 @@ function changeToJson(change: ResourceChange): Record<string, unknown> {
   };
 }
 
-function actionToJson(action: Action): Record<string, unknown> {
-  const body = maskPointers(action.request.body, action.sensitivePaths);
+function actionToJson(action: Action, mask: boolean): Record<string, unknown> {
+  const body = mask ? maskPointers(action.request.body, action.sensitivePaths) : action.request.body;
   return {
     key: action.key,
     op: action.op,
@@ -81,6 +101,7 @@ function actionToJson(action: Action): Record<string, unknown> {
     ...(body === undefined ? {} : { body }),
     sensitive_paths: [...action.sensitivePaths],
     depends_on: [...action.dependsOn],
+    marker: action.marker ? { owner: action.marker.owner, name: action.marker.name } : null,
     source: action.source ?? null,
   };
 }

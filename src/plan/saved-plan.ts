@@ -1,12 +1,29 @@
 import { createHash } from 'node:crypto';
+import type { ApiRequest } from '../api/edge-api.js';
 import { EdgesyncError } from '../errors.js';
+import type { KindName } from '../kinds/kind-name.js';
 import { isKindName } from '../kinds/kind-name.js';
 import type { DesiredState } from '../manifest/desired-state.js';
+import type { SourceLocation } from '../manifest/source-location.js';
 import { replaceAt, valueAt } from './json-pointer.js';
-import { type Action, OPERATIONS, type Plan } from './plan.js';
+import {
+  type Action,
+  OPERATIONS,
+  type Operation,
+  type Plan,
+  type PlanError,
+  type PlanRefusal,
+  type PlanSummary,
+  type ResourceChange,
+} from './plan.js';
+import { planToJson } from './render-json.js';
 
-/** Bumped when a saved plan's shape changes; older files are refused, never guessed at. */
-export const SAVED_PLAN_FORMAT_VERSION = 1;
+/**
+ * Bumped when a saved plan's shape changes; older files are refused, never
+ * guessed at. 2: snake_case keys on disk, the plan in the JSON of
+ * `plan --format json` (schemas/plan.schema.json) with hashes for secrets.
+ */
+export const SAVED_PLAN_FORMAT_VERSION = 2;
 
 /** Stands in a saved plan's request body for a secret: its sha256, never the value. */
 export interface SensitiveHash {
@@ -70,8 +87,17 @@ export function toSavedPlan(plan: Plan, manifestPaths: readonly string[]): Saved
   };
 }
 
+/** The file: snake_case keys like every JSON edgesync writes for machines. */
 export function serializeSavedPlan(saved: SavedPlan): string {
-  return `${JSON.stringify(saved, null, 2)}\n`;
+  const file = {
+    format_version: saved.formatVersion,
+    owner: saved.owner,
+    manifest_paths: [...saved.manifestPaths],
+    desired_hash: saved.desiredHash,
+    fingerprints: { ...saved.fingerprints },
+    plan: planToJson(saved.plan, { maskSecrets: false }),
+  };
+  return `${JSON.stringify(file, null, 2)}\n`;
 }
 
 /** Reads a saved plan back, checking the format version and the shape the executor relies on. */
@@ -89,21 +115,101 @@ export function parseSavedPlan(text: string): SavedPlan {
       `the plan file is not a saved edgesync plan: ${problems.join('; ')}`,
     );
   }
-  return parsed as SavedPlan;
+  return savedPlanFromFile(parsed as Record<string, unknown>);
+}
+
+/** The checked file back in memory; savedPlanProblems has vouched for every shape read here. */
+function savedPlanFromFile(file: Record<string, unknown>): SavedPlan {
+  const plan = file.plan as Record<string, unknown>;
+  const summary = plan.summary as Record<string, number>;
+  const fingerprints = file.fingerprints as Record<string, string>;
+  const source = (value: unknown): { source?: SourceLocation } =>
+    isRecord(value) ? { source: value as unknown as SourceLocation } : {};
+  const problem = (value: unknown): PlanError => {
+    const item = value as Record<string, unknown>;
+    return { code: String(item.code), message: String(item.message), ...source(item.source) };
+  };
+  const optional = <K extends string>(key: K, value: unknown): { [P in K]?: string } =>
+    (typeof value === 'string' ? { [key]: value } : {}) as { [P in K]?: string };
+  const changes = (plan.changes as Record<string, unknown>[]).map(
+    (change): ResourceChange => ({
+      address: String(change.address),
+      op: change.op as Operation,
+      kind: change.kind as KindName,
+      name: String(change.name),
+      ...optional('id', change.id),
+      ...optional('module', change.module),
+      ...optional('routeId', change.route_id),
+      changes: ((change.changes ?? []) as Record<string, unknown>[]).map((field) => ({
+        path: String(field.path),
+        ...('before' in field ? { before: field.before } : {}),
+        ...('after' in field ? { after: field.after } : {}),
+        sensitive: field.sensitive === true,
+        forcesReplace: field.forces_replace === true,
+      })),
+      reason: String(change.reason),
+      ...source(change.source),
+      actionKeys: ((change.action_keys ?? []) as unknown[]).map(String),
+    }),
+  );
+  const actions = (plan.actions as Record<string, unknown>[]).map((action): Action => {
+    const marker = action.marker as { owner: string; name: string } | null | undefined;
+    return {
+      key: String(action.key),
+      op: action.op as Operation,
+      kind: action.kind as KindName,
+      name: String(action.name),
+      change: String(action.change),
+      request: {
+        method: action.method as ApiRequest['method'],
+        path: String(action.path),
+        ...('body' in action ? { body: action.body } : {}),
+      } as ApiRequest,
+      sensitivePaths: (action.sensitive_paths as unknown[]).map(String),
+      ...(isRecord(marker) ? { marker: { owner: marker.owner, name: marker.name } } : {}),
+      dependsOn: (action.depends_on as unknown[]).map(String),
+      ...source(action.source),
+    };
+  });
+  const refusal = plan.refusal as PlanRefusal | null | undefined;
+  return {
+    formatVersion: SAVED_PLAN_FORMAT_VERSION,
+    owner: String(file.owner),
+    manifestPaths: (file.manifest_paths as unknown[]).map(String),
+    desiredHash: String(file.desired_hash),
+    fingerprints,
+    plan: {
+      formatVersion: 1,
+      owner: String(plan.owner ?? file.owner),
+      changes,
+      actions,
+      summary: Object.fromEntries(
+        Object.entries(summary).map(([key, count]) => [key.replaceAll('_', '-'), count]),
+      ) as PlanSummary,
+      errors: ((plan.errors ?? []) as unknown[]).map(problem),
+      warnings: ((plan.warnings ?? []) as unknown[]).map(problem),
+      ...(isRecord(refusal) ? { refusal: { code: refusal.code, message: refusal.message } } : {}),
+      desiredHash: String(file.desired_hash),
+      fingerprints,
+    },
+  };
 }
 
 function savedPlanProblems(value: unknown): string[] {
   if (!isRecord(value)) return ['expected a JSON object'];
-  if (value.formatVersion !== SAVED_PLAN_FORMAT_VERSION) {
-    return [
-      `formatVersion: expected ${SAVED_PLAN_FORMAT_VERSION} (found ${JSON.stringify(value.formatVersion)})`,
-    ];
+  if (value.format_version !== SAVED_PLAN_FORMAT_VERSION) {
+    const found = value.format_version ?? value.formatVersion;
+    const hint = found === 1 ? ' (a plan saved by an older edgesync: plan again)' : '';
+    return [`format_version: expected ${SAVED_PLAN_FORMAT_VERSION} (found ${JSON.stringify(found)})${hint}`];
   }
   const problems: string[] = [];
   if (typeof value.owner !== 'string') problems.push('owner: expected a string');
-  if (typeof value.desiredHash !== 'string') problems.push('desiredHash: expected a string');
-  if (!Array.isArray(value.manifestPaths) || !value.manifestPaths.every((path) => typeof path === 'string')) {
-    problems.push('manifestPaths: expected a list of strings');
+  if (typeof value.desired_hash !== 'string') problems.push('desired_hash: expected a string');
+  if (
+    !Array.isArray(value.manifest_paths) ||
+    !value.manifest_paths.every((path) => typeof path === 'string')
+  ) {
+    problems.push('manifest_paths: expected a list of strings');
   }
   if (
     !isRecord(value.fingerprints) ||
@@ -116,11 +222,17 @@ function savedPlanProblems(value: unknown): string[] {
     !isRecord(plan) ||
     !Array.isArray(plan.actions) ||
     !Array.isArray(plan.changes) ||
-    !Array.isArray(plan.errors)
+    !Array.isArray(plan.errors) ||
+    !isRecord(plan.summary)
   ) {
-    problems.push('plan: expected changes, actions and errors lists');
+    problems.push('plan: expected a summary and changes, actions and errors lists');
     return problems;
   }
+  plan.changes.forEach((change: unknown, index) => {
+    if (!isRecord(change) || typeof change.address !== 'string' || !Array.isArray(change.changes)) {
+      problems.push(`plan.changes[${index}]: expected a change with an address and field changes`);
+    }
+  });
   const seen = new Set<string>();
   plan.actions.forEach((action: unknown, index) => {
     const where = `plan.actions[${index}]`;
@@ -132,14 +244,13 @@ function savedPlanProblems(value: unknown): string[] {
       problems.push(`${where}.op: unknown operation`);
     if (typeof action.kind !== 'string' || !isKindName(action.kind))
       problems.push(`${where}.kind: unknown kind`);
-    const request = action.request;
-    if (!isRecord(request) || typeof request.method !== 'string' || typeof request.path !== 'string') {
-      problems.push(`${where}.request: expected method and path`);
+    if (typeof action.method !== 'string' || typeof action.path !== 'string') {
+      problems.push(`${where}: expected method and path`);
     }
-    if (!Array.isArray(action.dependsOn) || !action.dependsOn.every((key) => seen.has(String(key)))) {
-      problems.push(`${where}.dependsOn: must name earlier actions only`);
+    if (!Array.isArray(action.depends_on) || !action.depends_on.every((key) => seen.has(String(key)))) {
+      problems.push(`${where}.depends_on: must name earlier actions only`);
     }
-    if (!Array.isArray(action.sensitivePaths)) problems.push(`${where}.sensitivePaths: expected a list`);
+    if (!Array.isArray(action.sensitive_paths)) problems.push(`${where}.sensitive_paths: expected a list`);
     seen.add(action.key);
   });
   return problems;

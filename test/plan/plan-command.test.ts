@@ -143,6 +143,32 @@ describe('edgesync plan (CLI against the emulator)', () => {
     expect(unknown.stderr).toContain('expected KIND or KIND.NAME with KIND one of ip_policy_rules,');
   });
 
+  it('show renders a saved plan as text, JSON and markdown, like plan did, without secrets', async () => {
+    const file = join(scratch, 'plan.json');
+    const planned = await runCli(emulator, ['plan', '--format', 'json', '--out', file, EXAMPLES]);
+    const plannedText = await runCli(emulator, ['plan', EXAMPLES]);
+
+    const text = await runCli(emulator, ['show', file]);
+    const json = await runCli(emulator, ['show', '--format', 'json', file]);
+    const markdown = await runCli(emulator, ['show', '--format', 'markdown', file]);
+    const broken = await runCli(emulator, ['show', join(scratch, 'missing.json')]);
+
+    expect([text.code, json.code, markdown.code]).toEqual([0, 0, 0]);
+    expect(text.stdout).toBe(plannedText.stdout);
+    expect({ ...JSON.parse(json.stdout), stats: null }).toEqual({
+      ...JSON.parse(planned.stdout),
+      stats: null,
+    });
+    expect(markdown.stdout).toContain(
+      '**Plan: 4 to create, 0 to update, 0 to replace, 0 to delete, 1 to adopt',
+    );
+    for (const output of [text.stdout, json.stdout, markdown.stdout])
+      expect(output).not.toContain(EXAMPLE_SECRET);
+    expect(json.stdout).not.toContain('$sensitive');
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toContain('cannot read the plan file');
+  });
+
   it('--out saves a plan file with hashed secrets that reads back', async () => {
     const file = join(scratch, 'plan.json');
 

@@ -124,7 +124,8 @@ describe('renderPlanJson', () => {
     const parsed = JSON.parse(json);
 
     expect(validate(parsed), JSON.stringify(validate.errors)).toBe(true);
-    expect(parsed.format_version).toBe(1);
+    expect(parsed.format_version).toBe(2);
+    expect(parsed.summary).toMatchObject({ put_module: 2, delete_module: 0 });
     expect(parsed.stats).toEqual({ requests: 7, pages: 5, duration_ms: 12 });
     expect(json).not.toContain(SECRET);
     expect(json).toContain('"(sensitive)"');

@@ -45,14 +45,23 @@ describe('saved plans', () => {
 
     expect(text).not.toContain(SECRET);
     expect(text).toContain(sensitiveHash(SECRET).$sensitive);
+    expect(JSON.parse(text)).toMatchObject({
+      format_version: 2,
+      owner: OWNER,
+      manifest_paths: ['manifests'],
+      desired_hash: desired.hash,
+      plan: { format_version: 2 },
+    });
     expect(saved).toMatchObject({
-      formatVersion: 1,
+      formatVersion: 2,
       owner: OWNER,
       manifestPaths: ['manifests'],
       desiredHash: desired.hash,
     });
     expect(saved.fingerprints).toEqual(plan.fingerprints);
     expect(refilled.actions).toEqual(plan.actions);
+    expect(saved.plan.changes).toEqual(plan.changes);
+    expect(saved.plan.summary).toEqual(plan.summary);
     expect(refillSecrets(saved, plan).actions).toEqual(plan.actions);
   });
 
@@ -70,24 +79,36 @@ describe('saved plans', () => {
     { title: 'not JSON', text: '{', message: /not JSON/ },
     {
       title: 'another format version',
-      text: '{"formatVersion":2}',
-      message: /formatVersion: expected 1 \(found 2\)/,
+      text: '{"formatVersion":1}',
+      message: /format_version: expected 2 \(found 1\) \(a plan saved by an older edgesync: plan again\)/,
     },
     {
       title: 'a broken action',
       text: JSON.stringify({
-        formatVersion: 1,
+        format_version: 2,
+        owner: 'o',
+        desired_hash: 'h',
+        manifest_paths: [],
+        fingerprints: {},
+        plan: {
+          summary: {},
+          changes: [],
+          errors: [],
+          actions: [{ key: 'a', op: 'explode', kind: 'x', depends_on: ['later'] }],
+        },
+      }),
+      message: /op: unknown operation.*kind: unknown kind.*expected method and path.*depends_on/,
+    },
+    {
+      title: 'camelCase keys',
+      text: JSON.stringify({
+        format_version: 2,
         owner: 'o',
         desiredHash: 'h',
         manifestPaths: [],
         fingerprints: {},
-        plan: {
-          changes: [],
-          errors: [],
-          actions: [{ key: 'a', op: 'explode', kind: 'x', dependsOn: ['later'] }],
-        },
       }),
-      message: /op: unknown operation.*kind: unknown kind.*request: expected method and path.*dependsOn/,
+      message: /desired_hash: expected a string.*manifest_paths: expected a list of strings/,
     },
   ])('rejects $title', ({ text, message }) => {
     let caught: unknown;
