@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ApiRequest } from '../api/edge-api.js';
 import { EdgesyncError } from '../errors.js';
+import { camelCaseKey, renameKeysDeep, snakeCaseKey } from '../json-case.js';
 import type { KindName } from '../kinds/kind-name.js';
 import { isKindName } from '../kinds/kind-name.js';
 import type { DesiredState } from '../manifest/desired-state.js';
@@ -12,11 +13,11 @@ import {
   type Operation,
   type Plan,
   type PlanError,
-  type PlanRefusal,
   type PlanSummary,
   type ResourceChange,
 } from './plan.js';
 import { planToJson } from './render-json.js';
+import { type PlanRefusal, type PlanSafety, REFUSAL_CODES } from './safety-policy.js';
 
 /**
  * Bumped when a saved plan's shape changes; older files are refused, never
@@ -96,6 +97,8 @@ export function serializeSavedPlan(saved: SavedPlan): string {
     desired_hash: saved.desiredHash,
     fingerprints: { ...saved.fingerprints },
     plan: planToJson(saved.plan, { maskSecrets: false }),
+    // What the refusal was decided from, so `apply --plan` judges it again.
+    safety: saved.plan.safety === undefined ? null : renameKeysDeep(saved.plan.safety, snakeCaseKey),
   };
   return `${JSON.stringify(file, null, 2)}\n`;
 }
@@ -172,6 +175,9 @@ function savedPlanFromFile(file: Record<string, unknown>): SavedPlan {
     };
   });
   const refusal = plan.refusal as PlanRefusal | null | undefined;
+  const safety = isRecord(file.safety)
+    ? { safety: renameKeysDeep(file.safety, camelCaseKey) as PlanSafety }
+    : {};
   return {
     formatVersion: SAVED_PLAN_FORMAT_VERSION,
     owner: String(file.owner),
@@ -189,6 +195,7 @@ function savedPlanFromFile(file: Record<string, unknown>): SavedPlan {
       errors: ((plan.errors ?? []) as unknown[]).map(problem),
       warnings: ((plan.warnings ?? []) as unknown[]).map(problem),
       ...(isRecord(refusal) ? { refusal: { code: refusal.code, message: refusal.message } } : {}),
+      ...safety,
       desiredHash: String(file.desired_hash),
       fingerprints,
     },
@@ -227,6 +234,16 @@ function savedPlanProblems(value: unknown): string[] {
   ) {
     problems.push('plan: expected a summary and changes, actions and errors lists');
     return problems;
+  }
+  if (plan.refusal !== null && plan.refusal !== undefined) {
+    const code = isRecord(plan.refusal) ? plan.refusal.code : undefined;
+    if (!(REFUSAL_CODES as readonly unknown[]).includes(code))
+      problems.push('plan.refusal.code: unknown refusal');
+  }
+  if (value.safety !== null && value.safety !== undefined) {
+    if (!isRecord(value.safety) || !isRecord(value.safety.context) || !isRecord(value.safety.facts)) {
+      problems.push('safety: expected context and facts');
+    }
   }
   plan.changes.forEach((change: unknown, index) => {
     if (!isRecord(change) || typeof change.address !== 'string' || !Array.isArray(change.changes)) {

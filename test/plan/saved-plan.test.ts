@@ -62,6 +62,8 @@ describe('saved plans', () => {
     expect(refilled.actions).toEqual(plan.actions);
     expect(saved.plan.changes).toEqual(plan.changes);
     expect(saved.plan.summary).toEqual(plan.summary);
+    expect(saved.plan.safety).toEqual(plan.safety);
+    expect(JSON.parse(text).safety.facts).toHaveProperty('desired_entries');
     expect(refillSecrets(saved, plan).actions).toEqual(plan.actions);
   });
 
