@@ -17,6 +17,19 @@ function parseLimit(raw: string | null): number | undefined {
 }
 
 /**
+ * The cursor: `before_id`, or `beforeId`, the name the family's TypeScript
+ * client sends (its pager would otherwise get page 1 forever). One of the two.
+ */
+function beforeIdOf(query: URLSearchParams): string | null {
+  const snake = query.get('before_id');
+  const camel = query.get('beforeId');
+  if (snake !== null && camel !== null) {
+    throw invalidField('before_id', 'give before_id or beforeId, not both');
+  }
+  return snake ?? camel;
+}
+
+/**
  * One page of a list, newest first. `before_id` names the last item of the
  * previous page; it may have been deleted since (the store remembers the
  * position of deleted IDs). `next_page_uri` is absolute and null on the last page.
@@ -29,7 +42,7 @@ export function listPage<R extends BaseRecord>(
   env: HandlerEnv,
 ): HandlerResult {
   const limit = parseLimit(request.query.get('limit'));
-  const beforeId = request.query.get('before_id');
+  const beforeId = beforeIdOf(request.query);
   let beforeSeq: number | undefined;
   if (beforeId !== null) {
     beforeSeq = env.store.seqOf(beforeId);

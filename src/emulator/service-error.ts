@@ -6,6 +6,9 @@ export const SERVICE_ERROR_CODES = [
   'missing_service_version',
   'unsupported_service_version',
   'invalid_json',
+  'invalid_body',
+  'invalid_content_type',
+  'invalid_query',
   'invalid_field',
   'unknown_field',
   'reference_not_found',
@@ -31,6 +34,8 @@ export class ServiceError extends EdgesyncError<`emulator_${ServiceErrorCode}`> 
   readonly errorCode: ServiceErrorCode;
   /** Dotted path of the offending request field, when one field is at fault. */
   readonly field: string | undefined;
+  /** Extra response headers the answer carries (`Retry-After`, `Allow`). */
+  headers: Readonly<Record<string, string>> = {};
 
   constructor(status: number, errorCode: ServiceErrorCode, message: string, field?: string) {
     super(`emulator_${errorCode}`, message);
@@ -49,16 +54,23 @@ export function notFound(what: string): ServiceError {
 }
 
 export interface ServiceErrorBody {
-  readonly error_code: ServiceErrorCode;
+  /** A ServiceErrorCode, or the one code the emulator was told to answer every 404 with. */
+  readonly error_code: string;
   readonly status_code: number;
   readonly msg: string;
   readonly details: { readonly operation_id: string; readonly field?: string };
 }
 
-export function serviceErrorBody(error: ServiceError, operationId: string): ServiceErrorBody {
+/** `notFoundCode`, when given, replaces the code of every 404 (the emulator's generic-404 mode). */
+export function serviceErrorBody(
+  error: ServiceError,
+  operationId: string,
+  notFoundCode?: string,
+): ServiceErrorBody {
   const details =
     error.field === undefined
       ? { operation_id: operationId }
       : { operation_id: operationId, field: error.field };
-  return { error_code: error.errorCode, status_code: error.status, msg: error.message, details };
+  const code = error.status === 404 && notFoundCode !== undefined ? notFoundCode : error.errorCode;
+  return { error_code: code, status_code: error.status, msg: error.message, details };
 }

@@ -1,0 +1,207 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { drawDrop, drawFault, type FaultSettings } from './fault-injection.js';
+import type { AppliedWrite } from './emulator-options.js';
+import type { HandlerEnv, HandlerResult } from './handler.js';
+import { OPERATION_ID_HEADER, parseJsonBody, type RawBody, readBody, sendJson } from './http-io.js';
+import {
+  checkAuthorization,
+  checkBody,
+  checkQueryConsumed,
+  checkQueryShape,
+  checkServiceVersion,
+  keyMatches,
+  TrackedQuery,
+} from './request-gate.js';
+import type { RequestStats } from './request-stats.js';
+import type { RollingWindowLimiter } from './rolling-window-limiter.js';
+import type { RouteResolution } from './router.js';
+import { ServiceError, serviceErrorBody } from './service-error.js';
+
+/** Everything one request is served with; built once by startEmulator. */
+export interface PipelineSettings {
+  readonly apiKey: string;
+  readonly env: HandlerEnv;
+  readonly route: (method: string, path: string) => RouteResolution;
+  readonly stats: RequestStats;
+  readonly limiter: RollingWindowLimiter | undefined;
+  readonly faults: FaultSettings;
+  /** Milliseconds. */
+  readonly latencyMs: number;
+  readonly maxBodyBytes: number;
+  /** See EmulatorOptions.notFoundCode. */
+  readonly notFoundCode: string | undefined;
+  readonly newOperationId: () => string;
+  /** See EmulatorOptions.onWriteApplied. */
+  readonly onWriteApplied: ((write: AppliedWrite) => void) | undefined;
+}
+
+const STATS_PATH = '/_emulator/stats';
+
+/** Headers every answer carries, so browser clients can read the operation ID and Retry-After. */
+const CORS_HEADERS = {
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers': `${OPERATION_ID_HEADER}, retry-after`,
+};
+
+/** One request on its way to an answer. */
+interface Exchange {
+  readonly method: string;
+  readonly url: URL;
+  readonly request: IncomingMessage;
+  readonly response: ServerResponse;
+  readonly raw: RawBody;
+  readonly operationId: string;
+}
+
+function routeKeyOf(method: string, resolution: RouteResolution): string {
+  if (resolution.kind === 'match') return `${method} ${resolution.route.template}`;
+  if (resolution.kind === 'method_not_allowed') return `${method} ${resolution.template}`;
+  return `${method} (unmatched)`;
+}
+
+function sendError(settings: PipelineSettings, exchange: Exchange, error: ServiceError): void {
+  const body = serviceErrorBody(error, exchange.operationId, settings.notFoundCode);
+  sendJson(exchange.response, error.status, body, { ...error.headers });
+}
+
+/** `GET /_emulator/stats` (and `DELETE` to reset): needs the key, not the version; not counted. */
+function answerStats(settings: PipelineSettings, exchange: Exchange): void {
+  const { request, response, method } = exchange;
+  if (!keyMatches(request.headers.authorization, settings.apiKey)) {
+    sendError(settings, exchange, new ServiceError(401, 'unauthorized', 'missing or invalid Bearer API key'));
+  } else if (method === 'GET') {
+    sendJson(response, 200, settings.stats.snapshot());
+  } else if (method === 'DELETE') {
+    settings.stats.reset();
+    sendJson(response, 204, undefined);
+  } else {
+    const error = new ServiceError(405, 'method_not_allowed', `${method} is not allowed on ${STATS_PATH}`);
+    error.headers = { allow: 'GET, DELETE' };
+    sendError(settings, exchange, error);
+  }
+}
+
+/**
+ * A CORS preflight is answered without the key: browsers send it without
+ * credentials. It is not counted against the budget, like the family's.
+ */
+function answerPreflight(settings: PipelineSettings, exchange: Exchange): void {
+  const resolution = settings.route('OPTIONS', exchange.url.pathname);
+  settings.stats.record(routeKeyOf('OPTIONS', resolution), resolution.kind === 'not_found' ? 404 : 204);
+  if (resolution.kind !== 'method_not_allowed') {
+    sendError(
+      settings,
+      exchange,
+      new ServiceError(404, 'not_found', `no resource at ${exchange.url.pathname}`),
+    );
+    return;
+  }
+  sendJson(exchange.response, 204, undefined, {
+    'access-control-allow-methods': [...resolution.allow, 'OPTIONS'].join(', '),
+    'access-control-allow-headers': 'Authorization, Content-Type, Service-Version',
+    'access-control-max-age': '600',
+  });
+}
+
+function takeBudget(settings: PipelineSettings): void {
+  const waitMs = settings.limiter?.tryAcquire() ?? null;
+  if (waitMs === null) return;
+  const error = new ServiceError(
+    429,
+    'rate_limited',
+    'too many requests; retry after the Retry-After seconds',
+  );
+  error.headers = { 'retry-after': String(Math.max(1, Math.ceil(waitMs / 1000))) };
+  throw error;
+}
+
+function routed(
+  exchange: Exchange,
+  resolution: RouteResolution,
+): Extract<RouteResolution, { kind: 'match' }> {
+  if (resolution.kind === 'not_found') {
+    throw new ServiceError(404, 'not_found', `no resource at ${exchange.url.pathname}`);
+  }
+  if (resolution.kind === 'method_not_allowed') {
+    const error = new ServiceError(
+      405,
+      'method_not_allowed',
+      `${exchange.method} is not allowed on ${exchange.url.pathname}`,
+    );
+    error.headers = { allow: resolution.allow.join(', ') };
+    throw error;
+  }
+  return resolution;
+}
+
+/** The API proper: the gate's checks in the family's order, then the handler. Throws ServiceError. */
+function serveApi(
+  settings: PipelineSettings,
+  exchange: Exchange,
+  resolution: RouteResolution,
+): HandlerResult {
+  const { request, method, url, raw } = exchange;
+  checkAuthorization(request.headers, settings.apiKey);
+  checkServiceVersion(request.headers);
+  takeBudget(settings);
+  const fault = drawFault(settings.faults);
+  if (fault) throw fault;
+  const match = routed(exchange, resolution);
+  const query = new TrackedQuery(url.search);
+  checkQueryShape(method, query);
+  checkBody(method, request.headers, raw);
+  const body = parseJsonBody(raw);
+  const result = match.route.handler({ params: match.params, query, body, path: url.pathname }, settings.env);
+  if (method === 'GET') checkQueryConsumed(query);
+  return result;
+}
+
+async function handle(settings: PipelineSettings, request: IncomingMessage, response: ServerResponse) {
+  const method = request.method ?? 'GET';
+  const url = new URL(request.url ?? '/', 'http://emulator.invalid');
+  const operationId = settings.newOperationId();
+  for (const [name, value] of Object.entries(CORS_HEADERS)) response.setHeader(name, value);
+  response.setHeader(OPERATION_ID_HEADER, operationId);
+  const raw = await readBody(request, settings.maxBodyBytes);
+  if (raw.tooLarge) response.setHeader('connection', 'close');
+  const exchange: Exchange = { method, url, request, response, raw, operationId };
+  if (url.pathname === STATS_PATH) return answerStats(settings, exchange);
+  if (method === 'OPTIONS') return answerPreflight(settings, exchange);
+  const resolution = settings.route(method, url.pathname);
+  const routeKey = routeKeyOf(method, resolution);
+  if (settings.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, settings.latencyMs));
+  let result: HandlerResult;
+  try {
+    result = serveApi(settings, exchange, resolution);
+  } catch (error) {
+    const answer =
+      error instanceof ServiceError ? error : new ServiceError(500, 'internal_error', 'internal error');
+    settings.stats.record(routeKey, answer.status);
+    sendError(settings, exchange, answer);
+    return;
+  }
+  const dropped = drawDrop(settings.faults, method);
+  if (method !== 'GET' && result.status < 300) {
+    const write = { method, path: url.pathname, status: result.status, body: result.body, dropped };
+    settings.onWriteApplied?.(write);
+  }
+  if (dropped) {
+    settings.stats.record(routeKey, 'dropped');
+    response.socket?.destroy();
+    return;
+  }
+  settings.stats.record(routeKey, result.status);
+  sendJson(response, result.status, result.body);
+}
+
+/** The server's request listener: never rejects; an unexpected failure ends the connection. */
+export function createRequestListener(
+  settings: PipelineSettings,
+): (request: IncomingMessage, response: ServerResponse) => void {
+  return (request, response) => {
+    handle(settings, request, response).catch(() => {
+      if (!response.headersSent) sendJson(response, 500, undefined);
+      response.destroy();
+    });
+  };
+}
