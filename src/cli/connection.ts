@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { createApiClient, type RequestObserver } from '../api/client.js';
 import type { EdgeApi } from '../api/edge-api.js';
 import { RequestBudget } from '../api/request-budget.js';
+import { FAMILY_RATE_LIMIT } from '../emulator/emulator-options.js';
 import { loadSeedFile } from '../emulator/seed.js';
 import { startEmulator } from '../emulator/server.js';
 import { EdgesyncError } from '../errors.js';
@@ -63,7 +64,8 @@ export async function openConnection(
     throw new EdgesyncError('invalid_option', `--timeout: expected at least 1ms (found "${flags.timeout}")`);
   if (flags.emulator) {
     const seed = flags.emulatorSeed ? await loadSeedFile(flags.emulatorSeed) : undefined;
-    const emulator = await startEmulator(seed ? { seed } : {});
+    // The family's budget, as `edgesync emulator` applies it: trying edgesync shows how it really paces.
+    const emulator = await startEmulator({ rateLimit: FAMILY_RATE_LIMIT, ...(seed ? { seed } : {}) });
     hooks.logger?.info({ url: emulator.url }, 'embedded emulator started');
     const api = createApiClient({
       baseUrl: emulator.url,

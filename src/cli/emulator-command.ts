@@ -10,11 +10,12 @@ interface EmulatorFlags {
   readonly apiKey?: string;
   readonly seed?: string;
   readonly data?: string;
-  readonly rateLimit?: string;
+  readonly rateLimit: string;
   readonly latency?: string;
   readonly faultRate?: string;
   readonly dropRate?: string;
   readonly pageSizeMax?: string;
+  readonly notFoundCode?: string;
 }
 
 function invalidOption(flag: string, expected: string, value: string): EdgesyncError {
@@ -48,10 +49,8 @@ async function emulatorOptions(flags: EmulatorFlags): Promise<EmulatorOptions> {
   }
   if (flags.seed !== undefined) options.seed = await loadSeedFile(flags.seed);
   if (flags.data !== undefined) options.dataFile = flags.data;
-  if (flags.rateLimit !== undefined) {
-    const rate = parseRate('--rate-limit', flags.rateLimit, { allowOff: true });
-    if (rate !== 'off') options.rateLimit = rate;
-  }
+  const rate = parseRate('--rate-limit', flags.rateLimit, { allowOff: true });
+  if (rate !== 'off') options.rateLimit = rate;
   if (flags.latency !== undefined) {
     const latencyMs = parseDuration('--latency', flags.latency);
     if (latencyMs > 600_000) throw invalidOption('--latency', 'a duration of at most 10m', flags.latency);
@@ -61,6 +60,12 @@ async function emulatorOptions(flags: EmulatorFlags): Promise<EmulatorOptions> {
   if (flags.dropRate !== undefined) options.dropRate = shareFlag('--drop-rate', flags.dropRate);
   if (flags.pageSizeMax !== undefined)
     options.pageSizeMax = integerFlag('--page-size-max', flags.pageSizeMax, 1, 100);
+  if (flags.notFoundCode !== undefined) {
+    if (!/^[A-Za-z0-9_]+$/.test(flags.notFoundCode)) {
+      throw invalidOption('--not-found-code', 'letters, digits and underscores', flags.notFoundCode);
+    }
+    options.notFoundCode = flags.notFoundCode;
+  }
   return options;
 }
 
@@ -94,7 +99,8 @@ export const registerEmulatorCommand: CommandRegistrar = (program, ctx) => {
     .option('--data <file>', 'persist the account to this JSON file (atomic writes; reloaded on start)')
     .option(
       '--rate-limit <n/duration|off>',
-      'rolling-window rate limit such as 120/60s (a bare window is seconds), or off; off by default',
+      "rolling-window rate limit such as 120/60s (a bare window is seconds), or off; the service family's 120/60s by default",
+      '120/60s',
     )
     .option(
       '--latency <duration>',
@@ -103,6 +109,7 @@ export const registerEmulatorCommand: CommandRegistrar = (program, ctx) => {
     .option('--fault-rate <p>', 'share (0-1) of requests answered 500/503 without being applied')
     .option('--drop-rate <p>', 'share (0-1) of writes applied and then dropped without a response')
     .option('--page-size-max <n>', 'largest list page (1-100), for pagination tests')
+    .option('--not-found-code <code>', 'answer every 404 with this one error_code (a terser service)')
     .action(async (flags: EmulatorFlags) => {
       ctx.setOutcome(await runEmulator(flags, ctx));
     });

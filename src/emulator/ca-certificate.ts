@@ -29,15 +29,37 @@ function commonName(subject: string): string {
   return '';
 }
 
+/** Largest accepted `ca_pem`, in bytes. */
+export const MAX_PEM_BYTES = 64 * 1024;
+
+const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----[\s\S]*?-----END \1-----/g;
+const ONE_CERTIFICATE = /^-----BEGIN CERTIFICATE-----\r?\n[A-Za-z0-9+/=\r\n]+-----END CERTIFICATE-----$/;
+
 /**
- * Parses `ca_pem` with node:crypto. Not a certificate, more than one, or not
- * a CA (basicConstraints cA false) → 400 invalid_field `ca_pem`.
+ * `ca_pem` is exactly one PEM block of type CERTIFICATE, with nothing but
+ * whitespace around it: a private key pasted in by mistake is refused, and
+ * is never stored, echoed or named beyond its block type.
+ */
+function checkSingleCertificateBlock(pem: string): void {
+  const types = [...pem.matchAll(PEM_BLOCK)].map((match) => match[1] as string);
+  const others = types.filter((type) => type !== 'CERTIFICATE');
+  if (others.length > 0) {
+    throw invalidField('ca_pem', `must hold only a CERTIFICATE block (found a ${others[0]} block)`);
+  }
+  if (types.length !== 1) {
+    throw invalidField('ca_pem', `must hold exactly one PEM certificate (found ${types.length})`);
+  }
+  if (!ONE_CERTIFICATE.test(pem.trim())) {
+    throw invalidField('ca_pem', 'must hold the CERTIFICATE block alone, with no text before or after it');
+  }
+}
+
+/**
+ * Parses `ca_pem` with node:crypto. Not exactly one certificate block, not
+ * parsable, or not a CA (basicConstraints cA false) → 400 invalid_field `ca_pem`.
  */
 export function parseCaPem(pem: string): CaCertificateFacts {
-  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
-  if (blocks.length !== 1) {
-    throw invalidField('ca_pem', `must hold exactly one PEM certificate (found ${blocks.length})`);
-  }
+  checkSingleCertificateBlock(pem);
   let certificate: X509Certificate;
   try {
     certificate = new X509Certificate(pem);
@@ -55,7 +77,7 @@ export function parseCaPem(pem: string): CaCertificateFacts {
   // node:crypto's `keyUsage` holds the extended key usage OIDs, despite its name.
   const extendedOids = (certificate as { keyUsage?: string[] }).keyUsage ?? [];
   return {
-    ca_pem: `${pem.replace(/\s+$/, '')}\n`,
+    ca_pem: `${pem.trim()}\n`,
     subject_common_name: commonName(certificate.subject),
     not_before: formatTimestamp(Date.parse(certificate.validFrom)),
     not_after: formatTimestamp(Date.parse(certificate.validTo)),

@@ -1,8 +1,9 @@
 import ipaddr from 'ipaddr.js';
 
 /**
- * The canonical form the emulator stores and returns: a bare address gets
- * its full prefix (/32, /128), IPv6 is lowercase and compressed. A CIDR with
+ * The canonical form the emulator stores and returns: IPv6 lowercase and
+ * compressed. A bare address is refused, as the service family refuses it:
+ * the prefix length says how much is allowed or denied, so it is never guessed. A CIDR with
  * host bits set (`10.0.0.5/24`) is rejected rather than silently widened or
  * narrowed: the caller most likely meant something else. Returns null when
  * `value` is not an IP or CIDR.
@@ -16,8 +17,8 @@ export function canonicalCidr(value: string): { readonly cidr: string } | { read
       [address, prefix] = ipaddr.parseCIDR(value);
     } else {
       if (!ipaddr.isValid(value)) return null;
-      address = ipaddr.parse(value);
-      prefix = address.kind() === 'ipv4' ? 32 : 128;
+      const full = ipaddr.parse(value).kind() === 'ipv4' ? 32 : 128;
+      return { error: `needs a prefix length, e.g. ${value}/${full} for this one address` };
     }
   } catch {
     return null;

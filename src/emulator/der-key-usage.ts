@@ -45,14 +45,14 @@ function children(der: Uint8Array, parent: Tlv): Tlv[] {
   return result;
 }
 
-/** Bit names in KeyUsage order (RFC 5280 4.2.1.3), snake_case as the service returns them. */
+/** Bit names in KeyUsage order (RFC 5280 4.2.1.3), as the service family names them. */
 export const KEY_USAGE_NAMES = [
   'digital_signature',
   'content_commitment',
   'key_encipherment',
   'data_encipherment',
   'key_agreement',
-  'key_cert_sign',
+  'cert_sign',
   'crl_sign',
   'encipher_only',
   'decipher_only',

@@ -13,12 +13,13 @@ export const TLS_VERSIONS = ['1.0', '1.1', '1.2', '1.3'] as const;
 
 const MUTUAL_TLS_RULES: ObjectRules = {
   enabled: { type: 'boolean' },
-  certificate_authority_ids: { type: 'string-list', required: true },
+  certificate_authority_ids: { type: 'string-list' },
 };
 
+/** An IP restriction without a policy restricts nothing: the family refuses it. */
 const IP_RESTRICTION_RULES: ObjectRules = {
   enabled: { type: 'boolean' },
-  ip_policy_ids: { type: 'string-list', required: true },
+  ip_policy_ids: { type: 'string-list', required: true, minItems: 1 },
 };
 
 /** EndpointTLSTerminationAtEdge: an HTTPS edge always terminates at the edge. */
@@ -37,9 +38,17 @@ function join(path: string, field: string): string {
   return path === '' ? field : `${path}.${field}`;
 }
 
+/**
+ * Family clients leave out an empty list: a disabled module may come without
+ * `certificate_authority_ids`; an enabled one needs it.
+ */
 export function checkMutualTls(env: HandlerEnv, value: unknown, path: string): MutualTlsModule {
   const checked = checkObject(value, MUTUAL_TLS_RULES, path);
-  const ids = [...new Set(checked.certificate_authority_ids as string[])];
+  const given = checked.certificate_authority_ids as string[] | undefined;
+  if (given === undefined && checked.enabled !== false) {
+    throw invalidField(join(path, 'certificate_authority_ids'), 'is required unless enabled is false');
+  }
+  const ids = [...new Set(given ?? [])];
   checkReferences(env, 'certificate_authorities', ids, join(path, 'certificate_authority_ids'));
   return { enabled: (checked.enabled as boolean | undefined) ?? true, certificate_authority_ids: ids };
 }

@@ -10,6 +10,9 @@ export interface RateLimitSpec {
   readonly windowMs: number;
 }
 
+/** The service family's budget: 120 requests per rolling 60 seconds per account. */
+export const FAMILY_RATE_LIMIT: RateLimitSpec = { requests: 120, windowMs: 60_000 };
+
 export interface EmulatorOptions {
   /** @default '127.0.0.1' */
   readonly host?: string;

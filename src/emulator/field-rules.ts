@@ -13,13 +13,21 @@ export type FieldRule = (
       readonly maxBytes?: number;
       readonly oneOf?: readonly string[];
       readonly format?: 'url' | 'hostport' | 'non-empty';
+      /** A pattern the whole value must match, and how to say so. */
+      readonly pattern?: { readonly regex: RegExp; readonly expected: string };
     }
   | { readonly type: 'boolean' }
-  | { readonly type: 'uint32'; readonly max?: number }
-  | { readonly type: 'number'; readonly min: number; readonly max: number }
-  | { readonly type: 'string-list'; readonly format?: 'hostport' | 'non-empty' }
+  | { readonly type: 'uint32'; readonly min?: number; readonly max?: number }
+  /** `min` itself is refused when `minExclusive` (a share that must be above 0). */
+  | { readonly type: 'number'; readonly min: number; readonly max: number; readonly minExclusive?: boolean }
+  | { readonly type: 'string-list'; readonly format?: 'hostport' | 'non-empty'; readonly minItems?: number }
   | { readonly type: 'string-map' }
-  | { readonly type: 'object'; readonly fields: ObjectRules; readonly minKeys?: number }
+  | {
+      readonly type: 'object';
+      readonly fields: ObjectRules;
+      readonly minKeys?: number;
+      readonly maxKeys?: number;
+    }
   /** Checked by the handler (modules whose checks need the store). */
   | { readonly type: 'any' }
 ) & {
@@ -55,10 +63,21 @@ function isUrl(value: string): boolean {
   }
 }
 
-/** `host:port`, port 1–65535, host non-empty (IPv6 hosts in brackets). */
+const DNS_LABEL = /^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$/;
+
+/** A DNS name of letters, digits and hyphens, at most 253 bytes; a wildcard first label is allowed. */
+export function isDnsName(host: string): boolean {
+  if (host.length === 0 || host.length > 253) return false;
+  const labels = host.replace(/\.$/, '').split('.');
+  return labels.every((label, index) => DNS_LABEL.test(label) || (index === 0 && label === '*'));
+}
+
+/** `host:port`, port 1–65535, host a DNS name (IPv6 hosts in brackets). */
 export function isHostport(value: string): boolean {
-  const match = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.*-]+):(\d{1,5})$/.exec(value);
+  const match = /^(\[[0-9A-Fa-f:.]+\]|[^:[\]]+):(\d{1,5})$/.exec(value);
   if (!match) return false;
+  const host = match[1] as string;
+  if (!host.startsWith('[') && !isDnsName(host)) return false;
   const port = Number(match[2]);
   return port >= 1 && port <= 65_535;
 }
@@ -67,7 +86,10 @@ function checkStringFormat(value: string, format: 'url' | 'hostport' | 'non-empt
   if (format === 'url' && !isUrl(value))
     throw invalidField(path, `must be an http(s) URL (found ${describe(value)})`);
   if (format === 'hostport' && !isHostport(value)) {
-    throw invalidField(path, `must be host:port with a port from 1 to 65535 (found ${describe(value)})`);
+    throw invalidField(
+      path,
+      `must be host:port with a DNS name and a port from 1 to 65535 (found ${describe(value)})`,
+    );
   }
   if (format === 'non-empty' && value.length === 0) throw invalidField(path, 'must not be empty');
 }
@@ -89,6 +111,9 @@ function checkValue(value: unknown, rule: FieldRule, path: string): unknown {
         throw invalidField(path, `must be one of ${rule.oneOf.join(', ')} (found ${describe(value)})`);
       }
       if (rule.format) checkStringFormat(value, rule.format, path);
+      if (rule.pattern && !rule.pattern.regex.test(value)) {
+        throw invalidField(path, `must be ${rule.pattern.expected} (found ${describe(value)})`);
+      }
       return value;
     }
     case 'boolean':
@@ -96,20 +121,23 @@ function checkValue(value: unknown, rule: FieldRule, path: string): unknown {
         throw invalidField(path, `must be a boolean (found ${describe(value)})`);
       return value;
     case 'uint32': {
+      const min = rule.min ?? 0;
       const max = rule.max ?? UINT32_MAX;
-      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > max) {
-        throw invalidField(path, `must be an integer from 0 to ${max} (found ${describe(value)})`);
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+        throw invalidField(path, `must be an integer from ${min} to ${max} (found ${describe(value)})`);
       }
       return value;
     }
-    case 'number':
-      if (typeof value !== 'number' || !Number.isFinite(value) || value < rule.min || value > rule.max) {
-        throw invalidField(
-          path,
-          `must be a number from ${rule.min} to ${rule.max} (found ${describe(value)})`,
-        );
+    case 'number': {
+      const belowMin = rule.minExclusive ? (value as number) <= rule.min : (value as number) < rule.min;
+      if (typeof value !== 'number' || !Number.isFinite(value) || belowMin || value > rule.max) {
+        const range = rule.minExclusive
+          ? `above ${rule.min} and at most ${rule.max}`
+          : `from ${rule.min} to ${rule.max}`;
+        throw invalidField(path, `must be a number ${range} (found ${describe(value)})`);
       }
       return value;
+    }
     case 'string-list': {
       if (!Array.isArray(value))
         throw invalidField(path, `must be a list of strings (found ${describe(value)})`);
@@ -117,6 +145,9 @@ function checkValue(value: unknown, rule: FieldRule, path: string): unknown {
         if (typeof item !== 'string')
           throw invalidField(path, `must be a list of strings (found ${describe(item)})`);
         if (rule.format) checkStringFormat(item, rule.format, path);
+      }
+      if (rule.minItems !== undefined && value.length < rule.minItems) {
+        throw invalidField(path, `must hold at least ${rule.minItems} item (found ${value.length})`);
       }
       return [...(value as string[])];
     }
@@ -133,8 +164,12 @@ function checkValue(value: unknown, rule: FieldRule, path: string): unknown {
       return value;
     case 'object': {
       const checked = checkObject(value, rule.fields, path);
-      if (rule.minKeys !== undefined && Object.keys(checked).length < rule.minKeys) {
+      const keys = Object.keys(checked).length;
+      if (rule.minKeys !== undefined && keys < rule.minKeys) {
         throw invalidField(path, `must set at least ${rule.minKeys} field`);
+      }
+      if (rule.maxKeys !== undefined && keys > rule.maxKeys) {
+        throw invalidField(path, `must set at most ${rule.maxKeys} field (found ${keys})`);
       }
       return checked;
     }

@@ -1,3 +1,4 @@
+import type { ResourceIds } from './resource-id.js';
 import type { EmulatorStore } from './store.js';
 
 /** What a handler sees of a request: parsed, transport-free. */
@@ -13,6 +14,8 @@ export interface HandlerRequest {
 /** The account and settings a handler works against. */
 export interface HandlerEnv {
   readonly store: EmulatorStore;
+  /** Makes the IDs of new records (time-ordered). */
+  readonly ids: ResourceIds;
   /** Absolute base URL of the server, no trailing slash; every `uri` starts with it. */
   readonly baseUrl: string;
   /** Milliseconds since the epoch. */

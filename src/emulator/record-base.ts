@@ -1,6 +1,6 @@
 import { formatTimestamp, type HandlerEnv } from './handler.js';
 import type { BaseRecord, CollectionName, CollectionRecords } from './records.js';
-import { EMULATOR_ID_PREFIXES, type EmulatorIdKind, isWellFormedId, newId } from './resource-id.js';
+import { EMULATOR_ID_PREFIXES, type EmulatorIdKind, isWellFormedId } from './resource-id.js';
 import { invalidField, notFound, ServiceError } from './service-error.js';
 
 /**
@@ -14,7 +14,7 @@ export function newBaseRecord(
   fixedId: string | undefined,
   checked: Readonly<Record<string, unknown>>,
 ): BaseRecord {
-  let id = newId(idKind);
+  let id = env.ids.next(idKind);
   if (fixedId !== undefined) {
     if (!isWellFormedId(idKind, fixedId)) {
       throw invalidField(

@@ -44,3 +44,21 @@ export function checkNotReferenced(env: HandlerEnv, target: ReferenceTarget, id:
     throw new ServiceError(400, 'conflict', `${id} is still referenced by ${users.join(', ')}`, 'id');
   }
 }
+
+/**
+ * Deletes a resource others may reference, as the family does. An IP policy
+ * may go while referenced: its rules go with it, and the modules naming it
+ * keep the reference and behave as if it had no rules. A referenced CA or
+ * endpoint configuration stays (400 `conflict`): a mutual TLS module whose CA
+ * vanished would refuse every client, which the family does not allow.
+ */
+export function deleteReferenceTarget(env: HandlerEnv, target: ReferenceTarget, id: string): void {
+  if (target === 'ip_policies') {
+    for (const rule of env.store.list('ip_policy_rules')) {
+      if (rule.ip_policy_id === id) env.store.delete('ip_policy_rules', rule.id);
+    }
+  } else {
+    checkNotReferenced(env, target, id);
+  }
+  env.store.delete(target, id);
+}

@@ -3,17 +3,53 @@ import { ID_PREFIXES } from '../kinds/kind-name.js';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const OPAQUE_LENGTH = 27;
+/** Milliseconds since the epoch in 8 base62 digits: good until the year 8900. */
+const TIME_DIGITS = 8;
+/** Order among IDs made in the same millisecond. */
+const COUNTER_DIGITS = 4;
+const COUNTER_LIMIT = 62 ** COUNTER_DIGITS;
+const RANDOM_DIGITS = OPAQUE_LENGTH - TIME_DIGITS - COUNTER_DIGITS;
 
 /** Prefixes of everything the emulator stores: the spec's, plus `op_` for operation IDs in error bodies. */
 export const EMULATOR_ID_PREFIXES = { ...ID_PREFIXES, operation: 'op_' } as const;
 
 export type EmulatorIdKind = keyof typeof EMULATOR_ID_PREFIXES;
 
-/** A new ID: the kind's prefix and 27 base62 characters from the crypto RNG. */
-export function newId(kind: EmulatorIdKind): string {
-  let opaque = '';
-  for (let i = 0; i < OPAQUE_LENGTH; i += 1) opaque += BASE62[randomInt(BASE62.length)];
-  return `${EMULATOR_ID_PREFIXES[kind]}${opaque}`;
+function base62(value: number, digits: number): string {
+  let text = '';
+  let rest = value;
+  for (let i = 0; i < digits; i += 1) {
+    text = BASE62[rest % 62] + text;
+    rest = Math.floor(rest / 62);
+  }
+  return text;
+}
+
+/**
+ * IDs as the service family makes them: after the kind's prefix, a
+ * time-ordered part (milliseconds, then a counter within the millisecond),
+ * then random characters. BASE62 is in ASCII order, so two IDs of one kind
+ * sort as they were made. The clock never runs backwards here: a clock that
+ * does (an injected one, a restart) continues from the last time used.
+ */
+export class ResourceIds {
+  private lastMs = 0;
+  private counter = 0;
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  next(kind: EmulatorIdKind): string {
+    let ms = Math.max(this.lastMs, Math.floor(this.now()));
+    this.counter = ms === this.lastMs ? this.counter + 1 : 0;
+    if (this.counter >= COUNTER_LIMIT) {
+      ms += 1;
+      this.counter = 0;
+    }
+    this.lastMs = ms;
+    let random = '';
+    for (let i = 0; i < RANDOM_DIGITS; i += 1) random += BASE62[randomInt(BASE62.length)];
+    return `${EMULATOR_ID_PREFIXES[kind]}${base62(ms, TIME_DIGITS)}${base62(this.counter, COUNTER_DIGITS)}${random}`;
+  }
 }
 
 const OPAQUE_PATTERN = new RegExp(`^[0-9A-Za-z]{${OPAQUE_LENGTH}}$`);

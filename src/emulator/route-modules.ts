@@ -1,7 +1,7 @@
 import { checkObject, type ObjectRules } from './field-rules.js';
 import type { HandlerEnv } from './handler.js';
 import { checkReferences, refTo } from './references.js';
-import { invalidField } from './service-error.js';
+import { invalidField, ServiceError } from './service-error.js';
 
 /**
  * The modules of an HTTPS edge route. The spec gives write endpoints only for
@@ -81,17 +81,23 @@ const GITHUB_PROVIDER_RULES: ObjectRules = {
   organizations: { type: 'string-list' },
 };
 
+/** Session lengths are capped at one year, in seconds. */
+export const ONE_YEAR_SECONDS = 365 * 24 * 60 * 60;
+
 const SESSION_RULES: ObjectRules = {
   options_passthrough: { type: 'boolean' },
-  cookie_prefix: { type: 'string' },
-  inactivity_timeout: { type: 'uint32' },
-  maximum_duration: { type: 'uint32' },
+  cookie_prefix: {
+    type: 'string',
+    pattern: { regex: /^[A-Za-z0-9.]*$/, expected: 'letters, digits and periods only' },
+  },
+  inactivity_timeout: { type: 'uint32', max: ONE_YEAR_SECONDS },
+  maximum_duration: { type: 'uint32', max: ONE_YEAR_SECONDS },
 };
 
 export const OIDC_RULES: ObjectRules = {
   ...ENABLED,
   ...SESSION_RULES,
-  issuer: { type: 'string', required: true, format: 'url' },
+  issuer: { type: 'string', required: true, format: 'url', maxBytes: 255 },
   client_id: { type: 'string', required: true, format: 'non-empty' },
   client_secret: { type: 'string', required: true, format: 'non-empty' },
   scopes: { type: 'string-list' },
@@ -99,14 +105,15 @@ export const OIDC_RULES: ObjectRules = {
 
 const MODULE_RULES: Readonly<Record<RouteModuleName, ObjectRules>> = {
   backend: { ...ENABLED, backend_id: { type: 'string', required: true, format: 'non-empty' } },
-  ip_restriction: { ...ENABLED, ip_policy_ids: { type: 'string-list', required: true } },
+  ip_restriction: { ...ENABLED, ip_policy_ids: { type: 'string-list', required: true, minItems: 1 } },
+  // Every number of a circuit breaker is positive: a zero window or threshold never trips or always does.
   circuit_breaker: {
     ...ENABLED,
-    tripped_duration: { type: 'uint32' },
-    rolling_window: { type: 'uint32' },
-    num_buckets: { type: 'uint32', max: 128 },
-    volume_threshold: { type: 'uint32' },
-    error_threshold_percentage: { type: 'number', min: 0, max: 1 },
+    tripped_duration: { type: 'uint32', min: 1 },
+    rolling_window: { type: 'uint32', min: 1 },
+    num_buckets: { type: 'uint32', min: 1, max: 128 },
+    volume_threshold: { type: 'uint32', min: 1 },
+    error_threshold_percentage: { type: 'number', min: 0, max: 1, minExclusive: true },
   },
   compression: ENABLED,
   request_headers: { ...ENABLED, add: { type: 'string-map' }, remove: { type: 'string-list' } },
@@ -124,6 +131,7 @@ const MODULE_RULES: Readonly<Record<RouteModuleName, ObjectRules>> = {
       type: 'object',
       required: true,
       minKeys: 1,
+      maxKeys: 1,
       fields: Object.fromEntries(
         OAUTH_PROVIDERS.map((name) => [
           name,
@@ -153,12 +161,32 @@ function checkOauthProviders(provider: Readonly<Record<string, unknown>>, path: 
     if (config.client_id !== undefined && config.client_secret === undefined) {
       throw invalidField(`${at}.client_secret`, 'is required when client_id is set');
     }
+    if (config.client_secret !== undefined && config.client_id === undefined) {
+      throw invalidField(`${at}.client_id`, 'is required when client_secret is set');
+    }
     if (
       config.scopes !== undefined &&
       (config.client_id === undefined || config.client_secret === undefined)
     ) {
       throw invalidField(`${at}.scopes`, 'may be set only when both client_id and client_secret are set');
     }
+  }
+}
+
+/** The family's rule: a route authenticates with at most one of these. */
+export const AUTH_MODULE_NAMES = ['oauth', 'oidc', 'saml'] as const;
+
+/** 400 conflict when the route's modules, as they would be after a change, set two of oauth, oidc, saml. */
+export function checkOneAuthModule(modules: Readonly<Record<string, unknown>>): void {
+  const set = AUTH_MODULE_NAMES.filter((name) => modules[name] !== undefined && modules[name] !== null);
+  const field = set[1];
+  if (field !== undefined) {
+    throw new ServiceError(
+      400,
+      'conflict',
+      `${field}: a route takes at most one of oauth, oidc and saml (found ${set.join(', ')})`,
+      field,
+    );
   }
 }
 

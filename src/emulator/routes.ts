@@ -1,3 +1,4 @@
+import { acceptFamilyBodies } from './body-envelopes.js';
 import type { RouteDefinition } from './handler.js';
 import { CERTIFICATE_AUTHORITY_ROUTES } from './handlers/certificate-authorities.js';
 import { HTTPS_EDGE_ROUTE_ROUTES } from './handlers/https-edge-routes.js';
@@ -8,7 +9,7 @@ import { RESERVED_ADDR_ROUTES } from './handlers/reserved-addrs.js';
 import { TCP_TLS_EDGE_ROUTES } from './handlers/tcp-tls-edges.js';
 
 /** Every endpoint the emulator serves: the spec's and the emulator-only ones. */
-export const EMULATOR_ROUTES: readonly RouteDefinition[] = [
+export const EMULATOR_ROUTES: readonly RouteDefinition[] = acceptFamilyBodies([
   ...IP_POLICY_RULE_ROUTES,
   ...RESERVED_ADDR_ROUTES,
   ...CERTIFICATE_AUTHORITY_ROUTES,
@@ -16,4 +17,4 @@ export const EMULATOR_ROUTES: readonly RouteDefinition[] = [
   ...HTTPS_EDGE_ROUTE_ROUTES,
   ...TCP_TLS_EDGE_ROUTES,
   ...REFERENCED_RESOURCE_ROUTES,
-];
+]);

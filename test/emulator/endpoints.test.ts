@@ -105,7 +105,7 @@ describe('emulator endpoints', () => {
       subject_common_name: 'corp-root.example.com',
       not_before: '2026-11-21T23:20:12Z',
       not_after: '2036-11-18T23:20:12Z',
-      key_usages: ['digital_signature', 'key_cert_sign', 'crl_sign'],
+      key_usages: ['digital_signature', 'cert_sign', 'crl_sign'],
       extended_key_usages: ['client_auth', 'server_auth'],
     });
     expect(created.body.extended_key_usages).toHaveLength(2);

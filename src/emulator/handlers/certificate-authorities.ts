@@ -1,15 +1,15 @@
-import { parseCaPem } from '../ca-certificate.js';
+import { MAX_PEM_BYTES, parseCaPem } from '../ca-certificate.js';
 import { checkObject, DESCRIPTION_RULE, METADATA_RULE, type ObjectRules } from '../field-rules.js';
 import type { HandlerEnv, RouteDefinition } from '../handler.js';
 import { listPage } from '../pagination.js';
 import { findRecord, newBaseRecord, patchDescriptionMetadata, renderBase } from '../record-base.js';
 import type { CertificateAuthorityRecord } from '../records.js';
-import { checkNotReferenced } from '../reference-users.js';
+import { deleteReferenceTarget } from '../reference-users.js';
 
 const CREATE_RULES: ObjectRules = {
   description: DESCRIPTION_RULE,
   metadata: METADATA_RULE,
-  ca_pem: { type: 'string', required: true },
+  ca_pem: { type: 'string', required: true, maxBytes: MAX_PEM_BYTES },
 };
 
 const UPDATE_RULES: ObjectRules = { description: DESCRIPTION_RULE, metadata: METADATA_RULE };
@@ -92,8 +92,7 @@ export const CERTIFICATE_AUTHORITY_ROUTES: readonly RouteDefinition[] = [
     template: '/certificate_authorities/{id}',
     handler: (request, env) => {
       const record = find(env, request.params.id);
-      checkNotReferenced(env, 'certificate_authorities', record.id);
-      env.store.delete('certificate_authorities', record.id);
+      deleteReferenceTarget(env, 'certificate_authorities', record.id);
       return { status: 204 };
     },
   },

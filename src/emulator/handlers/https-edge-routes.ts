@@ -4,7 +4,13 @@ import { moduleRoutes } from '../module-routes.js';
 import { listPage } from '../pagination.js';
 import { newBaseRecord, patchDescriptionMetadata, renderBase } from '../record-base.js';
 import type { HttpsEdgeRouteRecord, RouteModules } from '../records.js';
-import { checkRouteModule, ROUTE_MODULE_NAMES, renderOidc, renderRouteModule } from '../route-modules.js';
+import {
+  checkOneAuthModule,
+  checkRouteModule,
+  ROUTE_MODULE_NAMES,
+  renderOidc,
+  renderRouteModule,
+} from '../route-modules.js';
 import { notFound, ServiceError } from '../service-error.js';
 
 const MODULE_FIELDS: ObjectRules = Object.fromEntries(
@@ -80,6 +86,7 @@ export function createHttpsEdgeRoute(
   const edge = findEdgeId(env, edgeId);
   const checked = checkObject(body, CREATE_RULES);
   const modules = checkModules(env, checked);
+  checkOneAuthModule(modules);
   const record: HttpsEdgeRouteRecord = {
     ...newBaseRecord(env, 'https_edge_route', 'https_edge_routes', fixedId, checked),
     edge_id: edge,
@@ -131,6 +138,7 @@ export const HTTPS_EDGE_ROUTE_ROUTES: readonly RouteDefinition[] = [
       const record = findRoute(env, request.params.edge_id, request.params.id);
       const checked = checkObject(request.body, UPDATE_RULES);
       const modules = checkModules(env, checked);
+      checkOneAuthModule({ ...record.modules, ...modules });
       if (checked.match_type !== undefined)
         record.match_type = checked.match_type as HttpsEdgeRouteRecord['match_type'];
       if (checked.match !== undefined) record.match = checked.match as string;
@@ -153,7 +161,9 @@ export const HTTPS_EDGE_ROUTE_ROUTES: readonly RouteDefinition[] = [
     find: (request, env) => findRoute(env, request.params.edge_id, request.params.id),
     // PUT replaces the whole module: fields left out return to their defaults.
     set: (record, body, env) => {
-      record.modules.oidc = checkRouteModule(env, 'oidc', body, '');
+      const oidc = checkRouteModule(env, 'oidc', body, '');
+      checkOneAuthModule({ ...record.modules, oidc });
+      record.modules.oidc = oidc;
     },
     render: oidcOf,
     clear: (record) => {

@@ -3,7 +3,7 @@ import type { HandlerEnv, RouteDefinition } from '../handler.js';
 import { listPage } from '../pagination.js';
 import { findRecord, newBaseRecord, patchDescriptionMetadata, renderBase } from '../record-base.js';
 import type { BaseRecord } from '../records.js';
-import { checkNotReferenced } from '../reference-users.js';
+import { deleteReferenceTarget } from '../reference-users.js';
 import { REFERENCE_TARGETS } from '../references.js';
 
 /**
@@ -83,8 +83,7 @@ function minimalRoutes(collection: MinimalCollection, title: string): RouteDefin
       template: `${path}/{id}`,
       handler: (request, env) => {
         const record = find(env, request.params.id);
-        checkNotReferenced(env, collection, record.id);
-        env.store.delete(collection, record.id);
+        deleteReferenceTarget(env, collection, record.id);
         return { status: 204 };
       },
     },
