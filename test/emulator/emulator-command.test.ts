@@ -96,6 +96,50 @@ describe('edgesync emulator (process)', () => {
     expect(await exitCode(child)).toBe(0);
   });
 
+  /** Statuses of `count` list reads sent at once, sorted. */
+  async function burst(url: string, key: string, count: number): Promise<number[]> {
+    const statuses = await Promise.all(
+      Array.from({ length: count }, () =>
+        fetch(`${url}/ip_policy_rules`, {
+          headers: { authorization: `Bearer ${key}`, 'service-version': '2' },
+        }).then(async (response) => {
+          await response.arrayBuffer();
+          return response.status;
+        }),
+      ),
+    );
+    return statuses.sort();
+  }
+
+  it("applies the family's 120 requests per 60 s by default, and none with --rate-limit off", async () => {
+    const limited = run(['--api-key', 'k']);
+    const unlimited = run(['--api-key', 'k', '--rate-limit', 'off']);
+    const limitedUrl = await nextLine(limited.lines);
+    const unlimitedUrl = await nextLine(unlimited.lines);
+
+    const limitedStatuses = await burst(limitedUrl, 'k', 125);
+    const unlimitedStatuses = await burst(unlimitedUrl, 'k', 125);
+    limited.child.kill('SIGTERM');
+    unlimited.child.kill('SIGTERM');
+
+    expect(limitedStatuses.filter((status) => status === 200)).toHaveLength(120);
+    expect(limitedStatuses.filter((status) => status === 429)).toHaveLength(5);
+    expect(unlimitedStatuses.every((status) => status === 200)).toBe(true);
+  });
+
+  it('answers every 404 with --not-found-code', async () => {
+    const { child, lines } = run(['--api-key', 'k', '--rate-limit', 'off', '--not-found-code', 'E404']);
+    const url = await nextLine(lines);
+
+    const response = await fetch(`${url}/edges/tcp/edgtcp_Missing000000000000000000001/ip_restriction`, {
+      headers: { authorization: 'Bearer k', 'service-version': '2' },
+    });
+    const body = (await response.json()) as { error_code: string };
+    child.kill('SIGTERM');
+
+    expect([response.status, body.error_code]).toEqual([404, 'E404']);
+  });
+
   it.each([
     [['--rate-limit', '120'], /rate limit must look like 120\/60s/],
     [['--fault-rate', '2'], /--fault-rate: expected a share from 0 to 1 \(found "2"\)/],
