@@ -52,11 +52,10 @@ export function mayHaveLanded(error: unknown): boolean {
   return isOutcomeUnknown(error) || abortOf(error)?.mayHaveApplied === true;
 }
 
-/** The service's 404 for something already gone: `not_found`, or `module_not_set` for a module. */
+/**
+ * The service's 404 for something already gone, by status alone: the spec
+ * defines no error codes, and a service's 404 bodies may say anything.
+ */
 export function isAlreadyAbsent(error: unknown): boolean {
-  const failure = describeActionFailure(error);
-  return (
-    failure.status === 404 &&
-    (failure.serviceCode === 'not_found' || failure.serviceCode === 'module_not_set')
-  );
+  return describeActionFailure(error).status === 404;
 }

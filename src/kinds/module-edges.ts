@@ -7,7 +7,7 @@ import type { KindName } from './kind-name.js';
 import type { KindSchema } from './kind-schema.js';
 import { buildLiveObject } from './live-object.js';
 import type { LiveObject } from './live-state.js';
-import { notFoundCode } from './not-found-code.js';
+import { isNotFound } from './not-found-code.js';
 
 /** One module of an edge whose modules only are managed: its rule and the conversions to and from the API. */
 export interface EdgeModule {
@@ -40,8 +40,8 @@ export interface ModuleEdgeKindOptions {
 /**
  * A kind of existing edges (TCP, TLS) whose modules only are managed: read
  * by one GET per module of each edge the manifests name, written by PUT and
- * DELETE on the module's path. An edge the service does not know (404
- * `not_found`) is left out of the result; the live-state reader reports it.
+ * DELETE on the module's path. An edge the service does not know is left
+ * out of the result; the live-state reader reports it.
  */
 export function moduleEdgeKind(options: ModuleEdgeKindOptions): Kind {
   const { name, path, modules } = options;
@@ -70,9 +70,30 @@ export function moduleEdgeKind(options: ModuleEdgeKindOptions): Kind {
     return buildLiveObject({ kind: name, id: expectId(object, name), raw, spec });
   }
 
+  /**
+   * Whether the edge itself exists, by the status of the family's edge read
+   * (`GET {path}/{id}`): asked only when every module read was 404, the one
+   * case where "no modules" and "no edge" look alike.
+   */
+  async function edgeExists(ctx: ReadLiveContext, id: string, signal: AbortSignal): Promise<boolean> {
+    try {
+      await ctx.api.request({ method: 'GET', path: `${path}/${id}` }, { signal, kind: name });
+      return true;
+    } catch (error) {
+      if (isNotFound(error)) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * A module read's 404 means "not set" whatever its body says; the spec
+   * names no error codes to tell an unset module from a missing edge. When
+   * every module is unset, the edge read decides whether the edge is there.
+   * A module write to a missing edge fails with 404 too, so nothing is lost.
+   */
   async function readEdge(ctx: ReadLiveContext, id: string, signal: AbortSignal): Promise<LiveObject | null> {
     const assembled: Record<string, unknown> = { id };
-    let missing = false;
+    let unset = 0;
     await Promise.all(
       modules.map(async (module) => {
         const moduleName = module.rule.name;
@@ -83,14 +104,14 @@ export function moduleEdgeKind(options: ModuleEdgeKindOptions): Kind {
           );
           assembled[moduleName] = response.body;
         } catch (error) {
-          const code = notFoundCode(error);
-          if (code === 'module_not_set') assembled[moduleName] = null;
-          else if (code === 'not_found') missing = true;
-          else throw error;
+          if (!isNotFound(error)) throw error;
+          assembled[moduleName] = null;
+          unset += 1;
         }
       }),
     );
-    return missing ? null : fromApi(assembled);
+    if (unset === modules.length && !(await edgeExists(ctx, id, signal))) return null;
+    return fromApi(assembled);
   }
 
   async function readLive(ctx: ReadLiveContext): Promise<readonly LiveObject[]> {

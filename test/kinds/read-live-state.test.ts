@@ -85,8 +85,9 @@ describe('readLiveState', () => {
     expect(state.objects.tls_edges.map((edge) => edge.spec)).toEqual([
       { mutual_tls: null, tls_termination: { enabled: true, terminate_at: 'edge', min_version: '1.2' } },
     ]);
-    // 4 one-page lists + 3 TCP edges × 1 module + 1 TLS edge × 2 modules
-    expect(state.stats).toMatchObject({ requests: 9, pages: 4 });
+    // 4 one-page lists + 3 TCP edges × 1 module + 1 TLS edge × 2 modules, + 1 edge read for each TCP
+    // edge whose every module read was 404 (TCP_BARE, MISSING_TCP): status alone tells them apart.
+    expect(state.stats).toMatchObject({ requests: 11, pages: 4 });
     expect(Object.keys(state.objects)).toEqual([...KIND_NAMES]);
   });
 
