@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { drawDrop, drawFault, type FaultSettings } from './fault-injection.js';
 import type { AppliedWrite } from './emulator-options.js';
+import { drawDrop, drawFault, type FaultSettings } from './fault-injection.js';
 import type { HandlerEnv, HandlerResult } from './handler.js';
 import { OPERATION_ID_HEADER, parseJsonBody, type RawBody, readBody, sendJson } from './http-io.js';
 import {
