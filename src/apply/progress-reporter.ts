@@ -1,6 +1,7 @@
 import type { Writable } from 'node:stream';
 import type { Logger } from 'pino';
 import { formatLocation } from '../manifest/source-location.js';
+import { visibleText } from '../visible-text.js';
 import type { ActionResult, ApplyResult } from './apply-result.js';
 import type { ProgressEvent } from './execute-plan.js';
 
@@ -110,7 +111,7 @@ export function formatApplySummary(result: ApplyResult): string {
  * Ctrl-C, hundreds of lines saying "not started" hide the few that matter.
  */
 export function formatUnappliedActions(result: ApplyResult): string[] {
-  return result.actions.flatMap((action) => {
+  const lines = result.actions.flatMap((action) => {
     if (action.outcome === 'done' || action.outcome === 'interrupted') return [];
     const where = action.source === undefined ? '' : `${formatLocation(action.source)}: `;
     if (action.outcome === 'failed' && action.error !== undefined) {
@@ -126,4 +127,6 @@ export function formatUnappliedActions(result: ApplyResult): string[] {
     }
     return [`${where}${action.key}: ${action.outcome}: ${action.reason ?? ''}`];
   });
+  // Names and service messages: one line each, nothing raw for the terminal to interpret.
+  return lines.map(visibleText);
 }

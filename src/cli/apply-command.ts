@@ -20,6 +20,7 @@ import type { Plan } from '../plan/plan.js';
 import { renderPlanText } from '../plan/render-text.js';
 import { judgedFor } from '../plan/safety-policy.js';
 import { refillSecrets } from '../plan/saved-plan.js';
+import { visibleText } from '../visible-text.js';
 import type { CommandContext, CommandOutcome, CommandRegistrar } from './command-context.js';
 import { addConnectionOptions, type Connection, type ConnectionFlags, openConnection } from './connection.js';
 import { parseDuration, parsePositiveInteger } from './duration-option.js';
@@ -158,7 +159,7 @@ async function confirmAndApply(plan: Plan, flags: ApplyFlags, apply: ApplyContex
   if (plan.errors.length > 0) {
     for (const error of plan.errors) {
       const where = error.source === undefined ? '' : `${formatLocation(error.source)}: `;
-      ctx.stderr.write(`${where}${error.message}\n`);
+      ctx.stderr.write(`${where}${visibleText(error.message)}\n`);
     }
     return 'plan_errors';
   }
@@ -213,7 +214,7 @@ async function confirm(ctx: CommandContext): Promise<boolean> {
 }
 
 function writeManifestErrors(errors: readonly ManifestError[], ctx: CommandContext): void {
-  for (const error of errors) ctx.stderr.write(`${error.message}\n`);
+  for (const error of errors) ctx.stderr.write(`${error.format()}\n`);
 }
 
 function loadOptions(flags: ApplyFlags, ctx: CommandContext): LoadOptions {

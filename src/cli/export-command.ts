@@ -9,6 +9,7 @@ import type { Kind } from '../kinds/kind.js';
 import { isKindName, KIND_NAMES, type KindName } from '../kinds/kind-name.js';
 import { KINDS } from '../kinds/registry.js';
 import { manifestSchemaPath } from '../manifest/manifest-schema.js';
+import { visibleText } from '../visible-text.js';
 import type { CommandContext, CommandOutcome, CommandRegistrar } from './command-context.js';
 import { addConnectionOptions, type ConnectionFlags, openConnection } from './connection.js';
 import { addLogOptions, type LogFlags, loggerFor } from './logger.js';
@@ -133,7 +134,8 @@ async function runExport(
     owner,
     kinds: kinds.map((kind) => kind.name),
   });
-  for (const warning of [...warnings, ...exported.warnings]) ctx.stderr.write(`warning: ${warning}\n`);
+  for (const warning of [...warnings, ...exported.warnings])
+    ctx.stderr.write(`warning: ${visibleText(warning)}\n`);
   if (outDir === undefined) {
     // stdout holds one manifest (a manifest file is one mapping), with CA PEMs inline.
     for (const manifest of manifests) ctx.stdout.write(manifest.content);

@@ -1,8 +1,10 @@
+import { Writable } from 'node:stream';
 import { type Command, Option } from 'commander';
 import pino, { type Logger } from 'pino';
 import pretty from 'pino-pretty';
 import { KINDS } from '../kinds/registry.js';
 import { secretFieldNames } from '../kinds/visit-spec.js';
+import { visibleFormattedText, visibleJsonLine } from '../visible-text.js';
 import type { CommandContext } from './command-context.js';
 
 export const LOG_FORMATS = ['json', 'pretty'] as const;
@@ -54,10 +56,12 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     base: { app: 'edgesync' },
     redact: { paths: [...REDACTED_PATHS], censor: '(sensitive)' },
     timestamp: pino.stdTimeFunctions.isoTime,
+    // Names and service messages in fields: pino leaves C1 and bidi controls raw; escape them as \uXXXX.
+    hooks: { streamWrite: visibleJsonLine },
   };
   if (options.format === 'pretty') {
     const stream = pretty({
-      destination,
+      destination: visibleDestination(destination),
       sync: true,
       ignore: 'pid,hostname,app',
       ...(typeof destination === 'number' ? {} : { colorize: false }),
@@ -67,6 +71,22 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const stream =
     typeof destination === 'number' ? pino.destination({ dest: destination, sync: true }) : destination;
   return pino(base, stream);
+}
+
+/**
+ * pino-pretty parses each JSON line and prints its values raw; this sits
+ * between it and the real destination and escapes what it printed, keeping
+ * its line breaks and colours.
+ */
+function visibleDestination(destination: number | NodeJS.WritableStream): NodeJS.WritableStream {
+  const target =
+    typeof destination === 'number' ? pino.destination({ dest: destination, sync: true }) : destination;
+  return new Writable({
+    write(chunk: Buffer | string, _encoding, callback) {
+      target.write(visibleFormattedText(chunk.toString()));
+      callback();
+    },
+  });
 }
 
 /** `--log-format` and `--log-level` of the one-shot commands. */

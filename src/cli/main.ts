@@ -6,6 +6,7 @@ import { EXPORT_ERROR_CODES, type ExportErrorCode } from '../export/export-error
 import { KIND_ERROR_CODES, type KindErrorCode } from '../kinds/kind-error.js';
 import { MANIFEST_ERROR_CODES, type ManifestErrorCode } from '../manifest/manifest-error.js';
 import { VERSION } from '../version.js';
+import { visibleText } from '../visible-text.js';
 import { registerApplyCommand } from './apply-command.js';
 import type { CommandContext, CommandOutcome, CommandRegistrar } from './command-context.js';
 import { registerEmulatorCommand } from './emulator-command.js';
@@ -111,7 +112,7 @@ async function main(argv: readonly string[]): Promise<number> {
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.error;
     const message = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`edgesync: ${message}\n`);
+    process.stderr.write(`edgesync: ${visibleText(message)}\n`);
     return error instanceof EdgesyncError ? exitCodeOf((error as EdgesyncError<ErrorCode>).code) : EXIT.error;
   } finally {
     process.off('SIGINT', onSignal);

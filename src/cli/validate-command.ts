@@ -1,5 +1,6 @@
 import { Option } from 'commander';
 import { DEFAULT_OWNER, loadDesiredState } from '../manifest/load-desired-state.js';
+import { visibleJson, visibleText } from '../visible-text.js';
 import type { CommandContext, CommandOutcome, CommandRegistrar } from './command-context.js';
 import { manifestErrorsToSarif } from './manifest-errors-sarif.js';
 import { findRepoRoot, relativeToRepoRoot } from './repo-root.js';
@@ -67,22 +68,21 @@ async function runValidate(
   const errors = result.ok ? [] : result.errors;
   if (flags.format === 'json') {
     ctx.stdout.write(
-      `${JSON.stringify(
+      `${visibleJson(
         errors.map((error) => error.toJSON()),
-        null,
         2,
       )}\n`,
     );
   } else if (flags.format === 'sarif') {
     const root = await findRepoRoot(ctx.cwd, flags.repoRoot);
     const sarif = manifestErrorsToSarif(errors, (file) => relativeToRepoRoot(file, ctx.cwd, root));
-    ctx.stdout.write(`${JSON.stringify(sarif, null, 2)}\n`);
+    ctx.stdout.write(`${visibleJson(sarif, 2)}\n`);
   } else {
     for (const error of errors) ctx.stdout.write(`${error.format()}\n`);
   }
   if (result.ok) {
     const { files, entries, directories = [], warnings = [] } = result.value;
-    for (const warning of warnings) ctx.stderr.write(`warning: ${warning}\n`);
+    for (const warning of warnings) ctx.stderr.write(`warning: ${visibleText(warning)}\n`);
     if (defaulted) ctx.stderr.write(`${readDirectoriesNote(directories)}\n`);
     const summary = `${plural(files.length, 'file')} valid (${plural(entries.length, 'entry', 'entries')})\n`;
     if (flags.format === 'text') ctx.stdout.write(summary);
@@ -96,7 +96,7 @@ async function runValidate(
 
 /** With no path given, say what was read: a YAML file in an unexpected place is then easy to spot. */
 function readDirectoriesNote(directories: readonly string[]): string {
-  const shown = directories.slice(0, 10).join(', ');
+  const shown = directories.slice(0, 10).map(visibleText).join(', ');
   const more = directories.length > 10 ? ` and ${directories.length - 10} more` : '';
   const read = directories.length === 0 ? 'no manifest files found below .' : `read ${shown}${more}`;
   return `${read} (no path given: node_modules and hidden directories such as .git are skipped)`;

@@ -1,4 +1,5 @@
 import { EdgesyncError } from '../errors.js';
+import { visibleText } from '../visible-text.js';
 import type { SourceLocation } from './source-location.js';
 
 /**
@@ -82,8 +83,11 @@ export class ManifestError extends EdgesyncError<ManifestErrorCode> {
 }
 
 function formatManifestProblem(location: SourceLocation, path: string, detail: string): string {
-  const where = `${location.file}:${location.line}:${location.column}`;
-  return path === '' ? `${where}: ${detail}` : `${where}: ${path}: ${detail}`;
+  // One line whatever the file name, path or message hold: editors and CI link these.
+  const where = `${visibleText(location.file)}:${location.line}:${location.column}`;
+  return path === ''
+    ? `${where}: ${visibleText(detail)}`
+    : `${where}: ${visibleText(path)}: ${visibleText(detail)}`;
 }
 
 /** Sorts by file, then line, then column, then path: the order people read them in. */

@@ -1,4 +1,5 @@
 import { createHash, X509Certificate } from 'node:crypto';
+import { visibleJson } from '../visible-text.js';
 import { SENSITIVE_MASK } from './compare-fields.js';
 import { isPendingId } from './pending-id.js';
 
@@ -13,7 +14,7 @@ const PEM_BEGIN = /-----BEGIN ([A-Z0-9 ]+)-----/g;
 export function displayValue(value: unknown, sensitive = false): string {
   if (sensitive) return SENSITIVE_MASK;
   if (value === undefined) return 'null';
-  return JSON.stringify(summarize(value)) ?? 'null';
+  return visibleJson(summarize(value));
 }
 
 function summarize(value: unknown): unknown {

@@ -1,3 +1,4 @@
+import { visibleJson } from '../visible-text.js';
 import { maskPointers } from './mask-pointers.js';
 import type { Action, Plan, PlanError, PlanSummary, ResourceChange } from './plan.js';
 
@@ -58,7 +59,7 @@ export function planToJson(plan: Plan, options: RenderJsonOptions = {}): Record<
 }
 
 export function renderPlanJson(plan: Plan, options: RenderJsonOptions = {}): string {
-  return `${JSON.stringify(planToJson(plan, options), null, 2)}\n`;
+  return `${visibleJson(planToJson(plan, options), 2)}\n`;
 }
 
 /** Summary counts with snake_case keys: an operation's `-` becomes `_`. */

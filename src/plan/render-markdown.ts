@@ -1,4 +1,5 @@
 import { formatLocation } from '../manifest/source-location.js';
+import { visibleText } from '../visible-text.js';
 import { displayValue } from './display-value.js';
 import type { FieldChange, Operation, Plan, PlanSummary, ResourceChange } from './plan.js';
 
@@ -55,9 +56,9 @@ function destroys(change: ResourceChange): boolean {
   return change.op === 'delete' || change.op === 'replace' || change.op === 'delete-module';
 }
 
-/** Table cells may not hold pipes or newlines. */
+/** Table cells may not hold pipes or newlines; control and bidi characters are escaped (visible-text.ts). */
 function cell(text: string): string {
-  return text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+  return visibleText(text).replace(/\|/g, '\\|');
 }
 
 /** Inline code that survives backticks in the text. */
@@ -154,13 +155,14 @@ function tableRow(change: ResourceChange): string {
  * colours them, an update as the old line then the new one.
  */
 export function diffLines(change: ResourceChange): string[] {
-  const id = change.id ? ` (${change.id})` : '';
-  const heading = `# ${change.address}: ${OPERATION_WORDS[change.op]} — ${change.reason}`;
-  const width = Math.max(0, ...change.changes.map((field) => field.path.length));
+  const id = change.id ? ` (${visibleText(change.id)})` : '';
+  const address = visibleText(change.address);
+  const heading = `# ${address}: ${OPERATION_WORDS[change.op]} — ${visibleText(change.reason)}`;
+  const width = Math.max(0, ...change.changes.map((field) => visibleText(field.path).length));
   const removing = change.op === 'delete' || change.op === 'delete-module';
   const adding = change.op === 'create' || change.changes.every((field) => !('before' in field));
   const open = removing ? '-' : adding ? '+' : ' ';
-  const lines = [heading, `${open} ${change.address}${id} {`];
+  const lines = [heading, `${open} ${address}${id} {`];
   for (const field of change.changes) lines.push(...fieldLines(field, width, removing, adding, change.op));
   lines.push(`${open} }`);
   return lines;
@@ -173,7 +175,7 @@ function fieldLines(
   adding: boolean,
   op: Operation,
 ): string[] {
-  const path = field.path.padEnd(width);
+  const path = visibleText(field.path).padEnd(width);
   const note = field.forcesReplace && op === 'replace' ? '  # forces replacement' : '';
   const before = (): string => displayValue(field.before, field.sensitive);
   const after = (): string => displayValue(field.after, field.sensitive);

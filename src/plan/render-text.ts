@@ -1,4 +1,5 @@
 import { formatLocation } from '../manifest/source-location.js';
+import { visibleText } from '../visible-text.js';
 import { displayValue } from './display-value.js';
 import type { FieldChange, Operation, Plan, PlanSummary, ResourceChange } from './plan.js';
 
@@ -64,23 +65,26 @@ export function renderPlanText(plan: Plan, options: RenderTextOptions = {}): str
   const lines: string[] = [];
   for (const error of plan.errors) {
     const where = error.source ? `${formatLocation(error.source)}: ` : '';
-    lines.push(`${colors.red(colors.bold('Error:'))} ${where}${error.message} [${error.code}]`);
+    lines.push(`${colors.red(colors.bold('Error:'))} ${where}${visibleText(error.message)} [${error.code}]`);
   }
   for (const warning of plan.warnings ?? [])
-    lines.push(`${colors.yellow(colors.bold('Warning:'))} ${warning.message}`);
+    lines.push(`${colors.yellow(colors.bold('Warning:'))} ${visibleText(warning.message)}`);
   if (lines.length > 0) lines.push('');
   if (plan.changes.length === 0 && plan.errors.length > 0) {
     lines.push(colors.red(colors.bold('Nothing planned: fix the errors above.')));
   } else if (plan.changes.length === 0) {
     lines.push(`${colors.green(colors.bold('No changes.'))} The account matches the manifests.`);
   } else {
-    lines.push(`edgesync will perform the following actions (owner "${plan.owner}"):`, '');
+    lines.push(`edgesync will perform the following actions (owner "${visibleText(plan.owner)}"):`, '');
     for (const change of plan.changes) lines.push(...renderChange(change, colors), '');
     lines.push(colors.bold(summaryLine(plan.summary)));
   }
   lines.push(colors.dim(countsLine(plan.summary)));
   if (plan.refusal) {
-    lines.push('', `${colors.red(colors.bold(`Refused (${plan.refusal.code}):`))} ${plan.refusal.message}`);
+    lines.push(
+      '',
+      `${colors.red(colors.bold(`Refused (${plan.refusal.code}):`))} ${visibleText(plan.refusal.message)}`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }
@@ -88,12 +92,14 @@ export function renderPlanText(plan: Plan, options: RenderTextOptions = {}): str
 function renderChange(change: ResourceChange, colors: Palette): string[] {
   const paint = paintFor(change.op, colors);
   const where = change.source ? ` ${colors.dim(formatLocation(change.source))}` : '';
-  const id = change.id ? ` (${change.id})` : '';
+  // Names, IDs and paths come from manifests and the service: escaped, one line each.
+  const id = change.id ? ` (${visibleText(change.id)})` : '';
+  const address = visibleText(change.address);
   const lines = [
-    colors.bold(`  # ${change.address} ${VERB[change.op]}`) + colors.dim(` — ${change.reason}`) + where,
-    `${paint(SYMBOL[change.op].padStart(3))} ${change.address}${id} {`,
+    colors.bold(`  # ${address} ${VERB[change.op]}`) + colors.dim(` — ${visibleText(change.reason)}`) + where,
+    `${paint(SYMBOL[change.op].padStart(3))} ${address}${id} {`,
   ];
-  const width = Math.max(0, ...change.changes.map((field) => field.path.length));
+  const width = Math.max(0, ...change.changes.map((field) => visibleText(field.path).length));
   // Nothing had a value before (a module being set): secrets are additions too, not "changed".
   const adding = change.op === 'create' || change.changes.every((field) => !('before' in field));
   for (const field of change.changes)
@@ -103,7 +109,7 @@ function renderChange(change: ResourceChange, colors: Palette): string[] {
 }
 
 function renderField(field: FieldChange, op: Operation, width: number, colors: Palette): string {
-  const path = field.path.padEnd(width);
+  const path = visibleText(field.path).padEnd(width);
   const replaceNote = field.forcesReplace && op === 'replace' ? colors.red(' # forces replacement') : '';
   const hasBefore = 'before' in field;
   const hasAfter = 'after' in field;

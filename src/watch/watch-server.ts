@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import { visibleJson, visibleText } from '../visible-text.js';
 import type { DaemonStatus } from './daemon-status.js';
 import { formatHttpUrl, type ListenAddress } from './listen-address.js';
 
@@ -64,7 +65,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: WatchS
     case '/readyz': {
       const status = options.status();
       if (status.ready) sendText(res, 200, 'ready\n');
-      else sendText(res, 503, `not ready: ${status.notReadyReason ?? 'starting'}\n`);
+      else sendText(res, 503, `not ready: ${visibleText(status.notReadyReason ?? 'starting')}\n`);
       return;
     }
     case '/metrics': {
@@ -74,7 +75,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: WatchS
       return;
     }
     case '/status': {
-      const body = `${JSON.stringify(options.status(), null, 2)}\n`;
+      const body = `${visibleJson(options.status(), 2)}\n`;
       res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8' });
       res.end(body);
       return;

@@ -93,6 +93,28 @@ describe('edgesync validate on hostile trees (as a process)', () => {
     );
   });
 
+  it('escapes BEL, ESC, newlines and U+202E of names and values: every error stays one file:line:col line', async () => {
+    await writeFile(
+      join(dir, 'm.yaml'),
+      'version: 1\nip_policy_rules:\n  "bell\\a-esc\\e[2J-nl\\n-rlo\\u202e":\n    ip_policy_id: ipp_2a8bxxxxxxxxxxxxxxxxxxxxxxxxx\n    cidr: 10.0.0.1/32\n    action: "deny\\a\\u202e\\n"\n',
+    );
+
+    const runs = await Promise.all(
+      ['text', 'json', 'sarif'].map((format) => edgesync(['validate', 'm.yaml', '--format', format], dir)),
+    );
+
+    for (const run of runs) {
+      expect(run.code).toBe(1);
+      expect(`${run.stdout}${run.stderr}`).not.toMatch(
+        /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/,
+      );
+    }
+    const lines = runs[0]?.stdout.trimEnd().split('\n') ?? [];
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) expect(line).toMatch(/^m\.yaml:\d+:\d+: /);
+    expect(runs[0]?.stdout).toContain('bell\\x07-esc\\x1b[2J-nl\\n-rlo\\u202e');
+  });
+
   it('with no path, skips node_modules and .git and says which directories it read', async () => {
     await mkdir(join(dir, 'node_modules', 'some-package'), { recursive: true });
     await writeFile(join(dir, 'node_modules', 'some-package', 'config.yaml'), 'a: [broken\n');
