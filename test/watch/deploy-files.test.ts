@@ -290,16 +290,23 @@ describe('deploy/github-actions/edgesync.yml', () => {
     const workflow = parse(await readFile(join(DEPLOY, 'github-actions/edgesync.yml'), 'utf8')) as Workflow;
     const plan = workflow.jobs.plan;
     const apply = workflow.jobs.apply;
-    const planRuns = plan?.steps.map((s) => s.run ?? '').join('\n') ?? '';
+    const planRuns = [...(workflow.jobs.validate?.steps ?? []), ...(plan?.steps ?? [])]
+      .map((s) => s.run ?? '')
+      .join('\n');
     const applyRuns = apply?.steps.map((s) => s.run ?? '').join('\n') ?? '';
 
-    expect(Object.keys(workflow.on)).toEqual(['pull_request', 'push']);
+    expect(Object.keys(workflow.on)).toEqual([
+      'pull_request',
+      'pull_request_target',
+      'push',
+      'workflow_dispatch',
+    ]);
     expect(plan?.if).toContain('pull_request');
     expect(planRuns).toMatch(/\bvalidate manifests\b/);
     expect(planRuns).toMatch(/\bplan manifests\b.*--format markdown/s);
     expect(plan?.steps.some((s) => s.uses?.startsWith('actions/github-script'))).toBe(true);
     expect(apply?.if).toContain("github.ref == 'refs/heads/main'");
-    expect(applyRuns).toMatch(/\bapply manifests\b.*--yes/s);
+    expect(applyRuns).toMatch(/\bapply --plan reviewed\/plan\.json --yes/);
     expect(planRuns + applyRuns).not.toMatch(/--force/);
   });
 });
