@@ -1,5 +1,6 @@
 import { type KindSchema, METADATA_SCHEMA, PROTECT_SCHEMA, secretValueSchema } from './kind-schema.js';
 import { MUTUAL_TLS_SCHEMA } from './mutual-tls-module.js';
+import { ONE_YEAR_SECONDS } from './oidc-module.js';
 
 /** The manifest schema's part for https_edges; `npm run schemas` assembles the parts into schemas/manifest.schema.json. */
 export const HTTPS_EDGES_SCHEMA: KindSchema = {
@@ -24,7 +25,8 @@ export const HTTPS_EDGES_SCHEMA: KindSchema = {
           items: {
             type: 'string',
             pattern: '^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?:[0-9]{1,5}$',
-            description: 'hostname:port, e.g. web.example.com:443.',
+            description:
+              'hostname:port, e.g. web.example.com:443: a DNS name (labels of 1 to 63 letters, digits and inner hyphens; at most 253 characters) and a port from 1 to 65535.',
           },
         },
         description: {
@@ -114,24 +116,28 @@ export const HTTPS_EDGES_SCHEMA: KindSchema = {
             },
             cookie_prefix: {
               type: 'string',
-              description: 'Prefix of the session cookie; the service default is its name followed by a dot.',
+              pattern: '^[A-Za-z0-9.]*$',
+              description:
+                'Prefix of the session cookie: letters, digits and periods only; the service default is its name followed by a dot.',
             },
             inactivity_timeout: {
               type: 'integer',
               minimum: 0,
-              maximum: 4294967295,
-              description: 'Seconds of inactivity before re-authentication (uint32).',
+              maximum: ONE_YEAR_SECONDS,
+              description: 'Seconds of inactivity before re-authentication; at most one year (31536000).',
             },
             maximum_duration: {
               type: 'integer',
               minimum: 0,
-              maximum: 4294967295,
-              description: 'Maximum session length in seconds (uint32).',
+              maximum: ONE_YEAR_SECONDS,
+              description: 'Maximum session length in seconds; at most one year (31536000).',
             },
             issuer: {
               type: 'string',
               minLength: 1,
-              description: 'URL of the OpenID provider, used for discovery: https (http only for localhost).',
+              maxLength: 255,
+              description:
+                'URL of the OpenID provider, used for discovery: https (http only for localhost), at most 255 bytes of UTF-8 (maxLength counts characters; edgesync checks bytes).',
             },
             client_id: {
               type: 'string',

@@ -1,6 +1,7 @@
 import type { ApiRequest } from '../api/edge-api.js';
 import { expectId, expectObject, isRecord, optionalString } from './api-json.js';
 import { normalizeDesiredFields } from './desired-common-fields.js';
+import { hostportProblem } from './hostport.js';
 import { HTTPS_EDGES_SCHEMA } from './https-edges.schema.js';
 import type { EntryProblem, Kind, ModuleTarget } from './kind.js';
 import { KindError } from './kind-error.js';
@@ -175,10 +176,16 @@ function checkRoute(pointer: string, route: Record<string, unknown>): EntryProbl
 }
 
 function checkEntry(value: Readonly<Record<string, unknown>>): EntryProblem[] {
-  if (!Array.isArray(value.routes)) return [];
-  return value.routes.flatMap((route: Record<string, unknown>, index) =>
-    checkRoute(`/routes/${index}`, route),
-  );
+  const problems: EntryProblem[] = [];
+  (Array.isArray(value.hostports) ? value.hostports : []).forEach((hostport: unknown, index) => {
+    const message = typeof hostport === 'string' ? hostportProblem(hostport) : undefined;
+    if (message !== undefined)
+      problems.push({ code: 'invalid_hostport', pointer: `/hostports/${index}`, message });
+  });
+  (Array.isArray(value.routes) ? value.routes : []).forEach((route: Record<string, unknown>, index) => {
+    problems.push(...checkRoute(`/routes/${index}`, route));
+  });
+  return problems;
 }
 
 export const httpsEdges: Kind = {

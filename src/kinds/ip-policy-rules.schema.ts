@@ -26,7 +26,7 @@ export const IP_POLICY_RULES_SCHEMA: KindSchema = {
           type: 'string',
           minLength: 1,
           description:
-            'An IP or an IPv4/IPv6 range in CIDR notation, written as its network address (10.0.0.0/24, not 10.0.0.5/24).',
+            'An IPv4/IPv6 range in CIDR notation with its mask (203.0.113.7/32 for one address), written as its network address (10.0.0.0/24, not 10.0.0.5/24).',
         },
         action: {
           type: 'string',

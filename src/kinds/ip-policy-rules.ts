@@ -34,7 +34,19 @@ export const ipPolicyRules: Kind = metadataKind({
   checkEntry: (value) => {
     if (typeof value.cidr !== 'string') return [];
     const cidr = checkCidr(value.cidr);
-    return cidr.ok ? [] : [{ code: cidr.code, pointer: '/cidr', message: cidr.message }];
+    if (!cidr.ok) return [{ code: cidr.code, pointer: '/cidr', message: cidr.message }];
+    // The service reads no mask as an error, not as a single address.
+    if (!value.cidr.includes('/')) {
+      const bits = value.cidr.includes(':') ? 128 : 32;
+      return [
+        {
+          code: 'invalid_cidr',
+          pointer: '/cidr',
+          message: `a CIDR needs its mask: write "${value.cidr}/${bits}" for the one address (found "${value.cidr}")`,
+        },
+      ];
+    }
+    return [];
   },
   fromApi: (object) => ({
     spec: {

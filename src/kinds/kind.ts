@@ -70,7 +70,8 @@ export type EntryProblemCode =
   | 'ca_pem_source'
   | 'min_version_with_upstream'
   | 'invalid_issuer'
-  | 'route_selector';
+  | 'route_selector'
+  | 'invalid_hostport';
 
 /** A problem in one manifest entry, found by its kind; the loader adds file, line and column. */
 export interface EntryProblem {

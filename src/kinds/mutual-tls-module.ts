@@ -25,7 +25,6 @@ export const MUTUAL_TLS_SCHEMA: JsonSchema = {
   description:
     'Mutual TLS module: clients must present a certificate signed by one of the CAs. null removes the module.',
   additionalProperties: false,
-  required: ['certificate_authorities'],
   properties: {
     enabled: {
       type: 'boolean',
@@ -35,13 +34,28 @@ export const MUTUAL_TLS_SCHEMA: JsonSchema = {
     certificate_authorities: {
       type: 'array',
       description:
-        'Certificate authorities that validate client certificates: names of certificate_authorities entries, or IDs (ca_…) of existing CAs.',
-      minItems: 1,
+        'Certificate authorities that validate client certificates: names of certificate_authorities entries, or IDs (ca_…) of existing CAs. Required, and not empty, unless enabled is false.',
       uniqueItems: true,
       items: {
         type: 'string',
         minLength: 1,
         description: 'A certificate_authorities entry name, or a CA ID (ca_…).',
+      },
+    },
+  },
+  // A disabled module needs no CA: the family's clients leave the empty list out.
+  // Each `required` names its property under `properties` too, as Ajv's strictRequired asks.
+  if: {
+    required: ['enabled'],
+    properties: { enabled: { const: false, description: 'A disabled module may name no CA.' } },
+  },
+  else: {
+    required: ['certificate_authorities'],
+    properties: {
+      certificate_authorities: {
+        type: 'array',
+        minItems: 1,
+        description: 'An enabled module names at least one CA.',
       },
     },
   },

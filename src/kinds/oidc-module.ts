@@ -20,10 +20,18 @@ export const OIDC_FIELDS: readonly FieldRule[] = [
   { name: 'scopes', onChange: 'update', setLike: true },
 ];
 
+/** The service's bound on `inactivity_timeout` and `maximum_duration`, in seconds. */
+export const ONE_YEAR_SECONDS = 365 * 24 * 60 * 60;
+
+/** The service's bound on `issuer`, in bytes of UTF-8. */
+export const MAX_ISSUER_BYTES = 255;
+
 const LOCAL_HOSTS: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** What is wrong with an OIDC `issuer`, or undefined: an https URL (http only for localhost). */
 export function issuerProblem(issuer: string): string | undefined {
+  const bytes = Buffer.byteLength(issuer, 'utf8');
+  if (bytes > MAX_ISSUER_BYTES) return `is ${bytes} bytes of UTF-8; at most ${MAX_ISSUER_BYTES}`;
   let url: URL;
   try {
     url = new URL(issuer);

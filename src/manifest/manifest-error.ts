@@ -36,6 +36,7 @@ export const MANIFEST_ERROR_CODES = [
   'path_outside_root',
   'not_regular_file',
   'too_many_directories',
+  'invalid_hostport',
 ] as const;
 
 export type ManifestErrorCode = (typeof MANIFEST_ERROR_CODES)[number];
