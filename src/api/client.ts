@@ -53,7 +53,12 @@ export interface ApiClientOptions {
   readonly apiKey: string;
   /** The budget every attempt takes a slot from; share one instance per client. @default new RequestBudget() (120 per 60 s) */
   readonly budget?: RequestBudget;
-  /** Per-attempt timeout, headers and body included, in milliseconds. @default 30000 */
+  /**
+   * Deadline of one request, in milliseconds: its attempts (headers and body)
+   * and the backoff waits between them, not the waits for the request budget
+   * or a 429's pause. A server that accepts and never answers fails the
+   * request after this long, once, instead of once per attempt. @default 30000
+   */
   readonly timeoutMs?: number;
   /** Retry policy, or options for the default one. @default createRetryPolicy() */
   readonly retry?: RetryPolicy | RetryPolicyOptions;
@@ -93,6 +98,12 @@ interface RequestInFlight {
   readonly waitSignal: AbortSignal | undefined;
   /** Milliseconds waited between attempts so far. */
   waitedMs: number;
+  /**
+   * Milliseconds of the request's deadline (`timeoutMs`) used so far: its
+   * attempts on the wire and the waits between them, not the waits for the
+   * request budget, which are this client's own pacing.
+   */
+  spentMs: number;
   /** An earlier attempt failed in a way that may have applied it (a 5xx, a drop after sending). */
   earlierMayHaveApplied: boolean;
 }
@@ -211,6 +222,7 @@ export class HttpApiClient implements ApiClient {
       signal: options.signal === undefined ? undefined : AbortSignal.any([options.signal]),
       waitSignal: waitSignal(options),
       waitedMs: 0,
+      spentMs: 0,
       earlierMayHaveApplied: false,
     };
     for (let attempt = 1; ; attempt += 1) {
@@ -235,8 +247,13 @@ export class HttpApiClient implements ApiClient {
           ? { type: 'response', status: outcome.status, retryAfter: outcome.headers.get('retry-after') }
           : { type: 'network', failure: outcome.error.failure };
       const decision = this.#policy.decide({ method, attempt, failure, waitedMs: request.waitedMs });
-      if (!decision.retry) throw this.#giveUp(request, outcome, failure);
-      await this.#waitBeforeRetry(request, attempt, failure, decision.delayMs);
+      if (!decision.retry || !this.#timeLeftFor(request, failure)) {
+        throw this.#giveUp(request, outcome, failure);
+      }
+      // A backoff never waits past the deadline; one that reaches it ends the request.
+      const leftMs = this.#timeoutMs - request.spentMs;
+      await this.#waitBeforeRetry(request, attempt, failure, Math.min(decision.delayMs, leftMs));
+      if (request.spentMs >= this.#timeoutMs) throw this.#giveUp(request, outcome, failure);
     }
   }
 
@@ -268,12 +285,15 @@ export class HttpApiClient implements ApiClient {
         path,
         body: request.body,
         headers: this.#headers,
-        timeoutMs: this.#timeoutMs,
+        timeoutMs: Math.max(1, this.#timeoutMs - request.spentMs),
+        timeoutText: `within ${formatMs(this.#timeoutMs)}${attempt > 1 ? ', retries included' : ''}`,
+        origin: this.#origin,
         redact: (text) => this.#redact(text),
       },
       request.signal,
     );
     settleSlot();
+    request.spentMs += Math.max(0, this.#clock() - started);
     this.#report({
       method,
       path,
@@ -289,6 +309,18 @@ export class HttpApiClient implements ApiClient {
       attempt,
     });
     return outcome;
+  }
+
+  /**
+   * Whether another attempt may start within the request's deadline. A
+   * timeout used all that was left of it; backoff waits count (as the clock
+   * measures them), a 429's pause does not (it is the budget's, shared by
+   * every request).
+   */
+  #timeLeftFor(request: RequestInFlight, failure: AttemptFailure): boolean {
+    if (failure.type === 'network' && failure.failure === 'timeout') return false;
+    if (failure.type === 'response' && failure.status === 429) return true;
+    return request.spentMs < this.#timeoutMs;
   }
 
   /** The error a request ends with when the policy stops retrying. */
@@ -322,6 +354,7 @@ export class HttpApiClient implements ApiClient {
       this.budget.pauseFor(delayMs);
       return;
     }
+    const sleptFrom = this.#clock();
     try {
       await this.#sleep(delayMs, request.waitSignal);
     } catch (error) {
@@ -332,6 +365,8 @@ export class HttpApiClient implements ApiClient {
         );
       }
       throw error;
+    } finally {
+      request.spentMs += Math.max(0, this.#clock() - sleptFrom);
     }
   }
 
@@ -379,6 +414,11 @@ function parseBaseUrl(text: string): URL {
     );
   }
   return url;
+}
+
+/** `30 s`, `1.5 s`, `250 ms`. */
+function formatMs(ms: number): string {
+  return ms >= 1000 ? `${ms / 1000} s` : `${ms} ms`;
 }
 
 /** The signal a request's waits (budget, backoff) listen to: its own, or `stopBeforeSending` too. */

@@ -19,6 +19,10 @@ export interface HttpAttempt {
   readonly headers: Readonly<Record<string, string>>;
   /** Headers and body must be complete within this many milliseconds. */
   readonly timeoutMs: number;
+  /** How a timeout is described: `within 30 s, retries included`. */
+  readonly timeoutText: string;
+  /** Scheme, host and port, for messages. */
+  readonly origin: string;
   /** Removes secrets from anything that goes into an error. */
   readonly redact: (text: string) => string;
 }
@@ -61,13 +65,14 @@ export async function sendAttempt(
     }
     const classified =
       controller.signal.aborted && controller.signal.reason === timeout
-        ? { failure: 'timeout' as const, detail: `no complete response within ${timeoutMs} ms` }
+        ? { failure: 'timeout' as const, detail: attempt.timeoutText }
         : classifyFetchFailure(error);
     return {
       type: 'network',
       error: new NetworkError({
         method,
         path,
+        origin: attempt.origin,
         failure: classified.failure,
         detail: attempt.redact(classified.detail),
       }),

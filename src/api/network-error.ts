@@ -22,10 +22,28 @@ export const FAILURES_BEFORE_SENDING: readonly NetworkFailure[] = [
   'connect_timeout',
 ];
 
-/** No (complete) HTTP response: connection refused or dropped, socket closed, timeout. */
+/** What each failure is called in a message. */
+const FAILURE_WORDS: Readonly<Record<NetworkFailure, string>> = {
+  connection_refused: 'connection refused',
+  dns: 'host not found',
+  connect_timeout: 'connection timed out',
+  connection_reset: 'connection reset',
+  socket_closed: 'connection closed before the answer was complete',
+  timeout: 'no complete answer',
+  other: 'network failure',
+};
+
+/**
+ * No (complete) HTTP response: connection refused or dropped, socket closed,
+ * timeout. The message names the host, since that is what a person checks:
+ * `cannot reach http://127.0.0.1:8099 (connection refused)`, or for a failure
+ * after sending, `GET http://127.0.0.1:8099/ip_policy_rules: connection reset`.
+ */
 export class NetworkError extends EdgesyncError {
   readonly method: string;
   readonly path: string;
+  /** Scheme, host and port the request went to. */
+  readonly origin: string;
   readonly failure: NetworkFailure;
   /** True when the request never left this process: retrying cannot apply a write twice. */
   readonly beforeSending: boolean;
@@ -34,19 +52,32 @@ export class NetworkError extends EdgesyncError {
     init: {
       readonly method: string;
       readonly path: string;
+      readonly origin: string;
       readonly failure: NetworkFailure;
+      /** What the failure was, in the words of the socket (`ECONNRESET`) or of the client (`within 30000 ms`). */
       readonly detail: string;
     },
     options?: { cause?: unknown },
   ) {
+    const beforeSending = FAILURES_BEFORE_SENDING.includes(init.failure);
+    const words = init.failure === 'other' ? init.detail : FAILURE_WORDS[init.failure];
+    const detail =
+      init.failure === 'other' || init.detail === ''
+        ? ''
+        : init.failure === 'timeout'
+          ? ` ${init.detail}`
+          : ` (${init.detail})`;
     super(
       'network_error',
-      `${init.method} ${init.path}: ${init.failure.replaceAll('_', ' ')} (${init.detail})`,
+      beforeSending
+        ? `cannot reach ${init.origin} (${words})`
+        : `${init.method} ${init.origin}${init.path}: ${words}${detail}`,
       options,
     );
     this.method = init.method;
     this.path = init.path;
+    this.origin = init.origin;
     this.failure = init.failure;
-    this.beforeSending = FAILURES_BEFORE_SENDING.includes(init.failure);
+    this.beforeSending = beforeSending;
   }
 }

@@ -46,7 +46,7 @@ export function addConnectionOptions(command: Command): Command {
       'request budget shared by reads and writes: requests per window, e.g. 120/60s (a bare window is seconds)',
       '120/60s',
     )
-    .option('--timeout <duration>', 'per-request timeout, e.g. 30s (a bare number is milliseconds)', '30s');
+    .option('--timeout <duration>', 'deadline of one request, its retries included, e.g. 30s (a bare number is milliseconds)', '30s');
 }
 
 export interface OpenConnectionHooks {
@@ -88,13 +88,33 @@ export async function openConnection(
   if (!flags.apiKey) {
     throw new EdgesyncError('config_missing', 'no API key: set EDGE_API_KEY (or --api-key)');
   }
-  let baseUrl: URL;
-  try {
-    baseUrl = new URL(flags.apiUrl);
-  } catch (cause) {
-    throw new EdgesyncError('invalid_option', `--api-url: not a URL (found "${flags.apiUrl}")`, { cause });
-  }
+  const baseUrl = parseApiUrl(flags.apiUrl);
   const url = baseUrl.toString().replace(/\/$/, '');
   const api = createApiClient({ baseUrl: url, apiKey: flags.apiKey, budget, timeoutMs, ...hooks });
   return { api, budget, baseUrl: url, close: async () => {} };
+}
+
+/**
+ * `--api-url`/`EDGE_API_URL` as a base URL, or an error that quotes it as
+ * typed (so a stray quote or space shows), credentials masked.
+ */
+function parseApiUrl(typed: string): URL {
+  const quoted = JSON.stringify(typed.replace(/\/\/[^/@]*@/, '//***@'));
+  let url: URL;
+  try {
+    url = new URL(typed);
+  } catch (cause) {
+    throw new EdgesyncError(
+      'invalid_option',
+      `EDGE_API_URL (--api-url) is not a URL: ${quoted}; expected e.g. https://api.example.com`,
+      { cause },
+    );
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash || url.username) {
+    throw new EdgesyncError(
+      'invalid_option',
+      `EDGE_API_URL (--api-url) must be an http(s) URL without query, fragment or credentials: ${quoted}`,
+    );
+  }
+  return url;
 }

@@ -10,6 +10,7 @@ import { visibleText } from '../visible-text.js';
 import { registerApplyCommand } from './apply-command.js';
 import type { CommandContext, CommandOutcome, CommandRegistrar } from './command-context.js';
 import { registerEmulatorCommand } from './emulator-command.js';
+import { messageForPerson } from './error-hints.js';
 import { registerExportCommand } from './export-command.js';
 import { registerPlanCommand } from './plan-command.js';
 import { registerShowCommand } from './show-command.js';
@@ -111,8 +112,8 @@ async function main(argv: readonly string[]): Promise<number> {
     await program.parseAsync([...argv]);
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.error;
-    const message = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`edgesync: ${visibleText(message)}\n`);
+    process.stderr.write(`edgesync: ${visibleText(messageForPerson(error))}
+`);
     return error instanceof EdgesyncError ? exitCodeOf((error as EdgesyncError<ErrorCode>).code) : EXIT.error;
   } finally {
     process.off('SIGINT', onSignal);

@@ -354,7 +354,7 @@ describe('createApiClient: requests', () => {
     expect(api.stats()).toMatchObject({ requests: 3, retries: 2 });
   });
 
-  it('times out a request that gets no answer, retrying a GET and not a POST', async () => {
+  it('times out a request that gets no answer after one timeout, retries included: neither a GET nor a POST is sent again', async () => {
     const server = await serve(() => {
       // never answers
     });
@@ -365,9 +365,27 @@ describe('createApiClient: requests', () => {
 
     expect(getError).toBeInstanceOf(NetworkError);
     expect(getError).toMatchObject({ failure: 'timeout', beforeSending: false });
+    expect((getError as Error).message).toBe(
+      `GET ${server.url}/ip_policy_rules/ipr_1: no complete answer within 100 ms`,
+    );
     expect(postError).toBeInstanceOf(OutcomeUnknownError);
     expect((postError as Error).cause).toMatchObject({ failure: 'timeout' });
-    expect(server.requests.map((request) => request.method)).toEqual(['GET', 'GET', 'POST']);
+    expect(server.requests.map((request) => request.method)).toEqual(['GET', 'POST']);
+  });
+
+  it('retries inside the deadline only: backoff waits count against the timeout', async () => {
+    const server = await serve((_request, response) => dropConnection(response));
+    const time = new FakeTime();
+    const api = clientFor(server, time, {
+      timeoutMs: 1000,
+      retry: { maxAttempts: 10, baseDelayMs: 400, maxDelayMs: 400, random: () => 0.99, clock: time.clock },
+    });
+
+    const error = await caught(api.request({ method: 'GET', path: '/ip_policy_rules' }));
+
+    expect(error).toMatchObject({ failure: 'socket_closed' });
+    // Waits of 396 ms: two fit in 1000 ms, a third would not.
+    expect(server.requests).toHaveLength(3);
   });
 
   it('cancels a request in flight when the signal aborts', async () => {

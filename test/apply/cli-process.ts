@@ -93,3 +93,14 @@ export function rulesManifest(count: number): string {
   );
   return `version: 1\nip_policy_rules:\n${entries.join('')}`;
 }
+
+/** `edgesync ARGS` as a process with exactly this environment (plus PATH), stdin closed. */
+export function runEdgesync(args: readonly string[], env: Readonly<Record<string, string>>): Promise<CliRun> {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  child.stdin?.end();
+  return finished(child);
+}
