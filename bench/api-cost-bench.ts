@@ -5,7 +5,7 @@ import PQueue from 'p-queue';
 import { pino } from 'pino';
 import type { EdgeApi } from '../src/api/edge-api.js';
 import { executePlan } from '../src/apply/execute-plan.js';
-import { preparePlan } from '../src/apply/prepare-plan.js';
+import { preparePlan } from '../src/plan-session/prepare-plan.js';
 import type { RequestStatsSnapshot } from '../src/emulator/request-stats.js';
 import type { RunningEmulator } from '../src/emulator/server.js';
 import { kindByName } from '../src/kinds/registry.js';

@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import type { ApiClient } from '../src/api/client.js';
 import { RequestBudget } from '../src/api/request-budget.js';
 import { executePlan } from '../src/apply/execute-plan.js';
-import { preparePlan } from '../src/apply/prepare-plan.js';
+import { preparePlan } from '../src/plan-session/prepare-plan.js';
 import type { EmulatorOptions, RunningEmulator } from '../src/emulator/server.js';
 import { kindByName } from '../src/kinds/registry.js';
 import type { Plan } from '../src/plan/plan.js';

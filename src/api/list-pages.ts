@@ -1,7 +1,7 @@
+import { isRecord } from '../json-value.js';
 import type { ApiResponse, ListPage } from './edge-api.js';
 import { PaginationError } from './pagination-error.js';
 import { RequestAbortedError } from './request-aborted-error.js';
-import { isRecord } from './service-answer.js';
 
 /** What a listing needs of the client. */
 export interface PageSource {

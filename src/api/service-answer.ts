@@ -1,3 +1,4 @@
+import { isRecord } from '../json-value.js';
 import { ApiError, type ApiErrorDetails } from './api-error.js';
 import type { ApiResponse, HttpMethod } from './edge-api.js';
 import { OutcomeUnknownError } from './outcome-unknown-error.js';
@@ -51,10 +52,6 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function redactDeep(value: unknown, redact: (text: string) => string): unknown {

@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
 import type { ApiRequest, ApiResponse, EdgeApi } from '../api/edge-api.js';
 import { EdgesyncError } from '../errors.js';
+import { resolvePendingIds } from '../plan/pending-id.js';
 import type { Action } from '../plan/plan.js';
 import { isAbortedBeforeSending, isAlreadyAbsent, mayHaveLanded } from './action-failure.js';
 import { ActionInterruptedError, OutcomeUnsettledError } from './interruption-outcomes.js';
 import type { MarkerLookup } from './marker-lookup.js';
-import { resolvePendingIds } from './pending-ids.js';
 import { moduleWriteLanded } from './unknown-outcome.js';
 
 /** What one action did, beyond "done". */

@@ -4,7 +4,6 @@ import type { Logger } from 'pino';
 import { applySucceeded } from '../apply/apply-result.js';
 import { executePlan } from '../apply/execute-plan.js';
 import { findStaleObjects } from '../apply/find-stale-objects.js';
-import { preparePlan } from '../apply/prepare-plan.js';
 import {
   createProgressReporter,
   formatApplySummary,
@@ -20,6 +19,7 @@ import type { Plan } from '../plan/plan.js';
 import { renderPlanText } from '../plan/render-text.js';
 import { judgedFor } from '../plan/safety-policy.js';
 import { refillSecrets } from '../plan/saved-plan.js';
+import { preparePlan } from '../plan-session/prepare-plan.js';
 import { visibleText } from '../visible-text.js';
 import type { CommandContext, CommandOutcome, CommandRegistrar } from './command-context.js';
 import { addConnectionOptions, type Connection, type ConnectionFlags, openConnection } from './connection.js';

@@ -1,7 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Option } from 'commander';
-import { preparePlan } from '../apply/prepare-plan.js';
 import { EdgesyncError } from '../errors.js';
 import type { Plan } from '../plan/plan.js';
 import { type PlanStats, renderPlanJson } from '../plan/render-json.js';
@@ -12,6 +11,7 @@ import {
 } from '../plan/render-markdown.js';
 import { renderPlanText } from '../plan/render-text.js';
 import { serializeSavedPlan, toSavedPlan } from '../plan/saved-plan.js';
+import { preparePlan } from '../plan-session/prepare-plan.js';
 import type { CommandContext, CommandOutcome, CommandRegistrar } from './command-context.js';
 import { addConnectionOptions, type ConnectionFlags, openConnection } from './connection.js';
 import { addLogOptions, type LogFlags, loggerFor } from './logger.js';

@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { keyUsagesFromDer } from './der-key-usage.js';
-import { formatTimestamp } from './handler.js';
 import { invalidField } from './service-error.js';
+import { formatTimestamp } from './timestamp.js';
 
 const EXTENDED_KEY_USAGE_NAMES: Readonly<Record<string, string>> = {
   '2.5.29.37.0': 'any',

@@ -1,3 +1,4 @@
+import { isRecord } from '../json-value.js';
 import { invalidField, ServiceError } from './service-error.js';
 
 /**
@@ -42,10 +43,6 @@ const UINT32_MAX = 4_294_967_295;
 
 export const DESCRIPTION_RULE: FieldRule = { type: 'string', maxBytes: 255 };
 export const METADATA_RULE: FieldRule = { type: 'string', maxBytes: 4096 };
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function describe(value: unknown): string {
   if (value === null) return 'null';
@@ -152,8 +149,7 @@ function checkValue(value: unknown, rule: FieldRule, path: string): unknown {
       return [...(value as string[])];
     }
     case 'string-map': {
-      if (!isPlainObject(value))
-        throw invalidField(path, `must be a map of strings (found ${describe(value)})`);
+      if (!isRecord(value)) throw invalidField(path, `must be a map of strings (found ${describe(value)})`);
       for (const [key, item] of Object.entries(value)) {
         if (typeof item !== 'string')
           throw invalidField(`${path}.${key}`, `must be a string (found ${describe(item)})`);
@@ -181,7 +177,7 @@ function checkValue(value: unknown, rule: FieldRule, path: string): unknown {
  * present. `path` is the dotted prefix for nested objects ('' at the top).
  */
 export function checkObject(value: unknown, rules: ObjectRules, path = ''): Record<string, unknown> {
-  if (!isPlainObject(value)) {
+  if (!isRecord(value)) {
     if (path === '')
       throw new ServiceError(
         400,

@@ -1,7 +1,8 @@
-import { formatTimestamp, type HandlerEnv } from './handler.js';
+import type { HandlerEnv } from './handler.js';
 import type { BaseRecord, CollectionName, CollectionRecords } from './records.js';
 import { EMULATOR_ID_PREFIXES, type EmulatorIdKind, isWellFormedId } from './resource-id.js';
 import { invalidField, notFound, ServiceError } from './service-error.js';
+import { formatTimestamp } from './timestamp.js';
 
 /**
  * The fields every record starts with. `fixedId` comes from a seed: it must

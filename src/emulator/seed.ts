@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { parse } from 'yaml';
 import { EdgesyncError } from '../errors.js';
-import { isPlainObject } from './field-rules.js';
+import { isRecord } from '../json-value.js';
 import type { HandlerEnv } from './handler.js';
 import { createCertificateAuthority } from './handlers/certificate-authorities.js';
 import { createHttpsEdgeRoute } from './handlers/https-edge-routes.js';
@@ -67,7 +67,7 @@ function entriesOf(seed: Readonly<Record<string, unknown>>, key: string): Record
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) throw new EmulatorSeedError(key, 'must be a list');
   return value.map((entry, index) => {
-    if (!isPlainObject(entry)) throw new EmulatorSeedError(`${key}[${index}]`, 'must be a mapping');
+    if (!isRecord(entry)) throw new EmulatorSeedError(`${key}[${index}]`, 'must be a mapping');
     return entry;
   });
 }
@@ -84,7 +84,7 @@ function splitId(
 
 /** Creates everything the seed holds, validated like API creates; throws EmulatorSeedError on the first problem. */
 export function applySeed(env: HandlerEnv, seed: unknown): void {
-  if (!isPlainObject(seed)) throw new EmulatorSeedError('(root)', 'must be a mapping');
+  if (!isRecord(seed)) throw new EmulatorSeedError('(root)', 'must be a mapping');
   for (const key of Object.keys(seed)) {
     if (!(SEED_KEYS as readonly string[]).includes(key)) {
       throw new EmulatorSeedError(key, `unknown key; expected one of ${SEED_KEYS.join(', ')}`);
@@ -130,7 +130,7 @@ export function applySeed(env: HandlerEnv, seed: unknown): void {
     if (!Array.isArray(routes)) throw new EmulatorSeedError(`${path}.routes`, 'must be a list');
     routes.forEach((route, index) => {
       const routePath = `${path}.routes[${index}]`;
-      if (!isPlainObject(route)) throw new EmulatorSeedError(routePath, 'must be a mapping');
+      if (!isRecord(route)) throw new EmulatorSeedError(routePath, 'must be a mapping');
       const split = splitId(route, routePath);
       try {
         createHttpsEdgeRoute(env, edge.id, split.body, split.id);
@@ -158,6 +158,6 @@ export async function loadSeedFile(path: string): Promise<EmulatorSeed> {
     throw new EmulatorSeedError(path, 'is not valid YAML', { cause: error });
   }
   if (parsed === null || parsed === undefined) return {};
-  if (!isPlainObject(parsed)) throw new EmulatorSeedError(path, 'must hold a mapping');
+  if (!isRecord(parsed)) throw new EmulatorSeedError(path, 'must hold a mapping');
   return parsed as EmulatorSeed;
 }

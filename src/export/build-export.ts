@@ -1,7 +1,8 @@
-import { isRecord } from '../kinds/api-json.js';
+import { isRecord } from '../json-value.js';
 import { canonicalJson } from '../kinds/canonical-json.js';
 import type { FieldRule, Kind, ModuleRule } from '../kinds/kind.js';
 import type { KindName } from '../kinds/kind-name.js';
+import { newestFirst } from '../kinds/live-object.js';
 import type { LiveObject, LiveState } from '../kinds/live-state.js';
 import { assignEntryNames, type NameCheck, type NamingCandidate, nameCheckFrom } from './entry-names.js';
 import { entryShape, type SchemaShape } from './schema-shape.js';
@@ -445,12 +446,6 @@ function matchKey(route: Readonly<Record<string, unknown>>): string {
 
 function compareRoutes(a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>): number {
   return compareStrings(matchKey(a), matchKey(b)) || compareStrings(String(a.id), String(b.id));
-}
-
-function newestFirst(a: LiveObject, b: LiveObject): number {
-  // Same order as the planner's, so the object exported is the one the planner keeps.
-  const byTime = (b.createdAt ?? '').localeCompare(a.createdAt ?? '');
-  return byTime !== 0 ? byTime : a.id.localeCompare(b.id);
 }
 
 function compareStrings(a: string, b: string): number {

@@ -1,4 +1,4 @@
-import { isRecord } from '../kinds/api-json.js';
+import { isRecord } from '../json-value.js';
 
 /**
  * What the exporter needs of one place in the manifest schema: the order

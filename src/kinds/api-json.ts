@@ -1,14 +1,6 @@
+import { isRecord } from '../json-value.js';
 import { KindError } from './kind-error.js';
 import type { KindName } from './kind-name.js';
-
-/**
- * Readers of the service's untyped JSON. A body that lacks what the spec
- * promises is an `unexpected_response` naming the kind, never a crash deep in
- * the planner.
- */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 export function expectObject(raw: unknown, kind: KindName, what: string): Record<string, unknown> {
   if (isRecord(raw)) return raw;

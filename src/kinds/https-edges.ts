@@ -1,5 +1,6 @@
 import type { ApiRequest } from '../api/edge-api.js';
-import { expectId, expectObject, isRecord, optionalString } from './api-json.js';
+import { isRecord } from '../json-value.js';
+import { expectId, expectObject, optionalString } from './api-json.js';
 import { normalizeDesiredFields } from './desired-common-fields.js';
 import { hostportProblem } from './hostport.js';
 import { HTTPS_EDGES_SCHEMA } from './https-edges.schema.js';

@@ -1,5 +1,3 @@
-import type { Kind } from './kind.js';
-
 /** A JSON Schema (draft-07) node, as plain data. */
 export type JsonSchema = Readonly<Record<string, unknown>>;
 
@@ -8,6 +6,12 @@ export type JsonSchema = Readonly<Record<string, unknown>>;
  * of every registered kind into schemas/manifest.schema.json, the file
  * editors and the loader read; a test fails when the two differ.
  */
+/** What schema assembly needs of a Kind (not Kind itself, which holds a KindSchema: no import cycle). */
+interface SchemaOwner {
+  readonly name: string;
+  readonly schema: KindSchema;
+}
+
 export interface KindSchema {
   /** What the collection holds, for people: "IP policy rules". */
   readonly collection: string;
@@ -76,7 +80,7 @@ const SHARED_DEFINITIONS: Readonly<Record<string, JsonSchema>> = {
  * order (the exporter writes keys in the schema's order), and every kind's
  * definitions after the shared ones. Two kinds may not define the same name.
  */
-export function assembleManifestSchema(kinds: readonly Kind[]): Record<string, unknown> {
+export function assembleManifestSchema(kinds: readonly SchemaOwner[]): Record<string, unknown> {
   const properties: Record<string, unknown> = {
     version: { const: 1, description: 'Manifest format version; must be 1.' },
   };
@@ -116,7 +120,7 @@ export function assembleManifestSchema(kinds: readonly Kind[]): Record<string, u
 /** The plan schema with its kind enum set to the names of `kinds`, in registry order. */
 export function withPlanKindEnum(
   planSchema: Readonly<Record<string, unknown>>,
-  kinds: readonly Kind[],
+  kinds: readonly SchemaOwner[],
 ): Record<string, unknown> {
   const definitions = (planSchema.definitions ?? {}) as Record<string, unknown>;
   return { ...planSchema, definitions: { ...definitions, kind: { enum: kinds.map((kind) => kind.name) } } };

@@ -38,3 +38,12 @@ export function withoutUndefined(record: Readonly<Record<string, unknown>>): Rec
   for (const [key, value] of Object.entries(record)) if (value !== undefined) result[key] = value;
   return result;
 }
+
+/**
+ * Newest first by `created_at`, then by ID: the one order of several objects
+ * (a marker's copies, duplicates), so the planner and the exporter agree.
+ */
+export function newestFirst(a: LiveObject, b: LiveObject): number {
+  const byTime = (b.createdAt ?? '').localeCompare(a.createdAt ?? '');
+  return byTime !== 0 ? byTime : a.id.localeCompare(b.id);
+}

@@ -1,4 +1,5 @@
-import { isRecord, refIds } from './api-json.js';
+import { isRecord } from '../json-value.js';
+import { refIds } from './api-json.js';
 import type { FieldRule } from './kind.js';
 import type { JsonSchema } from './kind-schema.js';
 import { withoutUndefined } from './live-object.js';

@@ -1,4 +1,4 @@
-import { isRecord } from './api-json.js';
+import { isRecord } from '../json-value.js';
 import type { FieldRule } from './kind.js';
 import { withoutUndefined } from './live-object.js';
 import { normalizeSetLike } from './set-like.js';

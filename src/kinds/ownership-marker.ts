@@ -1,4 +1,4 @@
-import { isRecord } from './api-json.js';
+import { isRecord } from '../json-value.js';
 import { canonicalJson } from './canonical-json.js';
 import type { OwnershipMarker } from './live-state.js';
 

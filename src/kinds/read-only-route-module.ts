@@ -1,4 +1,4 @@
-import { isRecord } from './api-json.js';
+import { isRecord } from '../json-value.js';
 
 /** Stands in for a secret of a read-only route module in LiveObject specs. */
 export const REDACTED_SECRET = '(sensitive)';

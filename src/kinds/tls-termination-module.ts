@@ -1,4 +1,4 @@
-import { isRecord } from './api-json.js';
+import { isRecord } from '../json-value.js';
 import type { EntryProblem, FieldRule } from './kind.js';
 
 /**

@@ -1,3 +1,4 @@
+import { asRecord } from '../json-value.js';
 import type { FieldRule, Kind } from './kind.js';
 
 /** Route modules live in `spec.routes[i]` (ModuleRule scope `route`). */
@@ -10,12 +11,6 @@ export interface FieldGroup {
   readonly record: Record<string, unknown> | undefined;
   /** JSON Pointer of `record` in the spec: '', '/mutual_tls', '/routes/0/oidc'. */
   readonly pointer: string;
-}
-
-function asRecord(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
 }
 
 /**

@@ -1,21 +1,6 @@
 import { KINDS } from '../kinds/registry.js';
 import { unquotedFieldNames } from '../kinds/visit-spec.js';
 
-/** Splits a JSON Pointer (`/https_edges/web/routes/0`) into its unescaped segments. */
-export function pointerSegments(pointer: string): string[] {
-  if (pointer === '') return [];
-  return pointer
-    .split('/')
-    .slice(1)
-    .map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~'));
-}
-
-export function segmentsToPointer(segments: readonly (string | number)[]): string {
-  return segments
-    .map((segment) => `/${String(segment).replaceAll('~', '~0').replaceAll('/', '~1')}`)
-    .join('');
-}
-
 /**
  * The dotted path people read (`https_edges.web.routes[0].oidc.issuer`),
  * following the data so that an index is told apart from a name made of

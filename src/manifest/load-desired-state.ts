@@ -1,4 +1,5 @@
 import type { Result } from '../errors.js';
+import { pointerOf } from '../json-pointer.js';
 import { canonicalHash } from '../kinds/canonical-json.js';
 import type { Kind, SourceResolver } from '../kinds/kind.js';
 import { isKindName, KIND_NAMES } from '../kinds/kind-name.js';
@@ -11,7 +12,6 @@ import {
   type FieldLocationsByEntry,
   fieldLocationsByEntry,
 } from './entry-field-locations.js';
-import { segmentsToPointer } from './field-path.js';
 import { compareManifestErrors, type ManifestError } from './manifest-error.js';
 import { walkManifestTree } from './manifest-files.js';
 import { compileManifestSchema, type ManifestValidator } from './manifest-schema.js';
@@ -125,7 +125,7 @@ function rawEntries(manifest: ParsedManifest, invalidPointers: readonly string[]
     const collection = data[kind];
     if (collection === null || typeof collection !== 'object' || Array.isArray(collection)) continue;
     for (const [name, value] of Object.entries(collection as Record<string, unknown>)) {
-      const pointer = segmentsToPointer([kind, name]);
+      const pointer = pointerOf([kind, name]);
       const valid =
         value !== null &&
         typeof value === 'object' &&

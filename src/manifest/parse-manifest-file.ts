@@ -10,6 +10,7 @@ import {
   parseAllDocuments,
   type Node as YamlNode,
 } from 'yaml';
+import { pointerToken, pointerTokens } from '../json-pointer.js';
 import { ManifestError } from './manifest-error.js';
 import { isInside, type ManifestFile } from './manifest-files.js';
 import { readBoundedFile } from './read-bounded-file.js';
@@ -42,10 +43,6 @@ export interface ParsedManifest {
 export type ParseOutcome =
   | { readonly ok: true; readonly manifest: ParsedManifest }
   | { readonly ok: false; readonly errors: readonly ManifestError[] };
-
-export function escapePointerSegment(segment: string): string {
-  return segment.replaceAll('~', '~0').replaceAll('/', '~1');
-}
 
 type ReadOutcome =
   | { readonly ok: true; readonly bytes: Buffer }
@@ -268,7 +265,7 @@ function walkNode(
     const keyNode = pair.key as YamlNode | null;
     const key = isScalar(keyNode) ? String(keyNode.value) : String(keyNode);
     const keyLocation = locate(keyNode?.range?.[0] ?? start);
-    const memberPointer = `${pointer}/${escapePointerSegment(key)}`;
+    const memberPointer = `${pointer}/${pointerToken(key)}`;
     const first = firstByKey.get(key);
     if (first !== undefined) {
       errors.push(
@@ -305,10 +302,7 @@ function firstAliasOffset(document: Document): number | undefined {
 
 /** A path for messages before the data is known: pointer segments joined with dots. */
 function pointerToLabel(pointer: string): string {
-  const segments = pointer
-    .split('/')
-    .slice(1)
-    .map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~'));
+  const segments = pointerTokens(pointer);
   // A runaway nesting error would otherwise print a path as long as the nesting.
   return segments.length > 8 ? `${segments.slice(0, 8).join('.')}…` : segments.join('.');
 }

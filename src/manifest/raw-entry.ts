@@ -1,5 +1,6 @@
+import { pointerTokens } from '../json-pointer.js';
 import type { KindName } from '../kinds/kind-name.js';
-import { dottedPath, pointerSegments } from './field-path.js';
+import { dottedPath } from './field-path.js';
 import type { ParsedManifest } from './parse-manifest-file.js';
 import { locationOf } from './schema-errors.js';
 import type { SourceLocation } from './source-location.js';
@@ -24,5 +25,5 @@ export function entryLocation(entry: RawEntry, relative = ''): SourceLocation {
 
 /** The dotted path of a field of the entry, for messages. */
 export function entryPath(entry: RawEntry, relative = ''): string {
-  return dottedPath(entry.manifest.data, pointerSegments(entry.pointer + relative));
+  return dottedPath(entry.manifest.data, pointerTokens(entry.pointer + relative));
 }

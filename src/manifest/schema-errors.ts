@@ -1,5 +1,6 @@
 import type { ErrorObject } from 'ajv';
-import { dottedPath, isSensitivePath, pointerSegments, segmentsToPointer } from './field-path.js';
+import { pointerOf, pointerTokens } from '../json-pointer.js';
+import { dottedPath, isSensitivePath } from './field-path.js';
 import { ManifestError } from './manifest-error.js';
 import type { ParsedManifest } from './parse-manifest-file.js';
 import type { SourceLocation } from './source-location.js';
@@ -44,9 +45,9 @@ export function mapSchemaErrors(
 }
 
 function mapOne(error: ErrorObject, manifest: ParsedManifest): LocatedSchemaError | undefined {
-  const parentSegments = pointerSegments(error.instancePath);
+  const parentSegments = pointerTokens(error.instancePath);
   const at = (segments: readonly string[], message: string): LocatedSchemaError => {
-    const pointer = segmentsToPointer(segments);
+    const pointer = pointerOf(segments);
     return {
       pointer,
       error: new ManifestError(

@@ -1,7 +1,7 @@
+import { pointersToValues } from '../json-pointer.js';
 import type { AddressRange } from '../kinds/kind.js';
 import type { DesiredEntry } from '../manifest/desired-state.js';
 import type { SourceLocation } from '../manifest/source-location.js';
-import { pointersToValues } from './json-pointer.js';
 import type { Action, ResourceChange } from './plan.js';
 
 /**

@@ -1,5 +1,5 @@
+import { replaceAt, valueAt } from '../json-pointer.js';
 import { SENSITIVE_MASK } from './compare-fields.js';
-import { replaceAt, valueAt } from './json-pointer.js';
 
 /** A copy of `body` with the value at every JSON Pointer replaced by the mask; pointers to nothing are skipped. */
 export function maskPointers(body: unknown, pointers: readonly string[]): unknown {

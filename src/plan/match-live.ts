@@ -7,38 +7,6 @@ import { sourceOf } from './draft-action.js';
 import { normalizedSpecOf, type PlanState } from './plan-state.js';
 import { METADATA_FIELD, referencedIds } from './spec-fields.js';
 
-/** Live objects by ID, and those marked with `owner` by kind and name (newest first). */
-export function indexLive(
-  live: LiveState,
-  owner: string,
-  kindsByName: ReadonlyMap<KindName, Kind>,
-): { liveById: Map<string, LiveObject>; managed: Map<KindName, Map<string, LiveObject[]>> } {
-  const liveById = new Map<string, LiveObject>();
-  const managed = new Map<KindName, Map<string, LiveObject[]>>();
-  for (const kindName of KIND_NAMES) {
-    for (const object of live.objects[kindName] ?? []) {
-      liveById.set(object.id, object);
-      if (object.marker?.owner !== owner) continue;
-      if (kindsByName.get(kindName)?.ownership !== 'metadata') continue;
-      const byName = managed.get(kindName) ?? new Map<string, LiveObject[]>();
-      managed.set(kindName, byName);
-      byName.set(object.marker.name, [...(byName.get(object.marker.name) ?? []), object]);
-    }
-  }
-  // Several objects with one marker happen when an apply stopped between a
-  // replacement's create and its delete, or lost a create's answer: the one
-  // kept is chosen by `pickCopy`; this order only makes plans deterministic.
-  for (const byName of managed.values()) {
-    for (const objects of byName.values()) objects.sort(newestFirst);
-  }
-  return { liveById, managed };
-}
-
-function newestFirst(a: LiveObject, b: LiveObject): number {
-  const byTime = (b.createdAt ?? '').localeCompare(a.createdAt ?? '');
-  return byTime !== 0 ? byTime : a.id.localeCompare(b.id);
-}
-
 /** Two entries adopting one ID: the later ones are reported and left out. */
 export function checkAdoptions(state: PlanState): Set<DesiredEntry> {
   const skipped = new Set<DesiredEntry>();

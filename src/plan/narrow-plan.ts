@@ -1,6 +1,6 @@
 import type { DraftAction, DraftChange } from './draft-action.js';
 import type { PlanError } from './plan.js';
-import type { PlanOptions } from './plan-changes.js';
+import type { PlanOptions } from './planner-options.js';
 
 /** Applies targets and excludes; dependencies of a kept action are kept too, or reported when excluded. */
 export function narrowPlan(

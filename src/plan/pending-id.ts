@@ -1,4 +1,22 @@
-import type { PendingId } from './plan.js';
+import type { ApiRequest } from '../api/edge-api.js';
+import { EdgesyncError } from '../errors.js';
+
+/**
+ * Pending IDs, encoded and decoded in this one module. The planner stays pure
+ * by never knowing an ID it has not seen: an action that needs the ID of an
+ * object an earlier action creates carries a PendingId in its body (or a
+ * pending segment in its path), and the executor substitutes the created ID
+ * once that create is done.
+ */
+
+/** Stands in a request body for the ID the create action `$createdBy` returns. */
+export interface PendingId {
+  readonly $createdBy: string;
+}
+
+export function pendingId(createKey: string): PendingId {
+  return { $createdBy: createKey };
+}
 
 export function isPendingId(value: unknown): value is PendingId {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
@@ -41,4 +59,40 @@ export function resolvePendingPath(
     return id ?? '';
   });
   return missing ? undefined : resolved;
+}
+
+/**
+ * The request with every PendingId in its body, and every `{create:…}`
+ * segment of its path, replaced by the ID that create returned. Throws
+ * `pending_id_unresolved` when one has no ID yet: the scheduler starts an
+ * action only once its dependencies are done, so that is a plan whose
+ * `dependsOn` misses a create it refers to.
+ */
+export function resolvePendingIds(request: ApiRequest, createdIds: ReadonlyMap<string, string>): ApiRequest {
+  const path = resolvePendingPath(request.path, createdIds);
+  if (path === undefined) throw unresolved(request.path);
+  if (request.body === undefined) return { ...request, path };
+  return { ...request, path, body: resolveBody(request.body, createdIds) };
+}
+
+function resolveBody(body: unknown, createdIds: ReadonlyMap<string, string>): unknown {
+  if (isPendingId(body)) {
+    const id = createdIds.get(body.$createdBy);
+    if (id === undefined) throw unresolved(body.$createdBy);
+    return id;
+  }
+  if (Array.isArray(body)) return body.map((item) => resolveBody(item, createdIds));
+  if (typeof body === 'object' && body !== null) {
+    return Object.fromEntries(
+      Object.entries(body).map(([key, value]) => [key, resolveBody(value, createdIds)]),
+    );
+  }
+  return body;
+}
+
+function unresolved(reference: string): EdgesyncError {
+  return new EdgesyncError(
+    'pending_id_unresolved',
+    `request refers to the ID created by "${reference}", which has not been created`,
+  );
 }

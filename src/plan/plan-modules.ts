@@ -1,3 +1,4 @@
+import { asRecord } from '../json-value.js';
 import type { Kind, ModuleRule, ModuleTarget } from '../kinds/kind.js';
 import type { LiveObject } from '../kinds/live-state.js';
 import type { DesiredEntry } from '../manifest/desired-state.js';
@@ -6,7 +7,7 @@ import { draftAction, sourceOf } from './draft-action.js';
 import { claim } from './match-live.js';
 import { addChange, normalizedSpecOf, type PlanState } from './plan-state.js';
 import { resolveSpec } from './resolve-references.js';
-import { asRecord, ROUTES_KEY, secretsOf } from './spec-fields.js';
+import { ROUTES_KEY, secretsOf } from './spec-fields.js';
 
 /** An entry of a kind edgesync manages only the modules of (tcp/tls edges): the object must exist. */
 export function planModulesOnlyEntry(state: PlanState, kind: Kind, entry: DesiredEntry): void {

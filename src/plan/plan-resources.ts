@@ -1,3 +1,4 @@
+import { asRecord } from '../json-value.js';
 import type { Kind } from '../kinds/kind.js';
 import type { LiveObject, OwnershipMarker } from '../kinds/live-state.js';
 import { encodeMetadata, normalizeUserMetadata } from '../kinds/ownership-marker.js';
@@ -6,12 +7,12 @@ import { diffFields, fieldChange, fieldEquals } from './compare-fields.js';
 import { type DraftAction, draftAction, sourceOf } from './draft-action.js';
 import { claim, matchLive } from './match-live.js';
 import { keyMove, orderingFacts } from './order-actions.js';
-import { pendingPathSegment } from './pending-id.js';
+import { pendingId, pendingPathSegment } from './pending-id.js';
 import type { FieldChange, Operation } from './plan.js';
 import { planModules, reportRoutesOnNewObject } from './plan-modules.js';
 import { addChange, normalizedSpecOf, type PlanState } from './plan-state.js';
 import { resolveSpec } from './resolve-references.js';
-import { asRecord, METADATA_FIELD, ROUTES_KEY, secretsOf } from './spec-fields.js';
+import { METADATA_FIELD, ROUTES_KEY, secretsOf } from './spec-fields.js';
 
 /** What an entry needs to become its object: resolved spec, marker-carrying metadata, secrets. */
 interface EntryBody {
@@ -126,7 +127,7 @@ export function planManagedEntry(state: PlanState, kind: Kind, entry: DesiredEnt
 function planCreate(state: PlanState, kind: Kind, entry: DesiredEntry, body: EntryBody): void {
   const address = `${kind.name}.${entry.name}`;
   const key = `create:${address}`;
-  state.resolvedIds.set(address, { $createdBy: key });
+  state.resolvedIds.set(address, pendingId(key));
   reportRoutesOnNewObject(state, kind, entry, body.spec);
   addChange(
     state,
@@ -224,7 +225,7 @@ function planReplace(
   const { spec } = body;
   const address = `${kind.name}.${entry.name}`;
   const createKey = `create:${address}`;
-  state.resolvedIds.set(address, { $createdBy: createKey });
+  state.resolvedIds.set(address, pendingId(createKey));
   reportRoutesOnNewObject(state, kind, entry, spec);
   const create = createAction(state, kind, entry, body, createKey, address);
   const facts = orderingFacts(kind, object.spec, 'frees');

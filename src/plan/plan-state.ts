@@ -4,9 +4,10 @@ import type { LiveObject, LiveState } from '../kinds/live-state.js';
 import type { DesiredEntry, DesiredState } from '../manifest/desired-state.js';
 import type { SourceLocation } from '../manifest/source-location.js';
 import type { DraftAction, DraftChange } from './draft-action.js';
-import { indexLive } from './match-live.js';
-import type { PendingId, PlanError, ResourceChange } from './plan.js';
-import type { PlanOptions } from './plan-changes.js';
+import { indexLive } from './live-index.js';
+import type { PendingId } from './pending-id.js';
+import type { PlanError, ResourceChange } from './plan.js';
+import type { PlanOptions } from './planner-options.js';
 
 /**
  * Everything one planning run shares: the inputs and their indexes (read

@@ -50,14 +50,6 @@ export interface ResourceChange {
   readonly actionKeys: readonly string[];
 }
 
-/**
- * Stands in a request body for the ID of an object that an earlier action
- * creates; the executor substitutes it once that action is done.
- */
-export interface PendingId {
-  readonly $createdBy: string;
-}
-
 /** One API request of the plan, with the actions that must be done before it. */
 export interface Action {
   /** Stable and unique in the plan: `create:certificate_authorities.corp-root`. */
@@ -67,7 +59,7 @@ export interface Action {
   readonly name: string;
   /** Address of the ResourceChange this action belongs to. */
   readonly change: string;
-  /** Body values may hold PendingId objects. */
+  /** Body values may hold PendingId objects, and the path pending segments (pending-id.ts). */
   readonly request: ApiRequest;
   /** JSON Pointers into `request.body` whose values are secrets. */
   readonly sensitivePaths: readonly string[];

@@ -1,10 +1,11 @@
+import { asRecord } from '../json-value.js';
 import type { FieldRule, Kind } from '../kinds/kind.js';
 import { KIND_NAMES, type KindName } from '../kinds/kind-name.js';
 import { normalizeSetLike } from '../kinds/set-like.js';
 import type { DesiredEntry } from '../manifest/desired-state.js';
 import { sourceOf } from './draft-action.js';
 import type { PlanState } from './plan-state.js';
-import { asRecord, ROUTES_KEY } from './spec-fields.js';
+import { ROUTES_KEY } from './spec-fields.js';
 import { topologicalOrder } from './topological-order.js';
 
 /**

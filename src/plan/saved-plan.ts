@@ -2,11 +2,12 @@ import { createHash } from 'node:crypto';
 import type { ApiRequest } from '../api/edge-api.js';
 import { EdgesyncError } from '../errors.js';
 import { camelCaseKey, renameKeysDeep, snakeCaseKey } from '../json-case.js';
+import { replaceAt, valueAt } from '../json-pointer.js';
+import { isRecord } from '../json-value.js';
 import type { KindName } from '../kinds/kind-name.js';
 import { isKindName } from '../kinds/kind-name.js';
 import type { DesiredState } from '../manifest/desired-state.js';
 import type { SourceLocation } from '../manifest/source-location.js';
-import { replaceAt, valueAt } from './json-pointer.js';
 import {
   type Action,
   OPERATIONS,
@@ -306,8 +307,4 @@ export function refillSecrets(saved: SavedPlan, source: DesiredState | Plan): Pl
     return body === action.request.body ? action : { ...action, request: { ...action.request, body } };
   });
   return { ...saved.plan, actions };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -6,12 +6,6 @@ export const ROUTES_KEY = 'routes';
 /** Holds the user's metadata and, once written, the ownership marker. */
 export const METADATA_FIELD = 'metadata';
 
-export function asRecord(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
-}
-
 /** Calls `visit` with the top-level fields, each resource module and each route's modules of a spec. */
 function forEachFieldGroup(
   kind: Kind,

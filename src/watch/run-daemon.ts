@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { EdgeApi } from '../api/edge-api.js';
 import type { LoadOptions } from '../manifest/load-desired-state.js';
-import type { PlanOptions } from '../plan/plan-changes.js';
+import type { PlanOptions } from '../plan/planner-options.js';
 import type { DaemonClock } from './daemon-clock.js';
 import type { WatchMode } from './daemon-status.js';
 import type { ListenAddress } from './listen-address.js';

@@ -2,7 +2,6 @@ import type { Logger } from 'pino';
 import type { EdgeApi } from '../api/edge-api.js';
 import { type ApplyResult, applySucceeded } from '../apply/apply-result.js';
 import { executePlan, type ProgressEvent } from '../apply/execute-plan.js';
-import { readAndPlan } from '../apply/prepare-plan.js';
 import { EdgesyncError } from '../errors.js';
 import type { KindName } from '../kinds/kind-name.js';
 import type { LiveState } from '../kinds/live-state.js';
@@ -11,7 +10,8 @@ import type { DesiredState } from '../manifest/desired-state.js';
 import { type LoadOptions, loadDesiredState } from '../manifest/load-desired-state.js';
 import type { ManifestError } from '../manifest/manifest-error.js';
 import type { Plan } from '../plan/plan.js';
-import type { PlanOptions } from '../plan/plan-changes.js';
+import type { PlanOptions } from '../plan/planner-options.js';
+import { readAndPlan } from '../plan-session/prepare-plan.js';
 import type { DaemonClock } from './daemon-clock.js';
 import {
   type ApplyRecord,

@@ -4,11 +4,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { preparePlan } from '../../src/apply/prepare-plan.js';
 import { loadSeedFile } from '../../src/emulator/seed.js';
 import { type EmulatorOptions, type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
 import { parseMetadata } from '../../src/kinds/ownership-marker.js';
 import { serializeSavedPlan, toSavedPlan } from '../../src/plan/saved-plan.js';
+import { preparePlan } from '../../src/plan-session/prepare-plan.js';
 import {
   CLI,
   finished,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Plan } from '../../src/plan/plan.js';
-import { type PlanOptions, planChanges } from '../../src/plan/plan-changes.js';
+import { planChanges } from '../../src/plan/plan-changes.js';
+import type { PlanOptions } from '../../src/plan/planner-options.js';
 import {
   CORP_PEM,
   desiredState,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { encodeMetadata, parseMetadata } from '../../src/kinds/ownership-marker.js';
-import { type PlanOptions, planChanges } from '../../src/plan/plan-changes.js';
+import { planChanges } from '../../src/plan/plan-changes.js';
+import type { PlanOptions } from '../../src/plan/planner-options.js';
 import { judgedFor } from '../../src/plan/safety-policy.js';
 import {
   CORP_PEM,

@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { createApiClient } from '../../src/api/client.js';
 import { RequestBudget } from '../../src/api/request-budget.js';
-import { preparePlan } from '../../src/apply/prepare-plan.js';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
+import { preparePlan } from '../../src/plan-session/prepare-plan.js';
 import { assertBuilt, POLICY_ID, runCli, statsOf, writesOf } from './reliability-harness.js';
 
 const RULE = `    ip_policy_id: ${POLICY_ID}\n    cidr: 10.0.0.1/32\n    action: deny\n`;

@@ -1,8 +1,20 @@
-/** One JSON Pointer token (RFC 6901): `~` and `/` escaped. */
+/**
+ * JSON Pointers (RFC 6901): the one codec of pointer tokens, and the reads
+ * and writes by pointer, for manifests (locations of fields), plans (secrets
+ * in request bodies) and saved plans.
+ */
+
+/** One JSON Pointer token: `~` and `/` escaped. */
 export function pointerToken(key: string | number): string {
   return String(key).replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
+/** The pointer of a path of keys and indexes: `['https_edges', 'web']` → `/https_edges/web`. */
+export function pointerOf(tokens: readonly (string | number)[]): string {
+  return tokens.map((token) => `/${pointerToken(token)}`).join('');
+}
+
+/** A pointer's tokens, unescaped: `/https_edges/web~1x` → `['https_edges', 'web/x']`. */
 export function pointerTokens(pointer: string): string[] {
   if (pointer === '') return [];
   return pointer
@@ -39,7 +51,7 @@ export function valueAt(value: unknown, pointer: string): unknown {
 export function replaceAt(value: unknown, pointer: string, replacement: unknown): unknown {
   const [head, ...rest] = pointerTokens(pointer);
   if (head === undefined) return replacement;
-  const restPointer = rest.map((token) => `/${pointerToken(token)}`).join('');
+  const restPointer = pointerOf(rest);
   if (Array.isArray(value)) {
     return value.map((item, index) =>
       String(index) === head ? replaceAt(item, restPointer, replacement) : item,

@@ -8,7 +8,8 @@ import type { DesiredState } from '../manifest/desired-state.js';
 import { type LoadOptions, loadDesiredState } from '../manifest/load-desired-state.js';
 import type { ManifestError } from '../manifest/manifest-error.js';
 import type { Plan } from '../plan/plan.js';
-import { type PlanOptions, planChanges } from '../plan/plan-changes.js';
+import { planChanges } from '../plan/plan-changes.js';
+import type { PlanOptions } from '../plan/planner-options.js';
 
 export interface PreparedPlan {
   readonly desired: DesiredState;
@@ -23,6 +24,11 @@ export interface PreparePlanOptions {
 }
 
 /**
+ * plan-session/ sits between the commands (cli/, watch/) and the pure
+ * planner: it does the I/O a plan needs (the manifests from disk, the live
+ * account over HTTP) but sends no write, so it is neither plan/ (pure) nor
+ * apply/ (the executor); `plan` never imports the executor through it.
+ *
  * The I/O around the pure planner, shared by `plan`, `apply` and `watch`:
  * load the manifests (no network when they are invalid), read the live
  * account, plan. Manifest errors come back as data so each caller reports

@@ -1,0 +1,22 @@
+import type { MaxDestroy, SafetyContextName } from './safety-policy.js';
+
+/** What the planner is asked for besides the desired and live states. */
+export interface PlanOptions {
+  /** The ownership marker's owner: only objects marked with it are changed or pruned. */
+  readonly owner: string;
+  /**
+   * Deletes plus replaces allowed before the plan is refused.
+   * @default 10% of the objects this owner owns, at least 5 (safety-policy.ts)
+   */
+  readonly maxDestroy?: MaxDestroy;
+  /** Accept a plan over `maxDestroy` (never in the daemon). @default false */
+  readonly force?: boolean;
+  /** Accept an empty desired state that prunes everything the owner owns (never in the daemon). @default false */
+  readonly allowEmpty?: boolean;
+  /** Who will apply the plan; the safety policy judges it for them. @default 'cli' */
+  readonly context?: SafetyContextName;
+  /** `KIND` or `KIND.NAME`: plan only these (and what they depend on). @default all */
+  readonly targets?: readonly string[];
+  /** `KIND` or `KIND.NAME`: leave these out. @default none */
+  readonly excludes?: readonly string[];
+}
