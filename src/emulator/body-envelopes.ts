@@ -1,4 +1,4 @@
-import { isPlainObject } from './field-rules.js';
+import { isRecord } from '../json-value.js';
 import type { Handler, RouteDefinition } from './handler.js';
 import { invalidField, ServiceError } from './service-error.js';
 
@@ -30,7 +30,7 @@ function checkPathIds(
 
 /** PATCH: IDs of the path allowed in the body; at least one field to change. */
 export function unwrapPatchBody(body: unknown, params: Readonly<Record<string, string>>): unknown {
-  if (!isPlainObject(body)) return body;
+  if (!isRecord(body)) return body;
   const rest = checkPathIds(body, params);
   if (Object.keys(rest).length === 0) {
     throw new ServiceError(400, 'invalid_body', 'an update needs at least one field to change');
@@ -40,7 +40,7 @@ export function unwrapPatchBody(body: unknown, params: Readonly<Record<string, s
 
 /** Module PUT: the bare module, or the envelope `{ [path IDs], module }`. */
 export function unwrapModuleBody(body: unknown, params: Readonly<Record<string, string>>): unknown {
-  if (!isPlainObject(body) || !Object.hasOwn(body, 'module')) return body;
+  if (!isRecord(body) || !Object.hasOwn(body, 'module')) return body;
   const { module, ...rest } = checkPathIds(body, params);
   const [stray] = Object.keys(rest).sort();
   if (stray !== undefined) {
