@@ -11,6 +11,9 @@ import { type RunningEmulator, startEmulator } from '../../src/emulator/server.j
  * a loopback proxy renames: this service is a renamed member of the family.
  */
 const POLICY = 'ipp_OfficialClientPolicy0000001';
+const TCP = 'edgtcp_OfficialClientTcp0000000001';
+const EDGE = 'edghts_OfficialClientEdge000000001';
+const ROUTE = 'edghtsrt_OfficialClientRoute00000001';
 const corpRoot = readFileSync('test/fixtures/certs/corp-root.pem', 'utf8');
 
 interface Proxy {
@@ -80,7 +83,14 @@ describe('the official TypeScript client against the emulator', () => {
 
   beforeAll(async () => {
     // Small pages, so the client's pager has to follow next_page_uri with its beforeId.
-    emulator = await startEmulator({ pageSizeMax: 2, seed: { ip_policies: [{ id: POLICY }] } });
+    emulator = await startEmulator({
+      pageSizeMax: 2,
+      seed: {
+        ip_policies: [{ id: POLICY }],
+        tcp_edges: [{ id: TCP }],
+        https_edges: [{ id: EDGE, routes: [{ id: ROUTE, match_type: 'path_prefix', match: '/app' }] }],
+      },
+    });
     proxy = await startRenamingProxy(emulator.url);
     ngrok = new Ngrok({ apiToken: emulator.apiKey, baseUrl: proxy.url });
   });
@@ -194,7 +204,42 @@ describe('the official TypeScript client against the emulator', () => {
       hostports: ['web.example.com:443', 'www.example.com:443'],
       mutualTls: { enabled: false },
     });
-    expect(listed.map((edge) => edge.id)).toEqual([created.id]);
+    expect(listed.map((edge) => edge.id).sort()).toEqual([created.id, EDGE].sort());
+    expect(deleted).toBe(204);
+  });
+
+  it('replaces, reads and deletes modules through their { id, module } envelopes', async () => {
+    const modules = ngrok.edgeModules;
+
+    const ipRestriction = await modules.tcpEdgeIpRestrictionModule.replace({
+      id: TCP,
+      module: { ipPolicyIds: [POLICY] },
+    });
+    const mutualTls = await modules.httpsEdgeMutualTlsModule.replace({
+      id: EDGE,
+      module: { enabled: false, certificateAuthorityIds: [] },
+    });
+    const oidc = await modules.edgeRouteOidcModule.replace({
+      edgeId: EDGE,
+      id: ROUTE,
+      module: {
+        optionsPassthrough: false,
+        cookiePrefix: 'app.',
+        inactivityTimeout: 3600,
+        maximumDuration: 86_400,
+        issuer: 'https://accounts.example.com',
+        clientId: 'app',
+        clientSecret: 's3cret',
+        scopes: ['openid'],
+      },
+    });
+    const oidcRead = await modules.edgeRouteOidcModule.get({ edgeId: EDGE, id: ROUTE });
+    const deleted = await deleteThrough(proxy, () => modules.tcpEdgeIpRestrictionModule.delete(TCP));
+
+    expect(ipRestriction).toMatchObject({ enabled: true, ipPolicies: [{ id: POLICY }] });
+    expect(mutualTls).toEqual({ enabled: false, certificateAuthorities: [] });
+    expect(oidc).toMatchObject({ cookiePrefix: 'app.', maximumDuration: 86_400, scopes: ['openid'] });
+    expect(oidcRead).toEqual(oidc);
     expect(deleted).toBe(204);
   });
 
