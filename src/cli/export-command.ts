@@ -1,4 +1,4 @@
-import { relative, resolve, sep } from 'node:path';
+import { resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { EdgesyncError } from '../errors.js';
 import type { AccountExport } from '../export/build-export.js';
@@ -7,8 +7,8 @@ import { renderManifests, SINGLE_FILE_NAME } from '../export/render-manifests.js
 import { writeExport } from '../export/write-export.js';
 import type { Kind } from '../kinds/kind.js';
 import { isKindName, KIND_NAMES, type KindName } from '../kinds/kind-name.js';
+import { MANIFEST_SCHEMA_ID } from '../kinds/kind-schema.js';
 import { KINDS } from '../kinds/registry.js';
-import { manifestSchemaPath } from '../manifest/manifest-schema.js';
 import { visibleText } from '../visible-text.js';
 import type { CommandContext, CommandOutcome, CommandRegistrar } from './command-context.js';
 import { addConnectionOptions, type ConnectionFlags, openConnection } from './connection.js';
@@ -77,7 +77,7 @@ export const registerExportCommand: CommandRegistrar = (program, ctx) => {
     .option('--force', 'overwrite files in --out that an earlier export did not write')
     .option(
       '--schema <ref>',
-      'what the yaml-language-server modeline points at (default: the installed schema, as a relative path)',
+      "what the yaml-language-server modeline points at (default: the schema's published $id)",
     );
   addLogOptions(command, 'warn');
   for (const { option } of idOptions) command.addOption(option);
@@ -130,7 +130,7 @@ async function runExport(
   }
   const manifests = renderManifests(exported, {
     layout: outDir === undefined || flags.singleFile ? 'single-file' : 'per-kind',
-    schemaRef: flags.schema ?? schemaReference(outDir ?? ctx.cwd),
+    schemaRef: flags.schema ?? MANIFEST_SCHEMA_ID,
     owner,
     kinds: kinds.map((kind) => kind.name),
   });
@@ -140,12 +140,23 @@ async function runExport(
     // stdout holds one manifest (a manifest file is one mapping), with CA PEMs inline.
     for (const manifest of manifests) ctx.stdout.write(manifest.content);
   } else {
+    const { ids, ownedNames } = exported.present;
     const result = await writeExport(outDir, [...manifests, ...exported.sideFiles], {
       force: flags.force ?? false,
+      scope: {
+        // Module-only kinds are read by the IDs given, never in full.
+        complete: new Set(kinds.filter((kind) => kind.ownership !== 'modules-only').map((kind) => kind.name)),
+        stillInAccount: (kind, name, id) =>
+          (id !== undefined && ids.has(id)) || ownedNames.has(`${kind}.${name}`),
+      },
     });
     ctx.stderr.write(`Wrote ${result.written.join(', ')} to ${flags.out}\n`);
     if (result.removed.length > 0)
       ctx.stderr.write(`Removed ${result.removed.join(', ')} (no longer in the account)\n`);
+    if (result.kept.length > 0)
+      ctx.stderr.write(
+        `Left ${result.kept.join(', ')} as they were (kinds or objects this export did not read)\n`,
+      );
   }
   ctx.stderr.write(`${summary(exported)}\n`);
   return 'ok';
@@ -162,12 +173,6 @@ function selectedKinds(names: readonly string[] | undefined): Kind[] {
     }
   }
   return KINDS.filter((kind) => names.includes(kind.name));
-}
-
-/** The installed schema as a path relative to where the manifests go, with `/` on every platform. */
-function schemaReference(directory: string): string {
-  const path = relative(directory, manifestSchemaPath()).split(sep).join('/');
-  return path.startsWith('.') ? path : `./${path}`;
 }
 
 function summary(exported: AccountExport): string {

@@ -60,6 +60,16 @@ export interface AccountExport {
   readonly skipped: { readonly unmanaged: number; readonly otherOwners: number; readonly duplicates: number };
   /** Things a person should know, one sentence each, no secrets. */
   readonly warnings: readonly string[];
+  /**
+   * What the account holds of the kinds read, whether exported or not: an
+   * entry an earlier export wrote is truly gone only when neither its `id`
+   * nor its name (as this owner's marker) is here.
+   */
+  readonly present: {
+    readonly ids: ReadonlySet<string>;
+    /** `kind.name` of every object carrying this owner's marker. */
+    readonly ownedNames: ReadonlySet<string>;
+  };
 }
 
 const ROUTES_KEY = 'routes';
@@ -116,12 +126,21 @@ export function buildExport(live: LiveState, options: BuildExportOptions): Accou
     );
     entries.push(...kindEntries.sort((a, b) => compareStrings(a.name, b.name)));
   }
+  const ids = new Set<string>();
+  const ownedNames = new Set<string>();
+  for (const kind of options.kinds) {
+    for (const object of live.objects[kind.name] ?? []) {
+      ids.add(object.id);
+      if (object.marker?.owner === options.owner) ownedNames.add(`${kind.name}.${object.marker.name}`);
+    }
+  }
   return {
     entries,
     secrets,
     sideFiles: sideFiles.sort((a, b) => compareStrings(a.path, b.path)),
     skipped,
     warnings,
+    present: { ids, ownedNames },
   };
 }
 
@@ -165,14 +184,28 @@ function selectObjects(
   return selected;
 }
 
+/**
+ * Fields that say what an object is to the people who use it, in the order
+ * tried after the description and a metadata `name`: an edge's first
+ * hostport, a rule's CIDR, a reserved address. Looked up by field name,
+ * whatever the kind, so a kind gets them by having the field.
+ */
+const RECOGNIZABLE_FIELDS = ['hostports', 'cidr', 'addr', 'domain'] as const;
+
 function namingCandidate(selected: Selected): NamingCandidate {
   const { object } = selected;
   if (selected.owned && object.marker !== null)
     return { id: object.id, markerName: object.marker.name, hints: [] };
-  const description = object.spec.description;
+  const text = (value: unknown): string | undefined =>
+    typeof value === 'string' && value !== '' ? value : undefined;
   const metadata = object.spec[METADATA_KEY];
-  const metadataName = isRecord(metadata) && typeof metadata.name === 'string' ? metadata.name : undefined;
-  return { id: object.id, hints: [typeof description === 'string' ? description : undefined, metadataName] };
+  const metadataName = isRecord(metadata) ? text(metadata.name) : undefined;
+  const recognizable = RECOGNIZABLE_FIELDS.map((field) => {
+    const value = object.spec[field] ?? object.outputs[field];
+    return Array.isArray(value) ? text([...value].map(String).sort()[0]) : text(value);
+  });
+  // A CIDR's "/" and a hostport's ":" become "-" in the slug: 10.0.0.0/24 → 10.0.0.0-24.
+  return { id: object.id, hints: [text(object.spec.description), metadataName, ...recognizable] };
 }
 
 interface EntryContext {

@@ -3,6 +3,8 @@ import { EdgesyncError } from '../errors.js';
 export const EXPORT_ERROR_CODES = [
   /** An existing file in the output directory is not one an export wrote; `--force` overwrites it. */
   'export_would_overwrite',
+  /** Rewriting a file of an earlier export would drop entries this export did not read; `--force` drops them. */
+  'export_would_drop',
   /** Writing the output failed (permissions, disk). */
   'export_write_failed',
   /** A module-only edge named on the command line does not exist. */
