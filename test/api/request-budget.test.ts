@@ -160,3 +160,46 @@ describe('RequestBudget', () => {
     expect(() => new RequestBudget(options)).toThrow(message);
   });
 });
+
+describe('RequestBudget: a slot counts from the answer (acquireSlot/settle)', () => {
+  it('frees a settled slot windowMs after the answer, not after the send', async () => {
+    const time = new FakeTime(0);
+    const budget = new RequestBudget({ requests: 1, windowMs: 1000, clock: time.clock, sleep: time.sleep });
+
+    const settle = await budget.acquireSlot();
+    time.now = 400; // the answer arrives 400 ms after the send
+    settle();
+    await budget.acquire();
+
+    expect(time.now).toBe(1400);
+    expect(time.sleeps).toEqual([1000]);
+  });
+
+  it('counts an unsettled slot from its send, as acquire does', async () => {
+    const time = new FakeTime(0);
+    const budget = new RequestBudget({ requests: 1, windowMs: 1000, clock: time.clock, sleep: time.sleep });
+
+    await budget.acquireSlot();
+    time.now = 400;
+    await budget.acquire();
+
+    expect(time.now).toBe(1000);
+  });
+
+  it('moves only the settled stamp: other slots keep their send times and the window order', async () => {
+    const time = new FakeTime(0);
+    const budget = new RequestBudget({ requests: 2, windowMs: 1000, clock: time.clock, sleep: time.sleep });
+
+    const first = await budget.acquireSlot();
+    time.now = 100;
+    await budget.acquireSlot();
+    time.now = 700;
+    first(); // the first answer comes after the second send
+    await budget.acquire(); // waits for the oldest stamp: the second send at 100
+    const afterSecond = time.now;
+    await budget.acquire(); // then for the first answer at 700
+
+    expect(afterSecond).toBe(1100);
+    expect(time.now).toBe(1700);
+  });
+});
