@@ -46,7 +46,11 @@ export function addConnectionOptions(command: Command): Command {
       'request budget shared by reads and writes: requests per window, e.g. 120/60s (a bare window is seconds)',
       '120/60s',
     )
-    .option('--timeout <duration>', 'deadline of one request, its retries included, e.g. 30s (a bare number is milliseconds)', '30s');
+    .option(
+      '--timeout <duration>',
+      'deadline of one request, its retries included, e.g. 30s (a bare number is milliseconds)',
+      '30s',
+    );
 }
 
 export interface OpenConnectionHooks {

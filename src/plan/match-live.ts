@@ -1,6 +1,5 @@
 import type { Kind } from '../kinds/kind.js';
-import { KIND_NAMES, type KindName } from '../kinds/kind-name.js';
-import type { LiveObject, LiveState } from '../kinds/live-state.js';
+import type { LiveObject } from '../kinds/live-state.js';
 import type { DesiredEntry } from '../manifest/desired-state.js';
 import { diffFields } from './compare-fields.js';
 import { sourceOf } from './draft-action.js';
