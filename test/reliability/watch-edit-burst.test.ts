@@ -11,8 +11,8 @@ import {
   eventually,
   listRules,
   startDaemon,
-} from './daemon-process.js';
-import { parsePrometheusText, sampleSum } from './prometheus-text.js';
+} from '../watch/daemon-process.js';
+import { parsePrometheusText, sampleSum } from '../watch/prometheus-text.js';
 
 const POLICY = 'ipp_EditBurstPolicy000000000001';
 const CIDRS = ['198.51.100.0/24', '203.0.113.0/24'] as const;
