@@ -55,6 +55,22 @@ export function parseRate(
   return { requests, windowMs };
 }
 
+/**
+ * A share flag (`--read-share 25%`): a percentage above 0 and at most 100,
+ * the `%` optional. Returns the fraction (0.25).
+ */
+export function parsePercentage(flag: string, value: string): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*%?\s*$/.exec(value);
+  const percent = Number(match?.[1]);
+  if (!(percent > 0 && percent <= 100)) {
+    throw new EdgesyncError(
+      'invalid_option',
+      `${flag}: expected a percentage above 0 and at most 100, like 25% (found "${value}")`,
+    );
+  }
+  return percent / 100;
+}
+
 export function parsePositiveInteger(flag: string, value: string): number {
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < 1) {

@@ -8,7 +8,7 @@ import { runDaemon } from '../watch/run-daemon.js';
 import { WatchMetrics } from '../watch/watch-metrics.js';
 import type { CommandContext, CommandRegistrar } from './command-context.js';
 import { addConnectionOptions, type ConnectionFlags, openConnection } from './connection.js';
-import { parseDuration, parsePositiveInteger } from './duration-option.js';
+import { parseDuration, parsePercentage, parsePositiveInteger } from './duration-option.js';
 import { createLogger, LOG_FORMATS, type LogFormat } from './logger.js';
 import { addPlanOptions, type PlanFlags, parsePlanOptions } from './plan-options.js';
 
@@ -19,6 +19,7 @@ interface WatchFlags extends ConnectionFlags, PlanFlags {
   readonly listen: string;
   readonly shutdownTimeout: string;
   readonly concurrency: string;
+  readonly readShare: string;
   readonly logFormat: LogFormat;
   readonly logLevel: string;
 }
@@ -33,7 +34,16 @@ export const registerWatchCommand: CommandRegistrar = (program, ctx) => {
         .choices(WATCH_MODES)
         .default('enforce'),
     )
-    .option('--interval <duration>', 'resync period that catches drift made outside Git (±10% jitter)', '5m')
+    .option(
+      '--interval <duration>',
+      'how often a background full read starts, to catch drift made outside Git (a read slower than this runs back to back)',
+      '5m',
+    )
+    .option(
+      '--read-share <percent>',
+      'share of --rate-limit that background full reads may use; changes and writes always go first',
+      '25%',
+    )
     .option('--debounce <duration>', 'quiet time after a file change before reconciling', '500ms')
     .option('--listen <host:port>', 'address of /healthz, /readyz, /metrics and /status', '127.0.0.1:9090')
     .option('--shutdown-timeout <duration>', 'how long a reconcile in flight may finish after SIGTERM', '20s')
@@ -66,6 +76,7 @@ async function runWatch(paths: readonly string[], flags: WatchFlags, ctx: Comman
   const debounceMs = parseDuration('--debounce', flags.debounce);
   const shutdownTimeoutMs = parseDuration('--shutdown-timeout', flags.shutdownTimeout);
   const concurrency = parsePositiveInteger('--concurrency', flags.concurrency);
+  const readShare = parsePercentage('--read-share', flags.readShare);
   if (intervalMs < 1000) {
     throw new EdgesyncError('invalid_option', `--interval: expected at least 1s (found "${flags.interval}")`);
   }
@@ -89,6 +100,8 @@ async function runWatch(paths: readonly string[], flags: WatchFlags, ctx: Comman
       },
       plan,
       api: connection.api,
+      budget: connection.budget,
+      readShare,
       metrics,
       logger,
       clock: systemClock(),

@@ -47,7 +47,7 @@ export async function preparePlan(
 
 /**
  * Reads the live account that `desired` needs and plans against it. The
- * daemon calls this directly with its last valid desired state.
+ * daemon plans from its live-state cache instead (src/watch/).
  */
 export async function readAndPlan(
   desired: DesiredState,

@@ -44,6 +44,36 @@ export interface ApplyRecord {
   readonly failures: readonly { readonly action: string; readonly message: string }[];
 }
 
+/** The live-state cache and the read share (issue 15), as `/status` shows them. */
+export interface LiveCacheStatus {
+  /** Every kind is held from a full read (none dropped since). */
+  readonly complete: boolean;
+  /** Kinds the next reconcile reads in full first. */
+  readonly kindsToRead: readonly string[];
+  readonly objects: number;
+  /** Milliseconds since the oldest kind was last read in full; null until every kind was. */
+  readonly ageMs: number | null;
+  /** --read-share as a fraction. */
+  readonly readShare: number;
+  /** Requests a minute background full reads may send. */
+  readonly readShareRequestsPerMinute: number;
+  /** RFC 3339 start of the background full read in progress; null when none is. */
+  readonly fullReadInProgressSince: string | null;
+  /** The last finished background full read: its time is the longest any drift waits to be seen. */
+  readonly lastFullCycle: {
+    readonly finishedAt: string;
+    readonly durationMs: number;
+    readonly requests: number;
+    readonly kindsChanged: readonly string[];
+  } | null;
+  /** Requests of the budget since start, by purpose. */
+  readonly requestsByPurpose: Readonly<Record<string, number>>;
+  /** Objects the last reconcile read by ID before planning. */
+  readonly lastTargetedReads: number | null;
+  /** From the last reconciled file event to its first write, milliseconds. */
+  readonly lastChangeToFirstWriteMs: number | null;
+}
+
 /** What `/status` shows: a JSON snapshot of the daemon's last view of the world. */
 export interface DaemonStatus {
   readonly mode: WatchMode;
@@ -63,6 +93,8 @@ export interface DaemonStatus {
   readonly lastError: { readonly code: string; readonly message: string; readonly at: string } | null;
   readonly lastPlan: PlanRecord | null;
   readonly lastApply: ApplyRecord | null;
+  /** Absent from a status made without a cache (never, from the daemon). */
+  readonly liveCache?: LiveCacheStatus;
 }
 
 /** Results after which the daemon counts as ready: the service answered and the manifests are valid. */

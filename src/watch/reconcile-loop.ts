@@ -92,6 +92,15 @@ export class ReconcileLoop {
   }
 
   /**
+   * Reconcile now without waiting for the debounce: a background full read
+   * found drift. Coalesced with a run in flight like any other request.
+   */
+  requestResync(): void {
+    if (this.#stopped || !this.#started) return;
+    this.#request('resync');
+  }
+
+  /**
    * Stops scheduling. A run in flight may finish within `timeoutMs`
    * (milliseconds); past that its signal aborts and it is abandoned.
    */

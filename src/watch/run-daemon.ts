@@ -3,9 +3,12 @@ import type { EdgeApi } from '../api/edge-api.js';
 import type { LoadOptions } from '../manifest/load-desired-state.js';
 import type { PlanOptions } from '../plan/planner-options.js';
 import type { DaemonClock } from './daemon-clock.js';
-import type { WatchMode } from './daemon-status.js';
+import type { DaemonStatus, LiveCacheStatus, WatchMode } from './daemon-status.js';
+import { type FullCycleRecord, FullReadCycle } from './full-read-cycle.js';
 import type { ListenAddress } from './listen-address.js';
+import { LiveStateCache } from './live-state-cache.js';
 import { ManifestWatcher } from './manifest-watcher.js';
+import { BackgroundReadApi, type BudgetRate, ReadShare } from './read-share.js';
 import { ReconcileLoop, type StopOutcome } from './reconcile-loop.js';
 import type { WatchMetrics } from './watch-metrics.js';
 import { WatchReconciler } from './watch-reconciler.js';
@@ -18,6 +21,10 @@ export interface DaemonOptions {
   readonly load: LoadOptions;
   readonly plan: PlanOptions;
   readonly api: EdgeApi;
+  /** The client's request budget, of which background full reads take `readShare`. */
+  readonly budget: BudgetRate;
+  /** Fraction (0, 1] of the budget background full reads may use. @default 0.25 */
+  readonly readShare?: number;
   /** Must be the one whose `recordRequest` the client's `onRequest` calls. */
   readonly metrics: WatchMetrics;
   readonly logger: Logger;
@@ -27,7 +34,7 @@ export interface DaemonOptions {
   readonly listen: ListenAddress;
   /** Milliseconds. @default 500 */
   readonly debounceMs?: number;
-  /** Milliseconds between resyncs. @default 300000 */
+  /** Milliseconds between the starts of background full reads (and resyncs). @default 300000 */
   readonly intervalMs?: number;
   /** How long a reconcile in flight may run on after shutdown begins, milliseconds. @default 20000 */
   readonly shutdownTimeoutMs?: number;
@@ -48,7 +55,18 @@ export interface DaemonOptions {
  */
 export async function runDaemon(options: DaemonOptions): Promise<StopOutcome> {
   const log = options.logger.child({ component: 'daemon' });
+  const intervalMs = options.intervalMs ?? 300_000;
+  const cache = new LiveStateCache();
+  const readShare = new ReadShare({ budget: options.budget, share: options.readShare ?? 0.25 });
+  let changeEventAt: number | null = null;
   const reconciler = new WatchReconciler({
+    cache,
+    readShare,
+    takeChangeEventAt: () => {
+      const at = changeEventAt;
+      changeEventAt = null;
+      return at;
+    },
     paths: options.paths,
     load: options.load,
     plan: options.plan,
@@ -59,10 +77,35 @@ export async function runDaemon(options: DaemonOptions): Promise<StopOutcome> {
     clock: options.clock,
     ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
   });
+  let lastFullCycle: FullCycleRecord | null = null;
+  let fullReads: FullReadCycle | null = null;
+  options.metrics.readShare.set(readShare.share);
+  options.metrics.cacheAgeSeconds = () => {
+    const at = cache.facts().oldestFullReadAt;
+    return at === null ? null : (options.clock.now() - at) / 1000;
+  };
+  const cacheStatus = (): LiveCacheStatus => {
+    const facts = cache.facts();
+    const since = fullReads?.inProgressSince ?? null;
+    return {
+      complete: facts.complete,
+      kindsToRead: facts.kindsToRead,
+      objects: facts.objects,
+      ageMs: facts.oldestFullReadAt === null ? null : options.clock.now() - facts.oldestFullReadAt,
+      readShare: readShare.share,
+      readShareRequestsPerMinute: readShare.requestsPerMinute,
+      fullReadInProgressSince: since === null ? null : new Date(since).toISOString(),
+      lastFullCycle,
+      requestsByPurpose: { ...options.metrics.requestsByPurpose },
+      lastTargetedReads: reconciler.lastTargetedReads,
+      lastChangeToFirstWriteMs: reconciler.lastChangeToFirstWriteMs,
+    };
+  };
+  const status = (): DaemonStatus => ({ ...reconciler.status(), liveCache: cacheStatus() });
   const server = await startWatchServer({
     listen: options.listen,
     registry: options.metrics.registry,
-    status: () => reconciler.status(),
+    status,
     logger: options.logger,
   });
   options.onListening?.(server.url);
@@ -78,7 +121,21 @@ export async function runDaemon(options: DaemonOptions): Promise<StopOutcome> {
     random: options.random,
     logger: options.logger,
     ...(options.debounceMs === undefined ? {} : { debounceMs: options.debounceMs }),
-    ...(options.intervalMs === undefined ? {} : { intervalMs: options.intervalMs }),
+    intervalMs,
+  });
+  fullReads = new FullReadCycle({
+    api: new BackgroundReadApi(options.api, readShare, (label, items) => fullReads?.takeInPage(label, items)),
+    cache,
+    clock: options.clock,
+    logger: options.logger,
+    intervalMs,
+    namedModuleOnly: () => reconciler.namedModuleOnly(),
+    onDrift: () => loop.requestResync(),
+    onCycle: (record) => {
+      lastFullCycle = record;
+      options.metrics.fullCycleSeconds.set(record.durationMs / 1000);
+      options.metrics.fullCycleRequests.set(record.requests);
+    },
   });
   try {
     watcher = await ManifestWatcher.start({
@@ -86,21 +143,29 @@ export async function runDaemon(options: DaemonOptions): Promise<StopOutcome> {
       cwd: options.cwd,
       allowOutsideRoot: options.load.allowOutsideRoot ?? false,
       logger: options.logger,
-      onChange: () => loop.notifyChange(),
+      onChange: () => {
+        changeEventAt ??= options.clock.now();
+        loop.notifyChange();
+      },
     });
     log.info({ mode: options.mode, paths: options.paths, owner: options.plan.owner }, 'watching');
-    if (!options.signal.aborted) loop.start();
+    if (!options.signal.aborted) {
+      loop.start();
+      fullReads.start();
+    }
     await new Promise<void>((resolve) => {
       if (options.signal.aborted) resolve();
       else options.signal.addEventListener('abort', () => resolve(), { once: true });
     });
     log.info('shutting down');
     await watcher.close();
+    await fullReads.stop();
     const outcome = await loop.stop(options.shutdownTimeoutMs ?? 20_000);
     log.info({ inFlight: outcome }, 'stopped');
     return outcome;
   } finally {
     await watcher?.close();
+    await fullReads.stop();
     await loop.stop(0);
     await server.close();
   }

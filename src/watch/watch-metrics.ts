@@ -1,5 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { RequestEvent } from '../api/client.js';
+import { purposeOf, REQUEST_PURPOSES, type RequestPurpose } from './request-purpose.js';
 
 /** Outcomes of one reconcile, as counted and reported. */
 export const RECONCILE_RESULTS = ['in-sync', 'applied', 'drift', 'refused', 'invalid', 'failed'] as const;
@@ -20,6 +21,22 @@ export class WatchMetrics {
   readonly rateLimitWaitSeconds: Counter;
   readonly manifestsValid: Gauge;
   readonly lastSuccess: Gauge;
+  // Live-state cache and read share (issue 15): kept in one block, apart from the rest.
+  readonly budgetRequests: Counter<'purpose'>;
+  readonly cacheAge: Gauge;
+  readonly fullCycleSeconds: Gauge;
+  readonly fullCycleRequests: Gauge;
+  readonly readShare: Gauge;
+  readonly changeToFirstWrite: Histogram;
+  readonly cacheDrops: Counter<'kind'>;
+  /** The same counts as `budgetRequests`, for `/status`. */
+  readonly requestsByPurpose: Record<RequestPurpose, number> = {
+    'full-read': 0,
+    'targeted-read': 0,
+    write: 0,
+  };
+  /** Seconds since the cache's oldest full read, read at scrape time; set by the daemon. */
+  cacheAgeSeconds: () => number | null = () => null;
 
   constructor() {
     const registers = [this.registry];
@@ -74,6 +91,51 @@ export class WatchMetrics {
       help: 'Unix time of the last reconcile that left the account as the manifests say (or, observing, that planned).',
       registers,
     });
+    // Live-state cache and read share (issue 15).
+    this.budgetRequests = new Counter({
+      name: 'edgesync_budget_requests_total',
+      help: 'Requests of the budget (every attempt) by purpose: full-read (startup, background resync, after a surprise), targeted-read (what a change touches), write.',
+      labelNames: ['purpose'],
+      registers,
+    });
+    for (const purpose of REQUEST_PURPOSES) this.budgetRequests.inc({ purpose }, 0);
+    this.cacheAge = new Gauge({
+      name: 'edgesync_live_cache_age_seconds',
+      help: 'Seconds since the oldest kind of the live-state cache was last read in full; absent until every kind was.',
+      registers,
+      collect: () => {
+        const age = this.cacheAgeSeconds();
+        if (age === null) this.cacheAge.reset();
+        else this.cacheAge.set(age);
+      },
+    });
+    this.fullCycleSeconds = new Gauge({
+      name: 'edgesync_full_read_cycle_seconds',
+      help: 'Wall time of the last background full read (the longest any drift waits to be seen), paced by --read-share.',
+      registers,
+    });
+    this.fullCycleRequests = new Gauge({
+      name: 'edgesync_full_read_cycle_requests',
+      help: 'Requests of the last background full read (list pages and module GETs).',
+      registers,
+    });
+    this.readShare = new Gauge({
+      name: 'edgesync_read_share_ratio',
+      help: 'Share of the request budget background full reads may use (--read-share).',
+      registers,
+    });
+    this.changeToFirstWrite = new Histogram({
+      name: 'edgesync_change_to_first_write_seconds',
+      help: 'From the first file event of a change to the first write of the reconcile that applied it.',
+      buckets: [0.25, 0.5, 1, 2, 3, 5, 10, 30, 60, 120],
+      registers,
+    });
+    this.cacheDrops = new Counter({
+      name: 'edgesync_live_cache_drops_total',
+      help: 'Kinds dropped from the live-state cache after a write met a surprise (404, unique-key conflict), by kind.',
+      labelNames: ['kind'],
+      registers,
+    });
     collectDefaultMetrics({ register: this.registry });
   }
 
@@ -85,6 +147,9 @@ export class WatchMetrics {
       status: event.status === undefined ? 'error' : String(event.status),
     });
     if (event.attempt > 1) this.apiRetries.inc();
+    const purpose = purposeOf(event.method);
+    this.budgetRequests.inc({ purpose });
+    this.requestsByPurpose[purpose] += 1;
   }
 
   /** Replaces a per-kind gauge's values, so kinds that dropped to zero show 0 rather than a stale count. */

@@ -5,13 +5,15 @@ import { executePlan, type ProgressEvent } from '../apply/execute-plan.js';
 import { EdgesyncError } from '../errors.js';
 import type { KindName } from '../kinds/kind-name.js';
 import type { LiveState } from '../kinds/live-state.js';
+import { readLiveState } from '../kinds/read-live-state.js';
 import { KINDS, kindByName } from '../kinds/registry.js';
 import type { DesiredState } from '../manifest/desired-state.js';
 import { type LoadOptions, loadDesiredState } from '../manifest/load-desired-state.js';
 import type { ManifestError } from '../manifest/manifest-error.js';
 import type { Plan } from '../plan/plan.js';
+import { planChanges } from '../plan/plan-changes.js';
 import type { PlanOptions } from '../plan/planner-options.js';
-import { readAndPlan } from '../plan-session/prepare-plan.js';
+import { CacheWritingApi } from './cache-writing-api.js';
 import type { DaemonClock } from './daemon-clock.js';
 import {
   type ApplyRecord,
@@ -22,8 +24,15 @@ import {
   type ReconcileRecord,
   type WatchMode,
 } from './daemon-status.js';
+import type { LiveStateCache } from './live-state-cache.js';
+import type { ReadShare } from './read-share.js';
 import type { ReconcileTrigger, ReconcileVerdict } from './reconcile-loop.js';
+import { withPurpose } from './request-purpose.js';
+import { readTargets, readTargetsInto } from './targeted-read.js';
 import { type ReconcileResult, WatchMetrics } from './watch-metrics.js';
+
+/** Rounds of targeted reads before a plan: a read may show an object the draft did not touch (a taken unique key). */
+const TARGETED_READ_ROUNDS = 3;
 
 export interface WatchReconcilerOptions {
   /** Manifest files and directories. */
@@ -38,6 +47,12 @@ export interface WatchReconcilerOptions {
   readonly clock: DaemonClock;
   /** Actions in flight at once while applying. @default 4 */
   readonly concurrency?: number;
+  /** The live state every reconcile plans from; filled by full reads, kept current by targeted reads and writes. */
+  readonly cache: LiveStateCache;
+  /** A reconcile is foreground work: background full reads wait while it runs. */
+  readonly readShare: ReadShare;
+  /** Clock milliseconds of the first file event not yet reconciled, taken (and cleared) by the next run. */
+  readonly takeChangeEventAt?: () => number | null;
 }
 
 /** Where one reconcile got to; the loop only sees whether to retry. */
@@ -73,6 +88,8 @@ export class WatchReconciler {
   #notReadyReason: string | null = 'no reconcile has finished yet';
   #runs = 0;
   #rateLimitWaitMs = 0;
+  #lastChangeToFirstWriteMs: number | null = null;
+  #lastTargetedReads: number | null = null;
 
   constructor(options: WatchReconcilerOptions) {
     this.#options = options;
@@ -103,6 +120,21 @@ export class WatchReconciler {
     };
   }
 
+  /** Module-only edge IDs the last valid manifests name, by kind; null before any valid manifests. */
+  namedModuleOnly(): ReadonlyMap<KindName, readonly string[]> | null {
+    return this.#lastValid === null ? null : namedModuleOnlyIds(this.#lastValid);
+  }
+
+  /** Milliseconds from the last reconciled file event to that reconcile's first write; null until one wrote. */
+  get lastChangeToFirstWriteMs(): number | null {
+    return this.#lastChangeToFirstWriteMs;
+  }
+
+  /** Objects the last reconcile read by ID before planning. */
+  get lastTargetedReads(): number | null {
+    return this.#lastTargetedReads;
+  }
+
   /** The loop's `reconcile`. */
   readonly run = async (trigger: ReconcileTrigger, signal: AbortSignal): Promise<ReconcileVerdict> => {
     this.#runs += 1;
@@ -111,9 +143,12 @@ export class WatchReconciler {
     const log = runLog.child({ component: 'reconciler' });
     const startedAt = this.#options.clock.now();
     const endTimer = this.#options.metrics.reconcileDuration.startTimer();
+    // Whatever triggered it, a run loads the manifests after the pending file event: its writes apply that change.
+    const changeEventAt = this.#options.takeChangeEventAt?.() ?? null;
+    const releaseBackground = this.#options.readShare.holdBackground();
     let outcome: Outcome;
     try {
-      outcome = await this.#reconcile(log, runLog, signal);
+      outcome = await this.#reconcile(log, runLog, signal, changeEventAt);
     } catch (err) {
       const code = err instanceof EdgesyncError ? err.code : 'unexpected';
       const message = err instanceof Error ? err.message : String(err);
@@ -121,6 +156,7 @@ export class WatchReconciler {
       log.error({ err, code }, 'reconcile failed');
       outcome = { result: 'failed', notReadyReason: `last reconcile failed: ${message}` };
     }
+    releaseBackground();
     endTimer();
     this.#recordRateLimitWait(log);
     const finishedAt = this.#options.clock.now();
@@ -148,7 +184,12 @@ export class WatchReconciler {
     return outcome.result === 'failed' || outcome.retry === true ? 'failed' : 'ok';
   };
 
-  async #reconcile(log: Logger, runLog: Logger, signal: AbortSignal): Promise<Outcome> {
+  async #reconcile(
+    log: Logger,
+    runLog: Logger,
+    signal: AbortSignal,
+    changeEventAt: number | null,
+  ): Promise<Outcome> {
     const loaded = await loadDesiredState(this.#options.paths, this.#options.load);
     if (loaded.ok) {
       this.#lastValid = loaded.value;
@@ -171,10 +212,7 @@ export class WatchReconciler {
       this.#lastPlan = null;
       return { ...(invalid ?? { result: 'failed', notReadyReason: 'no desired state' }), retry: true };
     }
-    const { live, plan } = await readAndPlan(desired, this.#options.api, {
-      plan: { ...this.#options.plan, context: 'daemon' },
-      signal,
-    });
+    const { live, plan } = await this.#planFromCache(desired, signal, log);
     this.#recordPlanMetrics(desired, live, plan);
     const planned: PlanRecord = {
       summary: plan.summary,
@@ -212,14 +250,31 @@ export class WatchReconciler {
       return { result: 'failed', notReadyReason: 'live listing incomplete' };
     }
 
-    const applied = await executePlan(plan, {
-      api: this.#options.api,
-      signal,
-      logger: runLog,
-      concurrency: this.#options.concurrency ?? 4,
-      kindByName,
-      onProgress: (event) => logProgress(log, event),
-    });
+    let firstWriteSeen = false;
+    const applied = await withPurpose('write', () =>
+      executePlan(plan, {
+        api: new CacheWritingApi(this.#options.api, this.#options.cache, (surprise) => {
+          this.#options.metrics.cacheDrops.inc({ kind: surprise.kind });
+          log.warn(
+            surprise,
+            'a write met what the cache did not hold; that kind is read in full before it is planned again',
+          );
+        }),
+        signal,
+        logger: runLog,
+        concurrency: this.#options.concurrency ?? 4,
+        kindByName,
+        onProgress: (event) => {
+          if (event.type === 'started' && !firstWriteSeen) {
+            firstWriteSeen = true;
+            if (changeEventAt !== null)
+              this.#recordChangeToFirstWrite(this.#options.clock.now() - changeEventAt);
+          }
+          logProgress(log, event);
+        },
+      }),
+    );
+
     this.#lastPlan = { ...planned, applied: true };
     this.#lastApply = toApplyRecord(applied);
     if (!applySucceeded(applied)) {
@@ -229,6 +284,93 @@ export class WatchReconciler {
     }
     this.#recordOwnedAfterApply(desired, live);
     return invalid ?? { result: 'applied', notReadyReason: null };
+  }
+
+  /**
+   * The plan of a reconcile, from the cache: kinds the cache does not hold
+   * are read in full first (startup, or after a surprise dropped them); then
+   * a draft plan names what the change touches, which is read by ID, and the
+   * plan is made again from what those reads found. The planner sees a
+   * complete snapshot, so pruning, the safety policy and the access ordering
+   * work exactly as after a full read.
+   */
+  async #planFromCache(
+    desired: DesiredState,
+    signal: AbortSignal,
+    log: Logger,
+  ): Promise<{ readonly live: LiveState; readonly plan: Plan }> {
+    const { cache } = this.#options;
+    const planOptions: PlanOptions = { ...this.#options.plan, context: 'daemon' };
+    const named = namedModuleOnlyIds(desired);
+    const kindsToRead = cache.kindsToRead();
+    if (kindsToRead.length > 0) await this.#readKindsInFull(kindsToRead, named, signal, log);
+    let live = cache.snapshot();
+    let plan = planChanges(desired, live, planOptions);
+    const read = new Set<string>();
+    for (let round = 0; round < TARGETED_READ_ROUNDS; round += 1) {
+      const targets = new Map(
+        [...readTargets(plan, named, cache)]
+          .map(([kind, ids]) => [kind, ids.filter((id) => !read.has(id))] as const)
+          .filter(([, ids]) => ids.length > 0),
+      );
+      if (targets.size === 0) break;
+      for (const ids of targets.values()) for (const id of ids) read.add(id);
+      await withPurpose('targeted-read', () =>
+        readTargetsInto(this.#options.api, cache, targets, named, signal),
+      );
+      signal.throwIfAborted();
+      live = cache.snapshot();
+      plan = planChanges(desired, live, planOptions);
+    }
+    this.#lastTargetedReads = read.size;
+    if (read.size > 0) log.debug({ objects: read.size }, 'read by ID before planning');
+    return { live, plan };
+  }
+
+  /** A full read of `kinds`, at the whole budget's pace: a reconcile is waiting for it. */
+  async #readKindsInFull(
+    kinds: readonly KindName[],
+    named: ReadonlyMap<KindName, readonly string[]>,
+    signal: AbortSignal,
+    log: Logger,
+  ): Promise<void> {
+    const { cache } = this.#options;
+    const versions = kinds.map((kind) => cache.beginFullRead(kind));
+    let live: LiveState;
+    try {
+      live = await withPurpose('full-read', () =>
+        readLiveState(this.#options.api, {
+          kinds: kinds.map(kindByName),
+          idsByKind: Object.fromEntries(named),
+          signal,
+        }),
+      );
+    } catch (error) {
+      kinds.forEach((kind, index) => {
+        cache.abandonFullRead(kind, versions[index] ?? 0);
+      });
+      throw error;
+    }
+    const finishedAt = this.#options.clock.now();
+    kinds.forEach((kind, index) => {
+      const ids = new Set(named.get(kind) ?? []);
+      cache.acceptFullRead({
+        kind,
+        objects: live.objects[kind],
+        missingIds: live.missingIds.filter((id) => ids.has(id)),
+        startedAtVersion: versions[index] ?? 0,
+        finishedAt,
+      });
+    });
+    log.info(
+      { kinds, requests: live.stats.requests, durationMs: Math.round(live.stats.durationMs) },
+      'read in full',
+    );
+  }
+
+  #recordChangeToFirstWrite(ms: number): void {
+    this.#lastChangeToFirstWriteMs = ms;
+    this.#options.metrics.changeToFirstWrite.observe(ms / 1000);
   }
 
   #setError(code: string, message: string): void {
@@ -281,6 +423,19 @@ export class WatchReconciler {
       );
     }
   }
+}
+
+/** Module-only kinds are read by GET for the IDs the manifests name; other kinds are listed whole. */
+function namedModuleOnlyIds(desired: DesiredState): Map<KindName, string[]> {
+  const ids = new Map<KindName, string[]>();
+  for (const kind of KINDS) {
+    if (kind.ownership !== 'modules-only') continue;
+    ids.set(
+      kind.name,
+      desired.entries.flatMap((entry) => (entry.kind === kind.name && entry.id ? [entry.id] : [])),
+    );
+  }
+  return ids;
 }
 
 function logProgress(log: Logger, event: ProgressEvent): void {

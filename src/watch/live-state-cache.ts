@@ -1,0 +1,234 @@
+import { KIND_NAMES, type KindName } from '../kinds/kind-name.js';
+import type { LiveObject, LiveState } from '../kinds/live-state.js';
+
+/** One kind as last read in full, then kept current by the daemon's own reads and writes. */
+interface KindEntry {
+  readonly objects: Map<string, LiveObject>;
+  /** Module-only edges the manifests name that the service answered 404 for. */
+  readonly missing: Set<string>;
+  /** When the full read that filled this kind finished (clock milliseconds). */
+  readonly fullReadAt: number;
+  /** The cache's version when that read began. */
+  readonly readStartedAtVersion: number;
+}
+
+/**
+ * What a full read of one kind found, and the cache's change counter when it
+ * began: objects the daemon read or wrote after that moment keep the cache's
+ * newer version (or absence) instead of the read's.
+ */
+export interface KindFullRead {
+  readonly kind: KindName;
+  readonly objects: readonly LiveObject[];
+  readonly missingIds: readonly string[];
+  readonly startedAtVersion: number;
+  /** Clock milliseconds. */
+  readonly finishedAt: number;
+}
+
+/** Where the cache stands, for `/status` and the metrics. */
+export interface LiveStateCacheFacts {
+  /** Every kind has been read in full and none was dropped since. */
+  readonly complete: boolean;
+  /** Kinds with no usable full read (never read, or dropped after a surprise). */
+  readonly kindsToRead: readonly KindName[];
+  /** Clock milliseconds of the oldest kind's last full read; null until every kind was read. */
+  readonly oldestFullReadAt: number | null;
+  readonly objects: number;
+  /** Objects written by a request whose response the cache could not take in; re-read before the next plan. */
+  readonly staleObjects: number;
+}
+
+/**
+ * The daemon's live-state cache, after a Kubernetes informer: filled by full
+ * reads, then updated by every targeted read and every write the daemon
+ * makes, so that a change is planned without reading the whole account.
+ *
+ * The planner gets a `LiveState` from `snapshot()`, never the cache itself.
+ * A kind is either held whole (from a finished full read) or not at all:
+ * a background read in progress never shows, so nothing is pruned from half a
+ * listing, and a dropped kind makes `complete` false until it is read again.
+ */
+export class LiveStateCache {
+  readonly #kinds = new Map<KindName, KindEntry>();
+  /** Bumped by every change the daemon saw first-hand. */
+  #version = 0;
+  /** When each object last changed first-hand, by kind: a full read begun before that must not undo it. */
+  readonly #touched = new Map<KindName, Map<string, number>>();
+  /** Versions at which the full reads in progress began, by kind. */
+  readonly #readsInProgress = new Map<KindName, number[]>();
+  /** Objects a write changed in a way its response does not show (module writes): kind by ID. */
+  readonly #stale = new Map<string, KindName>();
+
+  /** Kinds that have no usable full read. */
+  kindsToRead(): KindName[] {
+    return KIND_NAMES.filter((kind) => !this.#kinds.has(kind));
+  }
+
+  /** A full read of `kind` begins; pass the answer to `acceptFullRead` or `abandonFullRead`. */
+  beginFullRead(kind: KindName): number {
+    const started = this.#version;
+    this.#readsInProgress.set(kind, [...(this.#readsInProgress.get(kind) ?? []), started]);
+    return started;
+  }
+
+  abandonFullRead(kind: KindName, startedAtVersion: number): void {
+    this.#endRead(kind, startedAtVersion);
+  }
+
+  /**
+   * Takes a finished full read of one kind. Objects touched since the read
+   * began keep the cache's version: a write's response is newer than a page
+   * read before it. A read older than the one already held is dropped.
+   */
+  acceptFullRead(read: KindFullRead): void {
+    this.#endRead(read.kind, read.startedAtVersion);
+    const previous = this.#kinds.get(read.kind);
+    if (previous !== undefined && previous.readStartedAtVersion > read.startedAtVersion) return;
+    const objects = new Map<string, LiveObject>();
+    for (const object of read.objects) objects.set(object.id, object);
+    const missing = new Set(read.missingIds);
+    for (const [id, touchedAt] of this.#touched.get(read.kind) ?? []) {
+      if (touchedAt <= read.startedAtVersion) continue;
+      const held = previous?.objects.get(id);
+      if (held === undefined) objects.delete(id);
+      else objects.set(id, held);
+      if (previous?.missing.has(id) === true) missing.add(id);
+      else missing.delete(id);
+    }
+    this.#kinds.set(read.kind, {
+      objects,
+      missing,
+      fullReadAt: read.finishedAt,
+      readStartedAtVersion: read.startedAtVersion,
+    });
+    this.#forgetOldTouches(read.kind);
+  }
+
+  /** Whether a full read of `kind` found anything other than what the cache holds (a full read's way of seeing drift). */
+  differs(kind: KindName, objects: readonly LiveObject[], missingIds: readonly string[]): boolean {
+    const entry = this.#kinds.get(kind);
+    if (entry === undefined) return true;
+    if (entry.objects.size !== objects.length) return true;
+    for (const object of objects)
+      if (entry.objects.get(object.id)?.fingerprint !== object.fingerprint) return true;
+    return missingIds.some((id) => !entry.missing.has(id));
+  }
+
+  /**
+   * One object of a list page of a full read begun at `startedAtVersion`,
+   * taken in at once rather than when the listing ends, so a changed object
+   * is seen within one cycle. Unless the daemon changed it since the read
+   * began (its own answer is newer). True when it differed from the cache.
+   */
+  takeInListed(object: LiveObject, startedAtVersion: number): boolean {
+    const entry = this.#kinds.get(object.kind);
+    if (entry === undefined) return false;
+    if ((this.#touched.get(object.kind)?.get(object.id) ?? 0) > startedAtVersion) return false;
+    if (entry.objects.get(object.id)?.fingerprint === object.fingerprint) return false;
+    entry.objects.set(object.id, object);
+    return true;
+  }
+
+  /** An object as the service just answered it (a GET, a POST or PATCH response). */
+  put(object: LiveObject): void {
+    this.#touch(object.kind, object.id);
+    const entry = this.#kinds.get(object.kind);
+    if (entry === undefined) return;
+    entry.objects.set(object.id, object);
+    entry.missing.delete(object.id);
+  }
+
+  /**
+   * The service said the object does not exist (a 404 on GET, or our DELETE
+   * succeeded). `named`: a module-only edge the manifests name, which stays
+   * known as missing, as a full read reports it.
+   */
+  remove(kind: KindName, id: string, named = false): void {
+    this.#touch(kind, id);
+    const entry = this.#kinds.get(kind);
+    if (entry === undefined) return;
+    entry.objects.delete(id);
+    if (named) entry.missing.add(id);
+  }
+
+  /** A write changed the object, but its response does not show the whole object: read it again before planning. */
+  markStale(kind: KindName, id: string): void {
+    this.#touch(kind, id);
+    this.#stale.set(id, kind);
+  }
+
+  /** Objects to read again before the next plan, by kind. */
+  staleIds(): Map<KindName, string[]> {
+    const byKind = new Map<KindName, string[]>();
+    for (const [id, kind] of this.#stale) byKind.set(kind, [...(byKind.get(kind) ?? []), id]);
+    return byKind;
+  }
+
+  /** Whether a full read of `kind` is held and knows `id` (as an object or as a missing module-only edge). */
+  knows(kind: KindName, id: string): boolean {
+    const entry = this.#kinds.get(kind);
+    return entry !== undefined && (entry.objects.has(id) || entry.missing.has(id));
+  }
+
+  get(kind: KindName, id: string): LiveObject | undefined {
+    return this.#kinds.get(kind)?.objects.get(id);
+  }
+
+  /** A surprise (404, unique-key conflict, changed marker) on a write: this kind is read in full again before it is planned from. */
+  drop(kind: KindName): void {
+    this.#kinds.delete(kind);
+    for (const [id, staleKind] of this.#stale) if (staleKind === kind) this.#stale.delete(id);
+  }
+
+  /** Everything cached, as the planner takes it. */
+  snapshot(): LiveState {
+    const objects = Object.fromEntries(
+      KIND_NAMES.map((kind) => [kind, [...(this.#kinds.get(kind)?.objects.values() ?? [])]]),
+    ) as unknown as Record<KindName, readonly LiveObject[]>;
+    const missingIds = KIND_NAMES.flatMap((kind) => [...(this.#kinds.get(kind)?.missing ?? [])]);
+    return {
+      objects,
+      complete: this.kindsToRead().length === 0,
+      missingIds,
+      stats: { requests: 0, pages: 0, durationMs: 0 },
+    };
+  }
+
+  facts(): LiveStateCacheFacts {
+    const kindsToRead = this.kindsToRead();
+    const readAts = [...this.#kinds.values()].map((entry) => entry.fullReadAt);
+    return {
+      complete: kindsToRead.length === 0,
+      kindsToRead,
+      oldestFullReadAt: kindsToRead.length === 0 && readAts.length > 0 ? Math.min(...readAts) : null,
+      objects: [...this.#kinds.values()].reduce((sum, entry) => sum + entry.objects.size, 0),
+      staleObjects: this.#stale.size,
+    };
+  }
+
+  #touch(kind: KindName, id: string): void {
+    this.#version += 1;
+    this.#stale.delete(id);
+    let touched = this.#touched.get(kind);
+    if (touched === undefined) {
+      touched = new Map();
+      this.#touched.set(kind, touched);
+    }
+    touched.set(id, this.#version);
+  }
+
+  #endRead(kind: KindName, startedAtVersion: number): void {
+    const reads = this.#readsInProgress.get(kind) ?? [];
+    const index = reads.indexOf(startedAtVersion);
+    if (index >= 0) reads.splice(index, 1);
+  }
+
+  /** A touch matters only to full reads begun before it: keep the stamps no read in progress needs out of memory. */
+  #forgetOldTouches(kind: KindName): void {
+    const touched = this.#touched.get(kind);
+    if (touched === undefined) return;
+    const oldestRead = Math.min(...(this.#readsInProgress.get(kind) ?? []), this.#version);
+    for (const [id, touchedAt] of touched) if (touchedAt <= oldestRead) touched.delete(id);
+  }
+}

@@ -1,0 +1,141 @@
+import { describe, expect, it } from 'vitest';
+import type { KindName } from '../../src/kinds/kind-name.js';
+import { KIND_NAMES } from '../../src/kinds/kind-name.js';
+import type { LiveObject } from '../../src/kinds/live-state.js';
+import { LiveStateCache } from '../../src/watch/live-state-cache.js';
+
+function rule(id: string, description: string): LiveObject {
+  return {
+    kind: 'ip_policy_rules',
+    id,
+    marker: { owner: 'team', name: id },
+    spec: { description },
+    outputs: {},
+    fingerprint: `${id}:${description}`,
+  };
+}
+
+/** Every kind read in full, empty but for `rules`. */
+function filled(rules: readonly LiveObject[]): LiveStateCache {
+  const cache = new LiveStateCache();
+  for (const kind of KIND_NAMES) {
+    const version = cache.beginFullRead(kind);
+    cache.acceptFullRead({
+      kind,
+      objects: kind === 'ip_policy_rules' ? rules : [],
+      missingIds: [],
+      startedAtVersion: version,
+      finishedAt: 1000,
+    });
+  }
+  return cache;
+}
+
+function descriptions(cache: LiveStateCache): Record<string, unknown> {
+  return Object.fromEntries(cache.snapshot().objects.ip_policy_rules.map((o) => [o.id, o.spec.description]));
+}
+
+describe('LiveStateCache', () => {
+  it('is incomplete, and holds nothing of a kind, until that kind was read in full', () => {
+    const cache = new LiveStateCache();
+    const version = cache.beginFullRead('ip_policy_rules');
+
+    const during = cache.snapshot();
+    cache.acceptFullRead({
+      kind: 'ip_policy_rules',
+      objects: [rule('ipr_1', 'a')],
+      missingIds: [],
+      startedAtVersion: version,
+      finishedAt: 5,
+    });
+
+    expect(during.complete).toBe(false);
+    expect(during.objects.ip_policy_rules).toEqual([]);
+    expect(cache.snapshot().complete).toBe(false);
+    expect(cache.kindsToRead()).toEqual(KIND_NAMES.filter((kind) => kind !== 'ip_policy_rules'));
+    expect(descriptions(cache)).toEqual({ ipr_1: 'a' });
+  });
+
+  it('takes in writes and reads by ID, and a full read begun before them does not undo them', () => {
+    const cache = filled([rule('ipr_1', 'a'), rule('ipr_2', 'b'), rule('ipr_3', 'c')]);
+    const version = cache.beginFullRead('ip_policy_rules');
+
+    cache.put(rule('ipr_1', 'written'));
+    cache.remove('ip_policy_rules', 'ipr_2');
+    cache.put(rule('ipr_4', 'created'));
+    // The full read's pages were served before those writes.
+    cache.acceptFullRead({
+      kind: 'ip_policy_rules',
+      objects: [rule('ipr_1', 'a'), rule('ipr_2', 'b'), rule('ipr_3', 'changed behind our back')],
+      missingIds: [],
+      startedAtVersion: version,
+      finishedAt: 2000,
+    });
+
+    expect(descriptions(cache)).toEqual({
+      ipr_1: 'written',
+      ipr_3: 'changed behind our back',
+      ipr_4: 'created',
+    });
+    expect(cache.snapshot().complete).toBe(true);
+  });
+
+  it('drops a kind after a surprise: incomplete until read again, and an older full read never replaces a newer one', () => {
+    const cache = filled([rule('ipr_1', 'a')]);
+    const olderRead = cache.beginFullRead('ip_policy_rules');
+    cache.put(rule('ipr_1', 'b'));
+
+    cache.drop('ip_policy_rules');
+    const dropped = cache.snapshot();
+    const newerRead = cache.beginFullRead('ip_policy_rules');
+    cache.acceptFullRead({
+      kind: 'ip_policy_rules',
+      objects: [rule('ipr_1', 'newer')],
+      missingIds: [],
+      startedAtVersion: newerRead,
+      finishedAt: 3000,
+    });
+    cache.acceptFullRead({
+      kind: 'ip_policy_rules',
+      objects: [rule('ipr_1', 'older')],
+      missingIds: [],
+      startedAtVersion: olderRead,
+      finishedAt: 3100,
+    });
+
+    expect(dropped.complete).toBe(false);
+    expect(dropped.objects.ip_policy_rules).toEqual([]);
+    expect(descriptions(cache)).toEqual({ ipr_1: 'newer' });
+  });
+
+  it('takes in a changed object of a list page at once, unless the daemon changed it after the read began', () => {
+    const cache = filled([rule('ipr_1', 'a'), rule('ipr_2', 'b')]);
+    const version = cache.beginFullRead('ip_policy_rules');
+    cache.put(rule('ipr_2', 'written'));
+
+    const takes = [
+      cache.takeInListed(rule('ipr_1', 'changed behind our back'), version),
+      cache.takeInListed(rule('ipr_1', 'changed behind our back'), version),
+      cache.takeInListed(rule('ipr_2', 'b'), version),
+    ];
+
+    expect(takes).toEqual([true, false, false]);
+    expect(descriptions(cache)).toEqual({ ipr_1: 'changed behind our back', ipr_2: 'written' });
+  });
+
+  it('marks module writes stale until read again, and says whether a full read found anything new', () => {
+    const cache = filled([rule('ipr_1', 'a')]);
+
+    cache.markStale('tcp_edges', 'edgtcp_1');
+    const stale = [...cache.staleIds()];
+    cache.remove('tcp_edges', 'edgtcp_1', true);
+
+    expect(stale).toEqual([['tcp_edges', ['edgtcp_1']]]);
+    expect(cache.staleIds().size).toBe(0);
+    expect(cache.snapshot().missingIds).toEqual(['edgtcp_1']);
+    expect(cache.differs('ip_policy_rules', [rule('ipr_1', 'a')], [])).toBe(false);
+    expect(cache.differs('ip_policy_rules', [rule('ipr_1', 'b')], [])).toBe(true);
+    expect(cache.differs('ip_policy_rules', [], [])).toBe(true);
+    expect(cache.differs('reserved_addrs' as KindName, [], [])).toBe(false);
+  });
+});

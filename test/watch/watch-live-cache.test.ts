@@ -1,0 +1,299 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { EmulatorSeed } from '../../src/emulator/seed.js';
+import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
+import { encodeMetadata } from '../../src/kinds/ownership-marker.js';
+import type { DaemonStatus } from '../../src/watch/daemon-status.js';
+import {
+  assertBuilt,
+  callService,
+  type DaemonProcess,
+  eventually,
+  type LiveRule,
+  listRules,
+  startDaemon,
+} from './daemon-process.js';
+import { parsePrometheusText, sampleSum } from './prometheus-text.js';
+
+const POLICY = 'ipp_LiveCacheTestPolicy00000001';
+const OWNER = 'cache-tests';
+/** The service's real budget, time-compressed 10x, enforced by the emulator and known to the daemon. */
+const BUDGET = { requests: 120, windowMs: 6000 };
+const RATE_LIMIT = '120/6s';
+
+interface RuleSpec {
+  readonly cidr: string;
+  readonly action?: string;
+  readonly description?: string;
+}
+
+function rulesManifest(rules: Record<string, RuleSpec>): string {
+  const entries = Object.entries(rules).map(
+    ([name, rule]) =>
+      `  ${name}:\n    ip_policy_id: ${POLICY}\n    cidr: ${rule.cidr}\n    action: ${rule.action ?? 'allow'}\n` +
+      (rule.description ? `    description: ${rule.description}\n` : ''),
+  );
+  return `version: 1\nip_policy_rules:\n${entries.join('')}`;
+}
+
+async function getStatus(daemon: DaemonProcess): Promise<DaemonStatus> {
+  return (await (await fetch(`${daemon.url}/status`)).json()) as DaemonStatus;
+}
+
+async function emulatorRoutes(emulator: RunningEmulator): Promise<Record<string, number>> {
+  const { body } = await callService(emulator, 'GET', '/_emulator/stats');
+  return (body as { byRoute: Record<string, number> }).byRoute;
+}
+
+function count(routes: Record<string, number>, test: (route: string) => boolean): number {
+  return Object.entries(routes)
+    .filter(([route]) => test(route))
+    .reduce((sum, [, value]) => sum + value, 0);
+}
+
+const isWrite = (route: string): boolean => !route.startsWith('GET ');
+
+function withCidr(rules: readonly LiveRule[], cidr: string): LiveRule[] {
+  return rules.filter((rule) => rule.cidr === cidr);
+}
+
+async function allRules(emulator: RunningEmulator): Promise<LiveRule[]> {
+  const rules: LiveRule[] = [];
+  let uri: string | null = '/ip_policy_rules?limit=100';
+  while (uri !== null) {
+    const { body } = await callService(emulator, 'GET', uri.replace(emulator.url, ''));
+    const page = body as { ip_policy_rules: LiveRule[]; next_page_uri: string | null };
+    rules.push(...page.ip_policy_rules);
+    uri = page.next_page_uri;
+  }
+  return rules;
+}
+
+describe('edgesync watch plans from its live-state cache (the daemon as a process, the emulator at a compressed budget)', () => {
+  let emulator: RunningEmulator | undefined;
+  let dir: string;
+  let manifests: string;
+  let daemon: DaemonProcess | undefined;
+
+  const start = async (
+    seed: EmulatorSeed,
+    args: readonly string[],
+  ): Promise<[RunningEmulator, DaemonProcess]> => {
+    const service = await startEmulator({ seed, rateLimit: BUDGET });
+    emulator = service;
+    daemon = await startDaemon(
+      service,
+      [manifests, '--owner', OWNER, '--rate-limit', RATE_LIMIT, ...args],
+      dir,
+    );
+    return [service, daemon];
+  };
+
+  beforeAll(() => assertBuilt());
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'edgesync-watch-cache-'));
+    manifests = join(dir, 'manifests');
+    await mkdir(manifests);
+  });
+  afterEach(async () => {
+    await daemon?.stop('SIGKILL');
+    daemon = undefined;
+    await emulator?.close();
+    emulator = undefined;
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('applies an edit while a background full read is still in progress', async () => {
+    const file = join(manifests, 'rules.yaml');
+    await writeFile(file, rulesManifest({ office: { cidr: '203.0.113.0/24', description: 'first' } }));
+    // 1,000 rules of someone else: a full read is 10 pages of them, which 5% of 120/6s spreads over ~20 s.
+    const others = Array.from({ length: 1000 }, (_, index) => ({
+      ip_policy_id: POLICY,
+      cidr: `10.9.${index >> 8}.${index & 255}/32`,
+      action: 'allow',
+    }));
+    const [service, running] = await start(
+      { ip_policies: [{ id: POLICY, description: 'cache tests' }], ip_policy_rules: others },
+      ['--interval', '1s', '--read-share', '5%'],
+    );
+    const created = await eventually(async () => withCidr(await listRules(service), '203.0.113.0/24')[0]);
+    const during = await eventually(async () => {
+      const status = await getStatus(running);
+      return status.liveCache?.fullReadInProgressSince ? status : undefined;
+    });
+
+    await writeFile(file, rulesManifest({ office: { cidr: '203.0.113.0/24', description: 'second' } }));
+    await eventually(async () => {
+      const rule = (await allRules(service)).find((candidate) => candidate.id === created.id);
+      return rule?.description === 'second' ? true : undefined;
+    });
+    const after = await getStatus(running);
+
+    expect(during.liveCache?.lastFullCycle).toBeNull();
+    expect(after.liveCache?.lastFullCycle).toBeNull();
+    expect(after.liveCache?.fullReadInProgressSince).toBe(during.liveCache?.fullReadInProgressSince);
+    expect(after.liveCache?.requestsByPurpose['targeted-read']).toBeGreaterThanOrEqual(1);
+    expect(after.liveCache?.readShare).toBe(0.05);
+  });
+
+  it('ends converged after writes against a stale cache (objects deleted or changed behind its back), duplicating and deleting nothing else', async () => {
+    const file = join(manifests, 'rules.yaml');
+    const desired = {
+      gone: { cidr: '198.51.100.0/24', description: 'v1' },
+      changed: { cidr: '203.0.113.0/24', action: 'deny', description: 'v1' },
+      steady: { cidr: '192.0.2.0/24', description: 'v1' },
+    };
+    await writeFile(file, rulesManifest(desired));
+    // No background full read within the test: the cache stays as stale as the changes below make it.
+    const [service, running] = await start({ ip_policies: [{ id: POLICY, description: 'cache tests' }] }, [
+      '--interval',
+      '1h',
+    ]);
+    const before = await eventually(async () => {
+      const rules = await listRules(service);
+      return rules.length === 3 ? rules : undefined;
+    });
+    const byCidr = (rules: readonly LiveRule[], cidr: string): LiveRule | undefined =>
+      rules.find((rule) => rule.cidr === cidr);
+    await callService(service, 'DELETE', `/ip_policy_rules/${byCidr(before, '198.51.100.0/24')?.id}`);
+    await callService(service, 'PATCH', `/ip_policy_rules/${byCidr(before, '203.0.113.0/24')?.id}`, {
+      cidr: '203.0.113.128/25',
+      description: 'changed behind its back',
+    });
+
+    await writeFile(
+      file,
+      rulesManifest({
+        ...desired,
+        gone: { ...desired.gone, description: 'v2' },
+        changed: { ...desired.changed, description: 'v2' },
+      }),
+    );
+    const after = await eventually(async () => {
+      const rules = await listRules(service);
+      return byCidr(rules, '198.51.100.0/24')?.description === 'v2' &&
+        byCidr(rules, '203.0.113.0/24')?.description === 'v2'
+        ? rules
+        : undefined;
+    });
+    const status = await getStatus(running);
+
+    expect(after).toHaveLength(3);
+    expect(byCidr(after, '198.51.100.0/24')?.id).not.toBe(byCidr(before, '198.51.100.0/24')?.id);
+    expect(byCidr(after, '203.0.113.0/24')).toMatchObject({
+      id: byCidr(before, '203.0.113.0/24')?.id,
+      action: 'deny',
+      description: 'v2',
+    });
+    expect(byCidr(after, '192.0.2.0/24')).toEqual(byCidr(before, '192.0.2.0/24'));
+    expect(status.lastReconcile?.result).toBe('applied');
+    expect(status.liveCache?.lastFullCycle).toBeNull();
+    expect(status.lastReconcile?.trigger).toBe('change');
+    expect(status.liveCache?.lastChangeToFirstWriteMs).not.toBeNull();
+  });
+
+  it('costs one read beyond its writes for a one-rule change, and falls back to a full read when a write meets a taken unique key', async () => {
+    const file = join(manifests, 'rules.yaml');
+    await writeFile(file, rulesManifest({ office: { cidr: '203.0.113.0/24', description: 'v1' } }));
+    const [service, running] = await start({ ip_policies: [{ id: POLICY, description: 'cache tests' }] }, [
+      '--interval',
+      '1h',
+    ]);
+    await eventually(async () =>
+      (await getStatus(running)).lastReconcile?.result === 'applied' ? true : undefined,
+    );
+    const usedBefore = (await getStatus(running)).liveCache?.requestsByPurpose;
+
+    await writeFile(file, rulesManifest({ office: { cidr: '203.0.113.0/24', description: 'v2' } }));
+    await eventually(async () =>
+      withCidr(await listRules(service), '203.0.113.0/24')[0]?.description === 'v2' ? true : undefined,
+    );
+    const usedAfterEdit = (await getStatus(running)).liveCache?.requestsByPurpose;
+    // Someone else takes the CIDR the next edit adds; the cache does not know.
+    const taken = await callService(service, 'POST', '/ip_policy_rules', {
+      ip_policy_id: POLICY,
+      cidr: '198.51.100.0/24',
+      action: 'allow',
+      description: 'not ours',
+    });
+    await writeFile(
+      file,
+      rulesManifest({
+        office: { cidr: '203.0.113.0/24', description: 'v2' },
+        lab: { cidr: '198.51.100.0/24', description: 'lab' },
+      }),
+    );
+    const refused = await eventually(async () => {
+      const status = await getStatus(running);
+      return status.lastPlan?.errors.length ? status : undefined;
+    });
+    const samples = parsePrometheusText(await (await fetch(`${running.url}/metrics`)).text());
+    await writeFile(
+      file,
+      rulesManifest({
+        office: { cidr: '203.0.113.0/24', description: 'v2' },
+        lab: { cidr: '198.51.100.128/25', description: 'lab' },
+      }),
+    );
+    const converged = await eventually(async () => {
+      const rules = await listRules(service);
+      return withCidr(rules, '198.51.100.128/25').length === 1 ? rules : undefined;
+    });
+
+    expect(usedAfterEdit).toEqual({
+      'full-read': usedBefore?.['full-read'],
+      'targeted-read': (usedBefore?.['targeted-read'] ?? 0) + 1,
+      write: (usedBefore?.write ?? 0) + 1,
+    });
+    expect(sampleSum(samples, 'edgesync_live_cache_drops_total', { kind: 'ip_policy_rules' })).toBe(1);
+    expect(refused.lastPlan?.errors[0]?.message).toContain('198.51.100.0/24');
+    expect(withCidr(converged, '198.51.100.0/24')).toEqual([
+      expect.objectContaining({ id: (taken.body as LiveRule).id, description: 'not ours' }),
+    ]);
+    expect(converged).toHaveLength(3);
+  });
+
+  it('in observe mode reports drift found by a background full read, from the cache, and writes nothing', async () => {
+    await writeFile(join(manifests, 'rules.yaml'), rulesManifest({ office: { cidr: '203.0.113.0/24' } }));
+    const [service, running] = await start(
+      {
+        ip_policies: [{ id: POLICY, description: 'cache tests' }],
+        ip_policy_rules: [
+          {
+            ip_policy_id: POLICY,
+            cidr: '203.0.113.0/24',
+            action: 'allow',
+            metadata: encodeMetadata(undefined, { owner: OWNER, name: 'office' }),
+          },
+        ],
+      },
+      ['--mode', 'observe', '--interval', '1s'],
+    );
+    await eventually(async () =>
+      (await getStatus(running)).lastReconcile?.result === 'in-sync' ? true : undefined,
+    );
+    const [rule] = await listRules(service);
+
+    await callService(service, 'PATCH', `/ip_policy_rules/${rule?.id}`, {
+      description: 'changed behind its back',
+    });
+    const drift = await eventually(async () => {
+      const status = await getStatus(running);
+      return status.lastReconcile?.result === 'drift' ? status : undefined;
+    });
+    const cycle = await eventually(async () => {
+      const status = await getStatus(running);
+      return status.liveCache?.lastFullCycle?.kindsChanged.includes('ip_policy_rules') ? status : undefined;
+    });
+    const routes = await emulatorRoutes(service);
+
+    expect(drift.lastPlan?.changes).toEqual(['ip_policy_rules.office']);
+    expect(drift.lastPlan?.applied).toBe(false);
+    expect(drift.lastReconcile?.trigger).toBe('resync');
+    expect(cycle.liveCache?.requestsByPurpose.write).toBe(0);
+    expect(count(routes, isWrite)).toBe(1);
+    expect((await listRules(service))[0]?.description).toBe('changed behind its back');
+  });
+});
