@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseDuration, parseRate } from '../../src/cli/duration-option.js';
+import { parseDuration, parsePercentage, parseRate } from '../../src/cli/duration-option.js';
 
 describe('parseDuration: every duration flag', () => {
   it.each([
@@ -55,4 +55,24 @@ describe('parseRate: every rate flag', () => {
       windowMs: 60_000,
     });
   });
+});
+
+describe('parsePercentage: --read-share', () => {
+  it.each([
+    ['25%', 0.25],
+    ['25', 0.25],
+    [' 100 % ', 1],
+    ['2.5%', 0.025],
+  ])('reads %o as the fraction %d', (text, expected) => {
+    expect(parsePercentage('--read-share', text)).toBe(expected);
+  });
+
+  it.each(['', '0%', '0', '101%', '-5%', '0.25x', 'quarter'])(
+    'refuses %o, naming the flag and the value',
+    (text) => {
+      expect(() => parsePercentage('--read-share', text)).toThrow(
+        `--read-share: expected a percentage above 0 and at most 100, like 25% (found "${text}")`,
+      );
+    },
+  );
 });
