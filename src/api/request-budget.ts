@@ -29,6 +29,8 @@ export class RequestBudget {
   readonly #granted: number[] = [];
   #pausedUntil = 0;
   #waitedMs = 0;
+  /** Acquirers waiting for their turn or a slot. */
+  #waiting = 0;
   #tail: Promise<void> = Promise.resolve();
 
   constructor(options: RequestBudgetOptions = {}) {
@@ -60,6 +62,19 @@ export class RequestBudget {
     return Math.max(0, this.#pausedUntil - this.#clock());
   }
 
+  /**
+   * The budget right now, for progress displays: slots free in the window,
+   * milliseconds until the next slot frees (0 when one is free and no pause
+   * holds), and how many requests wait for one.
+   */
+  snapshot(): { readonly free: number; readonly nextSlotInMs: number; readonly waiting: number } {
+    const now = this.#clock();
+    const inWindow = this.#granted.filter((stamp) => stamp > now - this.windowMs);
+    const free = Math.max(0, this.requests - inWindow.length);
+    const untilSlot = free > 0 ? 0 : (inWindow[0] ?? now) + this.windowMs - now;
+    return { free, nextSlotInMs: Math.max(untilSlot, this.#pausedUntil - now, 0), waiting: this.#waiting };
+  }
+
   /** Holds every acquirer for `ms` milliseconds from now (a 429's Retry-After). Never shortens a pause. */
   pauseFor(ms: number): void {
     this.#pausedUntil = Math.max(this.#pausedUntil, this.#clock() + Math.max(0, ms));
@@ -84,11 +99,13 @@ export class RequestBudget {
       releaseTurn = resolve;
     });
     this.#tail = previous.then(() => turn);
+    this.#waiting += 1;
     try {
       await waitOrAbort(previous, signal);
       const grantedAt = await this.#takeSlot(signal);
       return () => this.#settle(grantedAt);
     } finally {
+      this.#waiting -= 1;
       releaseTurn();
     }
   }

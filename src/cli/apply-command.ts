@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import type { Logger } from 'pino';
-import { applySucceeded } from '../apply/apply-result.js';
+import { type ApplyResult, applySucceeded } from '../apply/apply-result.js';
 import { executePlan } from '../apply/execute-plan.js';
 import { findStaleObjects } from '../apply/find-stale-objects.js';
 import {
@@ -185,17 +185,25 @@ async function confirmAndApply(plan: Plan, flags: ApplyFlags, apply: ApplyContex
       return 'apply_not_confirmed';
     }
   }
-  const reporter = createProgressReporter({ stream: ctx.stderr, logger: apply.logger });
-  const result = await executePlan(plan, {
-    api: apply.connection.api,
-    concurrency: apply.concurrency,
-    graceMs: apply.graceMs,
-    signal: ctx.shutdown,
+  const reporter = createProgressReporter({
+    stream: ctx.stderr,
     logger: apply.logger,
-    onProgress: reporter.onProgress,
-    kindByName,
+    budget: apply.connection.budget,
   });
-  reporter.finish();
+  let result: ApplyResult;
+  try {
+    result = await executePlan(plan, {
+      api: apply.connection.api,
+      concurrency: apply.concurrency,
+      graceMs: apply.graceMs,
+      signal: ctx.shutdown,
+      logger: apply.logger,
+      onProgress: reporter.onProgress,
+      kindByName,
+    });
+  } finally {
+    reporter.finish();
+  }
   for (const line of formatUnappliedActions(result)) ctx.stderr.write(`${line}\n`);
   ctx.stdout.write(`${formatApplySummary(result)}\n`);
   return applySucceeded(result) ? 'ok' : 'apply_incomplete';
