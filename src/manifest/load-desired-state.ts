@@ -2,7 +2,7 @@ import type { Result } from '../errors.js';
 import { pointerOf } from '../json-pointer.js';
 import { canonicalHash } from '../kinds/canonical-json.js';
 import type { Kind, SourceResolver } from '../kinds/kind.js';
-import { isKindName, KIND_NAMES } from '../kinds/kind-name.js';
+import { assembleManifestSchema } from '../kinds/kind-schema.js';
 import { KINDS } from '../kinds/registry.js';
 import { visitSpec } from '../kinds/visit-spec.js';
 import { checkEntries, entryProblemError } from './check-entries.js';
@@ -14,7 +14,7 @@ import {
 } from './entry-field-locations.js';
 import { compareManifestErrors, type ManifestError } from './manifest-error.js';
 import { walkManifestTree } from './manifest-files.js';
-import { compileManifestSchema, type ManifestValidator } from './manifest-schema.js';
+import { compileManifestSchema, type ManifestValidator, readManifestSchema } from './manifest-schema.js';
 import { type ParsedManifest, parseManifestFile } from './parse-manifest-file.js';
 import { entryLocation, type RawEntry } from './raw-entry.js';
 import { type ReferenceOptions, readReferencedFile, resolveSecretValue } from './resolve-references.js';
@@ -38,7 +38,15 @@ export interface LoadOptions {
   readonly readSecrets?: boolean;
   /** Directory relative paths are resolved from. @default process.cwd() */
   readonly cwd?: string;
-  /** A compiled schema to reuse across loads (the watcher loads often). @default compiled on each call */
+  /**
+   * The registry of kinds: which collections a manifest may hold, their
+   * schema parts, rules and order. @default KINDS (src/kinds/registry.ts)
+   */
+  readonly kinds?: readonly Kind[];
+  /**
+   * A compiled schema to reuse across loads (the watcher loads often).
+   * @default the committed schema compiled on each call, or the assembly of `kinds` when given
+   */
   readonly validator?: ManifestValidator;
 }
 
@@ -59,7 +67,11 @@ export async function loadDesiredState(
     allowOutsideRoot: options.allowOutsideRoot ?? false,
     readSecrets: options.readSecrets ?? true,
   };
-  const validate = options.validator ?? compileManifestSchema();
+  const kinds = options.kinds ?? KINDS;
+  const validate =
+    options.validator ??
+    compileManifestSchema(kinds === KINDS ? readManifestSchema() : assembleManifestSchema(kinds));
+  const kindByName = new Map(kinds.map((kind) => [kind.name as string, kind]));
 
   const collected = await walkManifestTree(paths, { cwd, allowOutsideRoot: references.allowOutsideRoot });
   const errors: ManifestError[] = [...collected.errors];
@@ -74,14 +86,14 @@ export async function loadDesiredState(
     const schemaErrors = mapSchemaErrors(validate(parsed.manifest.data), parsed.manifest);
     errors.push(...schemaErrors.map((located) => located.error));
     for (const entry of rawEntries(
+      kindByName,
       parsed.manifest,
       schemaErrors.map((located) => located.pointer),
     )) {
       entries.push(entry);
     }
   }
-  errors.push(...checkEntries(entries, owner, KINDS));
-  const kindByName = new Map(KINDS.map((kind) => [kind.name as string, kind]));
+  errors.push(...checkEntries(entries, owner, kinds));
 
   const desired: DesiredEntry[] = [];
   for (const entry of entries) {
@@ -98,7 +110,12 @@ export async function loadDesiredState(
   }
 
   if (errors.length > 0) return { ok: false, errors: errors.sort(compareManifestErrors) };
-  desired.sort(compareEntries);
+  const kindOrder = kinds.map((kind) => kind.name as string);
+  desired.sort(
+    (a, b) =>
+      kindOrder.indexOf(a.kind) - kindOrder.indexOf(b.kind) ||
+      (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+  );
   return {
     ok: true,
     value: {
@@ -111,7 +128,11 @@ export async function loadDesiredState(
   };
 }
 
-function rawEntries(manifest: ParsedManifest, invalidPointers: readonly string[]): RawEntry[] {
+function rawEntries(
+  kindByName: ReadonlyMap<string, Kind>,
+  manifest: ParsedManifest,
+  invalidPointers: readonly string[],
+): RawEntry[] {
   const data = manifest.data as Record<string, unknown>;
   const invalidEntries = new Set<string>();
   for (const invalid of invalidPointers) {
@@ -120,8 +141,9 @@ function rawEntries(manifest: ParsedManifest, invalidPointers: readonly string[]
     invalidEntries.add(entryPointer ?? invalid);
   }
   const entries: RawEntry[] = [];
-  for (const kind of Object.keys(data)) {
-    if (!isKindName(kind)) continue;
+  for (const kindName of Object.keys(data)) {
+    const kind = kindByName.get(kindName)?.name;
+    if (kind === undefined) continue;
     const collection = data[kind];
     if (collection === null || typeof collection !== 'object' || Array.isArray(collection)) continue;
     for (const [name, value] of Object.entries(collection as Record<string, unknown>)) {
@@ -206,12 +228,6 @@ async function buildEntry(
     },
     errors,
   };
-}
-
-function compareEntries(a: DesiredEntry, b: DesiredEntry): number {
-  const byKind = KIND_NAMES.indexOf(a.kind) - KIND_NAMES.indexOf(b.kind);
-  if (byKind !== 0) return byKind;
-  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
 
 function hashEntries(entries: readonly DesiredEntry[]): string {

@@ -1,5 +1,6 @@
 import type { EdgeApi } from '../api/edge-api.js';
 import type { Result } from '../errors.js';
+import type { Kind } from '../kinds/kind.js';
 import type { KindName } from '../kinds/kind-name.js';
 import type { LiveState } from '../kinds/live-state.js';
 import { readLiveState } from '../kinds/read-live-state.js';
@@ -54,8 +55,10 @@ export async function readAndPlan(
   api: EdgeApi,
   options: Pick<PreparePlanOptions, 'plan' | 'signal'>,
 ): Promise<{ readonly live: LiveState; readonly plan: Plan }> {
+  const kinds = options.plan.kinds ?? KINDS;
   const live = await readLiveState(api, {
-    idsByKind: moduleOnlyIds(desired),
+    kinds,
+    idsByKind: moduleOnlyIds(desired, kinds),
     ...(options.signal ? { signal: options.signal } : {}),
   });
   options.signal?.throwIfAborted();
@@ -63,9 +66,12 @@ export async function readAndPlan(
 }
 
 /** Module-only kinds are read by GET for the IDs the manifests name; other kinds are listed whole. */
-function moduleOnlyIds(desired: DesiredState): Partial<Record<KindName, readonly string[]>> {
+function moduleOnlyIds(
+  desired: DesiredState,
+  kinds: readonly Kind[],
+): Partial<Record<KindName, readonly string[]>> {
   const ids: Partial<Record<KindName, string[]>> = {};
-  for (const kind of KINDS) {
+  for (const kind of kinds) {
     if (kind.ownership !== 'modules-only') continue;
     ids[kind.name] = desired.entries.flatMap((entry) =>
       entry.kind === kind.name && entry.id ? [entry.id] : [],

@@ -1,4 +1,4 @@
-import { KIND_NAMES, type KindName } from '../kinds/kind-name.js';
+import type { KindName } from '../kinds/kind-name.js';
 import { type DraftAction, type DraftChange, toAction } from './draft-action.js';
 import {
   type Action,
@@ -13,7 +13,7 @@ import { type DestroyFact, decideRefusal, type PlanSafety } from './safety-polic
 import { topologicalOrder } from './topological-order.js';
 
 /**
- * The Plan from the (narrowed) drafts: changes and actions in KIND_NAMES
+ * The Plan from the (narrowed) drafts: changes and actions in registry
  * order, actions then topologically sorted, with summary, safety refusal and
  * the fingerprints of every live object the plan depends on.
  */
@@ -22,7 +22,8 @@ export function assemblePlan(
   drafts: readonly DraftChange[],
   drafted: readonly DraftAction[],
 ): Plan {
-  const kindIndex = (kind: KindName): number => KIND_NAMES.indexOf(kind);
+  const kindOrder = [...state.kindsByName.keys()];
+  const kindIndex = (kind: KindName): number => kindOrder.indexOf(kind);
   const sortedDrafts = drafts
     .map((draft, position) => ({ draft, position }))
     .sort(

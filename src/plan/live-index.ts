@@ -1,5 +1,5 @@
 import type { Kind } from '../kinds/kind.js';
-import { KIND_NAMES, type KindName } from '../kinds/kind-name.js';
+import type { KindName } from '../kinds/kind-name.js';
 import { newestFirst } from '../kinds/live-object.js';
 import type { LiveObject, LiveState } from '../kinds/live-state.js';
 
@@ -11,7 +11,7 @@ export function indexLive(
 ): { liveById: Map<string, LiveObject>; managed: Map<KindName, Map<string, LiveObject[]>> } {
   const liveById = new Map<string, LiveObject>();
   const managed = new Map<KindName, Map<string, LiveObject[]>>();
-  for (const kindName of KIND_NAMES) {
+  for (const kindName of kindsByName.keys()) {
     for (const object of live.objects[kindName] ?? []) {
       liveById.set(object.id, object);
       if (object.marker?.owner !== owner) continue;

@@ -24,7 +24,7 @@ import { checkUniqueKeys, matchUniqueKeys } from './unique-keys.js';
  * their actions into `changes` and `actions`.
  */
 export function planChanges(desired: DesiredState, live: LiveState, options: PlanOptions): Plan {
-  const state = createPlanState(desired, live, options, KINDS);
+  const state = createPlanState(desired, live, options, options.kinds ?? KINDS);
   // Conflicts between entries, found before anything is planned.
   const skipped = checkAdoptions(state);
   checkUniqueKeys(state);

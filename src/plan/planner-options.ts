@@ -1,3 +1,4 @@
+import type { Kind } from '../kinds/kind.js';
 import type { MaxDestroy, SafetyContextName } from './safety-policy.js';
 
 /** What the planner is asked for besides the desired and live states. */
@@ -19,4 +20,6 @@ export interface PlanOptions {
   readonly targets?: readonly string[];
   /** `KIND` or `KIND.NAME`: leave these out. @default none */
   readonly excludes?: readonly string[];
+  /** The registry of kinds, in the order plans list them. @default KINDS (src/kinds/registry.ts) */
+  readonly kinds?: readonly Kind[];
 }

@@ -1,6 +1,6 @@
 import { asRecord } from '../json-value.js';
 import type { FieldRule, Kind } from '../kinds/kind.js';
-import { KIND_NAMES, type KindName } from '../kinds/kind-name.js';
+import type { KindName } from '../kinds/kind-name.js';
 import { normalizeSetLike } from '../kinds/set-like.js';
 import type { DesiredEntry } from '../manifest/desired-state.js';
 import { sourceOf } from './draft-action.js';
@@ -10,11 +10,11 @@ import { topologicalOrder } from './topological-order.js';
 
 /**
  * Kinds ordered so that a kind comes after the kinds its fields reference;
- * KIND_NAMES order otherwise. Entries are planned in this order so that a
- * name always resolves to an entry already planned.
+ * in the given (registry) order otherwise. Entries are planned in this order
+ * so that a name always resolves to an entry already planned.
  */
 export function kindsInReferenceOrder(kinds: readonly Kind[]): Kind[] {
-  const sorted = [...kinds].sort((a, b) => KIND_NAMES.indexOf(a.name) - KIND_NAMES.indexOf(b.name));
+  const sorted = [...kinds];
   const references = (kind: Kind): string[] =>
     [...kind.fields, ...kind.modules.flatMap((module) => module.fields)].flatMap((rule) =>
       rule.references !== undefined && rule.references !== kind.name ? [rule.references] : [],

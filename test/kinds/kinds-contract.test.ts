@@ -7,7 +7,8 @@ import type { KindName } from '../../src/kinds/kind-name.js';
 import { mutualTlsFromApi } from '../../src/kinds/mutual-tls-module.js';
 import { normalizeOidc, oidcFromApi } from '../../src/kinds/oidc-module.js';
 import { encodeMetadata } from '../../src/kinds/ownership-marker.js';
-import { kindByName } from '../../src/kinds/registry.js';
+import { KINDS, kindByName } from '../../src/kinds/registry.js';
+import { SAMPLE_REGISTRY } from '../support/sample-kind.js';
 import { connectEmulator, type EmulatorConnection } from './emulator-connection.js';
 
 const CA_PEM = readFileSync(new URL('../fixtures/certs/corp-root.pem', import.meta.url), 'utf8').trimEnd();
@@ -93,10 +94,23 @@ describe('kinds against the emulator', () => {
       }),
       update: () => ({ hostports: ['c.example.com:443'], description: 'web 2' }),
     },
+    {
+      // The test-only sample kind (test/support/sample-kind.ts), held to the same contract.
+      kind: 'endpoint_configurations' as KindName,
+      spec: () => ({ description: 'edge config', metadata: { team: 'edge' } }),
+      update: () => ({ description: 'edge config 2' }),
+    },
   ];
 
+  it('has a case for every kind of the registry that edgesync creates, and the sample kind', () => {
+    const owned = SAMPLE_REGISTRY.filter((kind) => kind.ownership === 'metadata').map((kind) => kind.name);
+
+    expect(cases.map((entry) => entry.kind).sort()).toEqual([...owned].sort());
+    expect(SAMPLE_REGISTRY.slice(0, KINDS.length)).toEqual(KINDS);
+  });
+
   describe.each(cases)('$kind', ({ kind: kindName, spec, update }) => {
-    const kind = kindByName(kindName);
+    const kind = SAMPLE_REGISTRY.find((candidate) => candidate.name === kindName) ?? kindByName(kindName);
 
     it('creates, reads, updates and deletes; every response normalizes to what was sent', async () => {
       const { desired, response, live } = await createManaged(conn.api, kind, spec(), 'entry');
