@@ -13,6 +13,7 @@ import {
 import { pointerToken, pointerTokens } from '../json-pointer.js';
 import { ManifestError } from './manifest-error.js';
 import { isInside, type ManifestFile } from './manifest-files.js';
+import { INLINE_PARSE_BYTES, parseInWorker } from './parse-in-worker.js';
 import { readBoundedFile } from './read-bounded-file.js';
 import type { SourceLocation } from './source-location.js';
 
@@ -103,12 +104,20 @@ async function readManifestBytes(file: ManifestFile): Promise<ReadOutcome> {
 
 /** Reads, decodes and parses one manifest file; never throws for what the file holds. */
 export async function parseManifestFile(file: ManifestFile): Promise<ParseOutcome> {
+  const read = await readManifestBytes(file);
+  if (!read.ok) return { ok: false, errors: [read.error({ file: file.display, line: 1, column: 1 })] };
+  if (read.bytes.length > INLINE_PARSE_BYTES) return parseInWorker(file, read.bytes);
+  return parseManifestBytes(file, read.bytes);
+}
+
+/**
+ * Decodes and parses the bytes of one manifest. Synchronous and CPU-bound
+ * (about 150 ms per MB on a busy core): parseManifestFile runs it in a worker
+ * for large files so the daemon's event loop (and /healthz) never waits on it.
+ */
+export function parseManifestBytes(file: ManifestFile, bytes: Uint8Array): ParseOutcome {
   const at = (line: number, column: number): SourceLocation => ({ file: file.display, line, column });
   const fail = (error: ManifestError): ParseOutcome => ({ ok: false, errors: [error] });
-
-  const read = await readManifestBytes(file);
-  if (!read.ok) return fail(read.error(at(1, 1)));
-  const bytes = read.bytes;
 
   const text = decodeUtf8(bytes);
   if (!text.ok) {
@@ -318,7 +327,7 @@ type Utf8Outcome =
     };
 
 /** Decodes strictly; on failure finds the first bad byte and its line and column (in characters). */
-function decodeUtf8(bytes: Buffer): Utf8Outcome {
+function decodeUtf8(bytes: Uint8Array): Utf8Outcome {
   try {
     const value = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
     return { ok: true, value };

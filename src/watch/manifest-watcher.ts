@@ -205,8 +205,9 @@ export class ManifestWatcher {
       if (eventType === 'rename') void this.refresh();
       return;
     }
-    if (eventType !== 'rename') return;
-    // Something appeared or vanished; only a directory or a symlink can change the tree.
+    // Something appeared or vanished; only a directory or a symlink can change the tree. A walk
+    // already waiting covers it (a million files created at once cost no lstat each).
+    if (eventType !== 'rename' || this.#queued !== null) return;
     void lstat(path).then(
       (info) => {
         if (info.isDirectory() || info.isSymbolicLink()) void this.refresh();

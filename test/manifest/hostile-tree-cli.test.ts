@@ -115,6 +115,19 @@ describe('edgesync validate on hostile trees (as a process)', () => {
     expect(runs[0]?.stdout).toContain('bell\\x07-esc\\x1b[2J-nl\\n-rlo\\u202e');
   });
 
+  it('parses a large manifest off the main thread with the same results and locations', async () => {
+    const padding = `# ${'x'.repeat(98)}\n`.repeat(12_000);
+    await writeFile(join(dir, 'big.yaml'), `${RULE('ok', 'deny')}${padding}`);
+    await writeFile(join(dir, 'bad.yaml'), `${padding}${RULE('bad', 'maybe')}`);
+
+    const valid = await edgesync(['validate', 'big.yaml'], dir);
+    const invalid = await edgesync(['validate', 'bad.yaml'], dir);
+
+    expect(valid.stdout).toBe('1 file valid (1 entry)\n');
+    expect(invalid.code).toBe(1);
+    expect(invalid.stdout).toMatch(/^bad\.yaml:12006:5: ip_policy_rules\.bad\.action: .*maybe/);
+  });
+
   it('with no path, skips node_modules and .git and says which directories it read', async () => {
     await mkdir(join(dir, 'node_modules', 'some-package'), { recursive: true });
     await writeFile(join(dir, 'node_modules', 'some-package', 'config.yaml'), 'a: [broken\n');
