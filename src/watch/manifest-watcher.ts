@@ -19,6 +19,12 @@ export interface ManifestWatcherOptions {
 /** Milliseconds during which events on one manifest path make one report. */
 const REPORT_COALESCE_MS = 25;
 
+/** Milliseconds from an event that may change the tree to the walk that checks it: a burst makes one walk. */
+const REFRESH_DELAY_MS = 100;
+
+/** Entries checked at once with lstat after events; past that, a burst is settled by one walk. */
+const MAX_ENTRY_CHECKS = 16;
+
 /** Hidden entries and what editors leave beside the files they edit; never a reason to reload. */
 function isNoise(name: string): boolean {
   if (name.startsWith('..')) return false;
@@ -67,6 +73,9 @@ export class ManifestWatcher {
   #running: Promise<unknown> = Promise.resolve();
   #queued: Promise<boolean> | null = null;
   #closed = false;
+  #refreshTimer: NodeJS.Timeout | null = null;
+  /** lstat calls in flight for events on non-manifest entries. */
+  #entryChecks = 0;
   #watchLimitReported = false;
 
   private constructor(options: ManifestWatcherOptions) {
@@ -104,6 +113,7 @@ export class ManifestWatcher {
 
   async close(): Promise<void> {
     this.#closed = true;
+    if (this.#refreshTimer !== null) clearTimeout(this.#refreshTimer);
     for (const watcher of this.#watchers.values()) watcher.close();
     this.#watchers.clear();
     await this.#running;
@@ -186,7 +196,7 @@ export class ManifestWatcher {
   #onEvent(directory: string, eventType: string, name: string | Buffer | null): void {
     if (this.#closed) return;
     if (name === null) {
-      void this.refresh();
+      this.#scheduleRefresh();
       return;
     }
     const entry = String(name);
@@ -195,25 +205,43 @@ export class ManifestWatcher {
     if (names !== undefined) {
       if (!names.has(entry)) return;
       if (isManifestName(entry)) this.#reportEntry(path, eventType);
-      if (eventType === 'rename') void this.refresh();
+      if (eventType === 'rename') this.#scheduleRefresh();
       return;
     }
     if (isNoise(entry)) return;
     if (isManifestName(entry) || entry.startsWith('..')) {
       this.#reportEntry(path, eventType);
       // A manifest-named symlink may now lead elsewhere, and `..data` swaps a whole ConfigMap.
-      if (eventType === 'rename') void this.refresh();
+      if (eventType === 'rename') this.#scheduleRefresh();
       return;
     }
-    // Something appeared or vanished; only a directory or a symlink can change the tree. A walk
-    // already waiting covers it (a million files created at once cost no lstat each).
-    if (eventType !== 'rename' || this.#queued !== null) return;
-    void lstat(path).then(
-      (info) => {
-        if (info.isDirectory() || info.isSymbolicLink()) void this.refresh();
-      },
-      () => void this.refresh(),
-    );
+    // Something else appeared or vanished; only a directory or a symlink can change the tree.
+    if (eventType !== 'rename' || this.#refreshTimer !== null) return;
+    if (this.#entryChecks >= MAX_ENTRY_CHECKS) {
+      // A burst (a million files created): one walk instead of an lstat each.
+      this.#scheduleRefresh();
+      return;
+    }
+    this.#entryChecks += 1;
+    void lstat(path)
+      .then(
+        (info) => {
+          if (info.isDirectory() || info.isSymbolicLink()) this.#scheduleRefresh();
+        },
+        () => this.#scheduleRefresh(),
+      )
+      .finally(() => {
+        this.#entryChecks -= 1;
+      });
+  }
+
+  /** One walk shortly after a burst of events, however many there were. */
+  #scheduleRefresh(): void {
+    if (this.#refreshTimer !== null || this.#closed) return;
+    this.#refreshTimer = setTimeout(() => {
+      this.#refreshTimer = null;
+      void this.refresh();
+    }, REFRESH_DELAY_MS);
   }
 
   /** Reports a manifest path once per burst of events, as added, changed or gone. */
