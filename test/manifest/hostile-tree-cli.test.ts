@@ -37,6 +37,9 @@ function edgesync(args: readonly string[], cwd: string, limitMs = 20_000): Promi
   });
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding raw control characters is the point.
+const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/;
+
 const RULE = (name: string, action: string): string =>
   `version: 1\nip_policy_rules:\n  ${name}:\n    ip_policy_id: ipp_2a8bxxxxxxxxxxxxxxxxxxxxxxxxx\n    cidr: 10.0.0.1/32\n    action: ${action}\n`;
 
@@ -105,9 +108,7 @@ describe('edgesync validate on hostile trees (as a process)', () => {
 
     for (const run of runs) {
       expect(run.code).toBe(1);
-      expect(`${run.stdout}${run.stderr}`).not.toMatch(
-        /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/,
-      );
+      expect(`${run.stdout}${run.stderr}`).not.toMatch(RAW_CONTROL);
     }
     const lines = runs[0]?.stdout.trimEnd().split('\n') ?? [];
     expect(lines.length).toBeGreaterThan(0);
