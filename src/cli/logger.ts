@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import { type Command, Option } from 'commander';
 import pino, { type Logger } from 'pino';
 import pretty from 'pino-pretty';
+import { snakeCaseKey } from '../json-case.js';
 import { KINDS } from '../kinds/registry.js';
 import { secretFieldNames } from '../kinds/visit-spec.js';
 import { visibleFormattedText, visibleJsonLine } from '../visible-text.js';
@@ -56,6 +57,9 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     base: { app: 'edgesync' },
     redact: { paths: [...REDACTED_PATHS], censor: '(sensitive)' },
     timestamp: pino.stdTimeFunctions.isoTime,
+    // Field names in snake_case, like every JSON edgesync writes for machines (durationMs → duration_ms).
+    // Top level only: nested values (an error, a plan summary) keep their own shape.
+    formatters: { log: snakeCaseFields },
     // Names and service messages in fields: pino leaves C1 and bidi controls raw; escape them as \uXXXX.
     hooks: { streamWrite: visibleJsonLine },
   };
@@ -71,6 +75,13 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const stream =
     typeof destination === 'number' ? pino.destination({ dest: destination, sync: true }) : destination;
   return pino(base, stream);
+}
+
+/** A log record's own field names in snake_case; their values untouched. */
+export function snakeCaseFields(fields: Record<string, unknown>): Record<string, unknown> {
+  const renamed: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(fields)) renamed[snakeCaseKey(key)] = value;
+  return renamed;
 }
 
 /**

@@ -14,6 +14,7 @@ import { serializeSavedPlan, toSavedPlan } from '../plan/saved-plan.js';
 import { preparePlan } from '../plan-session/prepare-plan.js';
 import type { CommandContext, CommandOutcome, CommandRegistrar } from './command-context.js';
 import { addConnectionOptions, type ConnectionFlags, openConnection } from './connection.js';
+import { renderDiagnostics } from './json-diagnostics.js';
 import { addLogOptions, type LogFlags, loggerFor } from './logger.js';
 import { addPlanOptions, type PlanFlags, parsePlanOptions } from './plan-options.js';
 import { findRepoRoot, planFromRepoRoot } from './repo-root.js';
@@ -55,7 +56,7 @@ export const registerPlanCommand: CommandRegistrar = (program, ctx) => {
   addConnectionOptions(command);
   addPlanOptions(command);
   command.action(async (paths: string[], flags: PlanCommandFlags) => {
-    ctx.setOutcome(await runPlan(paths, flags, ctx));
+    ctx.setOutcome(await withJsonDiagnostics(flags.format, ctx, () => runPlan(paths, flags, ctx)));
   });
 };
 
@@ -81,6 +82,7 @@ async function runPlan(
       signal: ctx.shutdown,
     });
     if (!prepared.ok) {
+      if (flags.format === 'json') ctx.stdout.write(renderDiagnostics(prepared.errors));
       for (const error of prepared.errors) ctx.stderr.write(`${error.format()}\n`);
       ctx.stderr.write(`${prepared.errors.length} manifest error(s): nothing was planned\n`);
       return 'manifests_invalid';
@@ -107,6 +109,24 @@ async function runPlan(
     return outcomeOf(plan, flags);
   } finally {
     await connection.close();
+  }
+}
+
+/**
+ * With `--format json`, an error that ends the command is also written to
+ * stdout as a JSON diagnostic (and still reported on stderr as usual), so a
+ * tool reading stdout always gets JSON.
+ */
+export async function withJsonDiagnostics(
+  format: string,
+  ctx: CommandContext,
+  run: () => Promise<CommandOutcome>,
+): Promise<CommandOutcome> {
+  try {
+    return await run();
+  } catch (error) {
+    if (format === 'json') ctx.stdout.write(renderDiagnostics([error]));
+    throw error;
   }
 }
 

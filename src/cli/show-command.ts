@@ -4,7 +4,13 @@ import { renderPlanJson } from '../plan/render-json.js';
 import { DEFAULT_MARKDOWN_MAX_CHARS } from '../plan/render-markdown.js';
 import { renderPlanText } from '../plan/render-text.js';
 import type { CommandContext, CommandOutcome, CommandRegistrar } from './command-context.js';
-import { PLAN_FORMATS, type PlanFormat, parseMaxChars, renderMarkdownForRepo } from './plan-command.js';
+import {
+  PLAN_FORMATS,
+  type PlanFormat,
+  parseMaxChars,
+  renderMarkdownForRepo,
+  withJsonDiagnostics,
+} from './plan-command.js';
 import { readSavedPlanFile } from './plan-file.js';
 
 interface ShowFlags {
@@ -34,7 +40,7 @@ export const registerShowCommand: CommandRegistrar = (program, ctx) => {
     .option('--repo-root <dir>', 'markdown: name manifests from this directory (default: the git top level)')
     .option('--no-color', 'no ANSI colours in text output (NO_COLOR is honoured too)')
     .action(async (file: string, flags: ShowFlags) => {
-      ctx.setOutcome(await runShow(file, flags, ctx));
+      ctx.setOutcome(await withJsonDiagnostics(flags.format, ctx, () => runShow(file, flags, ctx)));
     });
 };
 

@@ -169,6 +169,46 @@ describe('edgesync plan (CLI against the emulator)', () => {
     expect(broken.stderr).toContain('cannot read the plan file');
   });
 
+  it('--format json writes errors to stdout as JSON diagnostics too: manifests, options, the network, a plan file', async () => {
+    const broken = join(scratch, 'broken.yaml');
+    await writeFile(
+      broken,
+      'version: 1\nip_policy_rules:\n  office:\n    ip_policy_id: ipp_OfficeVpnPolicy000000000001\n    action: allow\n    cidr: 10.0.0.5/24\n',
+    );
+    const parsed = (stdout: string) =>
+      JSON.parse(stdout) as {
+        format_version: number;
+        diagnostics: { severity: string; code: string; message: string; source: unknown; path: unknown }[];
+      };
+
+    const manifest = await runCli(emulator, ['plan', '--format', 'json', broken]);
+    const option = await runCli(emulator, ['plan', '--format', 'json', '--target', 'nope', EXAMPLES]);
+    const network = await runCli(emulator, ['plan', '--format', 'json', EXAMPLES], {
+      EDGE_API_URL: 'http://127.0.0.1:1',
+    });
+    const show = await runCli(emulator, ['show', '--format', 'json', join(scratch, 'missing.json')]);
+
+    expect(manifest.code).toBe(1);
+    expect(parsed(manifest.stdout).format_version).toBe(1);
+    expect(parsed(manifest.stdout).diagnostics).toContainEqual(
+      expect.objectContaining({
+        severity: 'error',
+        code: 'cidr_host_bits',
+        source: { file: broken, line: 6, column: 5 },
+        path: 'ip_policy_rules.office.cidr',
+      }),
+    );
+    expect(option.code).toBe(1);
+    expect(parsed(option.stdout).diagnostics).toEqual([
+      expect.objectContaining({ code: 'invalid_option', source: null, path: null }),
+    ]);
+    expect(network.code).toBe(1);
+    expect(parsed(network.stdout).diagnostics).toHaveLength(1);
+    expect(show.code).toBe(1);
+    expect(parsed(show.stdout).diagnostics[0]?.code).toBe('plan_file_invalid');
+    for (const run of [manifest, option, network, show]) expect(run.stderr).not.toBe('');
+  });
+
   it('--out saves a plan file with hashed secrets that reads back', async () => {
     const file = join(scratch, 'plan.json');
 

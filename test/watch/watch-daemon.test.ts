@@ -232,7 +232,7 @@ describe('edgesync watch (the daemon as a process against the emulator)', () => 
     daemon = undefined;
 
     expect(exitCode).toBe(0);
-    expect(running.stderr()).toContain('"inFlight":"abandoned"');
+    expect(running.stderr()).toContain('"in_flight":"abandoned"');
   });
 
   it('follows a symlinked directory swapped to a new revision (git-sync)', async () => {
