@@ -1,16 +1,18 @@
 import type { ApiRequest } from '../../src/api/edge-api.js';
 import type { KindName } from '../../src/kinds/kind-name.js';
 import type { LiveObject } from '../../src/kinds/live-state.js';
-import { kindByName } from '../../src/kinds/registry.js';
+import { KINDS, kindByName } from '../../src/kinds/registry.js';
 import type { Action } from '../../src/plan/plan.js';
 
 type Json = Record<string, unknown>;
 
-const COLLECTIONS: Readonly<Record<string, { kind: KindName; prefix: string }>> = {
-  '/ip_policy_rules': { kind: 'ip_policy_rules', prefix: 'ipr_' },
-  '/certificate_authorities': { kind: 'certificate_authorities', prefix: 'ca_' },
-  '/edges/https': { kind: 'https_edges', prefix: 'edghts_' },
-};
+/** Every collection edgesync creates in, from the registry: the path its create request posts to. */
+const COLLECTIONS: Readonly<Record<string, { kind: KindName; prefix: string }>> = Object.fromEntries(
+  KINDS.filter((kind) => kind.ownership === 'metadata').map((kind) => [
+    kind.createRequest({}, '').path,
+    { kind: kind.name, prefix: kind.idPrefix },
+  ]),
+);
 
 /**
  * A small account that interprets the planner's ApiRequests the way the
