@@ -21,49 +21,17 @@ import { judgedFor } from '../plan/safety-policy.js';
 import { refillSecrets } from '../plan/saved-plan.js';
 import { preparePlan } from '../plan-session/prepare-plan.js';
 import { visibleText } from '../visible-text.js';
-import type { CommandContext, CommandOutcome, CommandRegistrar } from './command-context.js';
-import { addConnectionOptions, type Connection, type ConnectionFlags, openConnection } from './connection.js';
+import type { ApplyFlags } from './apply-flags.js';
+import type { CommandContext, CommandOutcome } from './command-context.js';
+import { type Connection, openConnection } from './connection.js';
 import { parseDuration, parsePositiveInteger } from './duration-option.js';
-import { addLogOptions, type LogFlags, loggerFor } from './logger.js';
+import { loggerFor } from './logger.js';
 import { readSavedPlanFile } from './plan-file.js';
-import { addPlanOptions, type PlanFlags, parsePlanOptions } from './plan-options.js';
-
-interface ApplyFlags extends ConnectionFlags, PlanFlags, LogFlags {
-  readonly plan?: string;
-  readonly yes?: boolean;
-  readonly dryRun?: boolean;
-  readonly concurrency: string;
-  readonly graceTimeout: string;
-}
+import { parsePlanOptions } from './plan-options.js';
 
 const CONFIRMATION = "Apply these changes? Only 'yes' will be accepted: ";
 
-export const registerApplyCommand: CommandRegistrar = (program, ctx) => {
-  const command = program
-    .command('apply')
-    .description('plan and apply: make the account what the manifests say (asks on a TTY unless --yes)')
-    .argument('[paths...]', 'manifest files or directories', ['.'])
-    .option(
-      '--plan <file>',
-      'apply a plan saved by `edgesync plan --out`, refusing if the account or manifests changed',
-    )
-    .option('-y, --yes', 'apply without asking')
-    .option('--dry-run', 'print the requests that would be sent and send no write')
-    .option('--concurrency <n>', 'actions in flight at once', '4')
-    .option(
-      '--grace-timeout <duration>',
-      'after SIGINT/SIGTERM, how long requests on the wire may finish and their outcomes be settled, e.g. 10s (a bare number is milliseconds)',
-      '10s',
-    );
-  addLogOptions(command, 'info');
-  addConnectionOptions(command);
-  addPlanOptions(command);
-  command.action(async (paths: string[], flags: ApplyFlags) => {
-    ctx.setOutcome(await runApply(paths, flags, ctx));
-  });
-};
-
-async function runApply(
+export async function runApply(
   paths: readonly string[],
   flags: ApplyFlags,
   ctx: CommandContext,

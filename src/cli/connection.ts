@@ -1,23 +1,12 @@
-import { type Command, Option } from 'commander';
 import type { Logger } from 'pino';
 import { createApiClient, type RequestObserver } from '../api/client.js';
 import type { EdgeApi } from '../api/edge-api.js';
 import { RequestBudget } from '../api/request-budget.js';
-import { FAMILY_RATE_LIMIT } from '../emulator/emulator-options.js';
-import { loadSeedFile } from '../emulator/seed.js';
-import { startEmulator } from '../emulator/server.js';
 import { EdgesyncError } from '../errors.js';
+import type { ConnectionFlags } from './connection-flags.js';
 import { parseDuration, parseRate } from './duration-option.js';
 
-/** The connection flags as commander parses them. */
-export interface ConnectionFlags {
-  readonly apiUrl?: string;
-  readonly apiKey?: string;
-  readonly emulator?: boolean;
-  readonly emulatorSeed?: string;
-  readonly rateLimit: string;
-  readonly timeout: string;
-}
+export type { ConnectionFlags } from './connection-flags.js';
 
 export interface Connection {
   readonly api: EdgeApi;
@@ -26,31 +15,6 @@ export interface Connection {
   readonly baseUrl: string;
   /** Stops the in-process emulator when `--emulator` started one. */
   close(): Promise<void>;
-}
-
-export function addConnectionOptions(command: Command): Command {
-  return command
-    .addOption(
-      new Option('--api-url <url>', 'base URL of the Edge Configuration Service').env('EDGE_API_URL'),
-    )
-    .addOption(
-      new Option(
-        '--api-key <key>',
-        'API key (prefer the environment variable: flags show in process lists)',
-      ).env('EDGE_API_KEY'),
-    )
-    .option('--emulator', 'start the built-in emulator in this process and use it (for trying edgesync)')
-    .option('--emulator-seed <file>', 'YAML seed for --emulator (IP policies, edges and routes to preload)')
-    .option(
-      '--rate-limit <n/duration>',
-      'request budget shared by reads and writes: requests per window, e.g. 120/60s (a bare window is seconds)',
-      '120/60s',
-    )
-    .option(
-      '--timeout <duration>',
-      'deadline of one request, its retries included, e.g. 30s (a bare number is milliseconds)',
-      '30s',
-    );
 }
 
 export interface OpenConnectionHooks {
@@ -67,6 +31,12 @@ export async function openConnection(
   if (timeoutMs < 1)
     throw new EdgesyncError('invalid_option', `--timeout: expected at least 1ms (found "${flags.timeout}")`);
   if (flags.emulator) {
+    // Loaded only for --emulator: a command talking to the real service never loads the emulator.
+    const [{ FAMILY_RATE_LIMIT }, { loadSeedFile }, { startEmulator }] = await Promise.all([
+      import('../emulator/emulator-options.js'),
+      import('../emulator/seed.js'),
+      import('../emulator/server.js'),
+    ]);
     const seed = flags.emulatorSeed ? await loadSeedFile(flags.emulatorSeed) : undefined;
     // The family's budget, as `edgesync emulator` applies it: trying edgesync shows how it really paces.
     const emulator = await startEmulator({ rateLimit: FAMILY_RATE_LIMIT, ...(seed ? { seed } : {}) });

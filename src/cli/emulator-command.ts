@@ -1,22 +1,9 @@
 import { loadSeedFile } from '../emulator/seed.js';
 import { type EmulatorOptions, startEmulator } from '../emulator/server.js';
 import { EdgesyncError } from '../errors.js';
-import type { CommandContext, CommandOutcome, CommandRegistrar } from './command-context.js';
+import type { CommandContext, CommandOutcome } from './command-context.js';
 import { parseDuration, parseRate } from './duration-option.js';
-
-interface EmulatorFlags {
-  readonly host: string;
-  readonly port: string;
-  readonly apiKey?: string;
-  readonly seed?: string;
-  readonly data?: string;
-  readonly rateLimit: string;
-  readonly latency?: string;
-  readonly faultRate?: string;
-  readonly dropRate?: string;
-  readonly pageSizeMax?: string;
-  readonly notFoundCode?: string;
-}
+import type { EmulatorFlags } from './emulator-flags.js';
 
 function invalidOption(flag: string, expected: string, value: string): EdgesyncError {
   return new EdgesyncError('invalid_option', `${flag}: expected ${expected} (found "${value}")`);
@@ -69,7 +56,7 @@ async function emulatorOptions(flags: EmulatorFlags): Promise<EmulatorOptions> {
   return options;
 }
 
-async function runEmulator(flags: EmulatorFlags, ctx: CommandContext): Promise<CommandOutcome> {
+export async function runEmulator(flags: EmulatorFlags, ctx: CommandContext): Promise<CommandOutcome> {
   const options = await emulatorOptions(flags);
   const emulator = await startEmulator(options);
   // The URL is the first stdout line so scripts can read it; a generated key
@@ -87,30 +74,3 @@ async function runEmulator(flags: EmulatorFlags, ctx: CommandContext): Promise<C
   ctx.stderr.write('edgesync emulator: stopped\n');
   return 'ok';
 }
-
-export const registerEmulatorCommand: CommandRegistrar = (program, ctx) => {
-  program
-    .command('emulator')
-    .description('serve the local Edge Configuration Service emulator until SIGTERM (prints its URL first)')
-    .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--port <port>', 'port to listen on; 0 picks a free one', '0')
-    .option('--api-key <key>', 'accepted Bearer key; a random key is generated and printed when absent')
-    .option('--seed <file>', 'YAML seed of resources to preload (ignored when --data already exists)')
-    .option('--data <file>', 'persist the account to this JSON file (atomic writes; reloaded on start)')
-    .option(
-      '--rate-limit <n/duration|off>',
-      "rolling-window rate limit such as 120/60s (a bare window is seconds), or off; the service family's 120/60s by default",
-      '120/60s',
-    )
-    .option(
-      '--latency <duration>',
-      'delay every request by this long, e.g. 50ms (a bare number is milliseconds)',
-    )
-    .option('--fault-rate <p>', 'share (0-1) of requests answered 500/503 without being applied')
-    .option('--drop-rate <p>', 'share (0-1) of writes applied and then dropped without a response')
-    .option('--page-size-max <n>', 'largest list page (1-100), for pagination tests')
-    .option('--not-found-code <code>', 'answer every 404 with this one error_code (a terser service)')
-    .action(async (flags: EmulatorFlags) => {
-      ctx.setOutcome(await runEmulator(flags, ctx));
-    });
-};

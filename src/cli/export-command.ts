@@ -1,95 +1,23 @@
 import { resolve } from 'node:path';
-import { type Command, Option } from 'commander';
 import { EdgesyncError } from '../errors.js';
 import type { AccountExport } from '../export/build-export.js';
 import { exportAccount } from '../export/export-account.js';
-import { renderManifests, SINGLE_FILE_NAME } from '../export/render-manifests.js';
+import { renderManifests } from '../export/render-manifests.js';
 import { writeExport } from '../export/write-export.js';
 import type { Kind } from '../kinds/kind.js';
 import { isKindName, KIND_NAMES, type KindName } from '../kinds/kind-name.js';
 import { MANIFEST_SCHEMA_ID } from '../kinds/kind-schema.js';
 import { KINDS } from '../kinds/registry.js';
 import { visibleText } from '../visible-text.js';
-import type { CommandContext, CommandOutcome, CommandRegistrar } from './command-context.js';
-import { addConnectionOptions, type ConnectionFlags, openConnection } from './connection.js';
-import { addLogOptions, type LogFlags, loggerFor } from './logger.js';
+import type { CommandContext, CommandOutcome } from './command-context.js';
+import { openConnection } from './connection.js';
+import type { ExportCommandFlags, ExportIdOption } from './export-flags.js';
+import { loggerFor } from './logger.js';
 import { parseOwner } from './plan-options.js';
 
-interface ExportCommandFlags extends ConnectionFlags, LogFlags {
-  readonly owner: string;
-  readonly out?: string;
-  readonly kinds?: readonly string[];
-  readonly includeUnmanaged?: boolean;
-  readonly adopt?: boolean;
-  readonly singleFile?: boolean;
-  readonly force?: boolean;
-  readonly schema?: string;
-  /** One repeatable `--<kind title>` flag per module-only kind (`--tcp-edge`), keyed by commander's attribute name. */
-  readonly [moduleOnlyIds: string]: unknown;
-}
-
-function collect(value: string, previous: readonly string[] = []): string[] {
-  return [...previous, value];
-}
-
-function collectList(value: string, previous: readonly string[] = []): string[] {
-  return [
-    ...previous,
-    ...value
-      .split(',')
-      .map((item) => item.trim())
-      .filter((item) => item !== ''),
-  ];
-}
-
-/** Module-only kinds cannot be listed by the API: each gets a flag naming its IDs (`TCP edge` → `--tcp-edge`). */
-function moduleOnlyOptions(): { kind: Kind; option: Option }[] {
-  return KINDS.filter((kind) => kind.ownership === 'modules-only').map((kind) => {
-    const flag = kind.title.toLowerCase().replace(/[^a-z0-9]+/g, '-');
-    return {
-      kind,
-      option: new Option(
-        `--${flag} <id>`,
-        `export this ${kind.title} (${kind.idPrefix}…) and its modules; repeatable (the API cannot list them)`,
-      ).argParser(collect),
-    };
-  });
-}
-
-export const registerExportCommand: CommandRegistrar = (program, ctx) => {
-  const idOptions = moduleOnlyOptions();
-  const command: Command = program
-    .command('export')
-    .description('write the live account as manifests (exit 0 written, 1 error)')
-    .option(
-      '--owner <owner>',
-      'export the objects marked with this owner, under their marker names',
-      'default',
-    )
-    .option('--out <dir>', 'write into this directory (one file per kind) instead of stdout')
-    .option('--kinds <kinds>', `only these kinds, comma-separated (${KIND_NAMES.join(', ')})`, collectList)
-    .option(
-      '--include-unmanaged',
-      'also export objects without an ownership marker (with id: applying adopts them)',
-    )
-    .option('--adopt', 'give every entry its id, so the first apply adopts it and writes the marker')
-    .option('--single-file', `write one ${SINGLE_FILE_NAME} instead of one file per kind`)
-    .option('--force', 'overwrite files in --out that an earlier export did not write')
-    .option(
-      '--schema <ref>',
-      "what the yaml-language-server modeline points at (default: the schema's published $id)",
-    );
-  addLogOptions(command, 'warn');
-  for (const { option } of idOptions) command.addOption(option);
-  addConnectionOptions(command);
-  command.action(async (flags: ExportCommandFlags) => {
-    ctx.setOutcome(await runExport(flags, idOptions, ctx));
-  });
-};
-
-async function runExport(
+export async function runExport(
   flags: ExportCommandFlags,
-  idOptions: readonly { kind: Kind; option: Option }[],
+  idOptions: readonly ExportIdOption[],
   ctx: CommandContext,
 ): Promise<CommandOutcome> {
   const owner = parseOwner(flags.owner);

@@ -1,5 +1,4 @@
 import { Writable } from 'node:stream';
-import { type Command, Option } from 'commander';
 import pino, { type Logger } from 'pino';
 import pretty from 'pino-pretty';
 import { snakeCaseKey } from '../json-case.js';
@@ -7,9 +6,9 @@ import { KINDS } from '../kinds/registry.js';
 import { secretFieldNames } from '../kinds/visit-spec.js';
 import { visibleFormattedText, visibleJsonLine } from '../visible-text.js';
 import type { CommandContext } from './command-context.js';
+import type { LogFlags, LogFormat } from './log-flags.js';
 
-export const LOG_FORMATS = ['json', 'pretty'] as const;
-export type LogFormat = (typeof LOG_FORMATS)[number];
+export { addLogOptions, LOG_FORMATS, type LogFlags, type LogFormat } from './log-flags.js';
 
 export interface LoggerOptions {
   /** @default 'json' */
@@ -98,20 +97,6 @@ function visibleDestination(destination: number | NodeJS.WritableStream): NodeJS
       callback();
     },
   });
-}
-
-/** `--log-format` and `--log-level` of the one-shot commands. */
-export interface LogFlags {
-  /** Unset: pretty on a TTY, json otherwise. */
-  readonly logFormat?: LogFormat;
-  readonly logLevel: string;
-}
-
-/** Adds `--log-format` and `--log-level`; each command picks how chatty it is by default. */
-export function addLogOptions(command: Command, defaultLevel: string): Command {
-  return command
-    .addOption(new Option('--log-format <format>', 'log format on stderr').choices([...LOG_FORMATS]))
-    .option('--log-level <level>', 'pino log level', defaultLevel);
 }
 
 /** The logger `addLogOptions`' flags ask for, writing to the command's stderr. */

@@ -1,66 +1,21 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { Option } from 'commander';
 import { EdgesyncError } from '../errors.js';
 import type { Plan } from '../plan/plan.js';
 import { type PlanStats, renderPlanJson } from '../plan/render-json.js';
-import {
-  DEFAULT_MARKDOWN_MAX_CHARS,
-  MIN_MARKDOWN_MAX_CHARS,
-  renderPlanMarkdown,
-} from '../plan/render-markdown.js';
+import { MIN_MARKDOWN_MAX_CHARS, renderPlanMarkdown } from '../plan/render-markdown.js';
 import { renderPlanText } from '../plan/render-text.js';
 import { serializeSavedPlan, toSavedPlan } from '../plan/saved-plan.js';
 import { preparePlan } from '../plan-session/prepare-plan.js';
-import type { CommandContext, CommandOutcome, CommandRegistrar } from './command-context.js';
-import { addConnectionOptions, type ConnectionFlags, openConnection } from './connection.js';
+import type { CommandContext, CommandOutcome } from './command-context.js';
+import { openConnection } from './connection.js';
 import { renderDiagnostics } from './json-diagnostics.js';
-import { addLogOptions, type LogFlags, loggerFor } from './logger.js';
-import { addPlanOptions, type PlanFlags, parsePlanOptions } from './plan-options.js';
+import { loggerFor } from './logger.js';
+import type { PlanCommandFlags } from './plan-flags.js';
+import { parsePlanOptions } from './plan-options.js';
 import { findRepoRoot, planFromRepoRoot } from './repo-root.js';
 
-export const PLAN_FORMATS = ['text', 'json', 'markdown'] as const;
-export type PlanFormat = (typeof PLAN_FORMATS)[number];
-
-interface PlanCommandFlags extends ConnectionFlags, PlanFlags, LogFlags {
-  readonly format: PlanFormat;
-  readonly out?: string;
-  readonly maxChars: string;
-  readonly repoRoot?: string;
-  readonly detailedExitcode?: boolean;
-  /** commander's `--no-color`: false when given. */
-  readonly color: boolean;
-}
-
-export const registerPlanCommand: CommandRegistrar = (program, ctx) => {
-  const command = program
-    .command('plan')
-    .description(
-      'show what apply would change (exit 0 no changes, 2 changes with --detailed-exitcode, 1 error, 4 refused)',
-    )
-    .argument('[paths...]', 'manifest files or directories', ['.'])
-    .addOption(new Option('--format <format>', 'output on stdout').choices(PLAN_FORMATS).default('text'))
-    .option('--out <file>', 'save the plan for `edgesync apply --plan FILE` (secrets are stored as hashes)')
-    .option(
-      '--max-chars <n>',
-      `markdown: at most this many characters (GitHub takes 65,536 in a comment); deletes, replaces and refusals first, the rest folded or cut`,
-      String(DEFAULT_MARKDOWN_MAX_CHARS),
-    )
-    .option(
-      '--repo-root <dir>',
-      'markdown: name manifests from this directory (default: the git top level above the current directory)',
-    )
-    .option('--detailed-exitcode', 'exit 2 when there are changes')
-    .option('--no-color', 'no ANSI colours in text output (NO_COLOR is honoured too)');
-  addLogOptions(command, 'warn');
-  addConnectionOptions(command);
-  addPlanOptions(command);
-  command.action(async (paths: string[], flags: PlanCommandFlags) => {
-    ctx.setOutcome(await withJsonDiagnostics(flags.format, ctx, () => runPlan(paths, flags, ctx)));
-  });
-};
-
-async function runPlan(
+export async function runPlan(
   paths: readonly string[],
   flags: PlanCommandFlags,
   ctx: CommandContext,

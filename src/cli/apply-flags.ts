@@ -1,0 +1,38 @@
+import type { CommandRegistrar } from './command-context.js';
+import { addConnectionOptions, type ConnectionFlags } from './connection-flags.js';
+import { addLogOptions, type LogFlags } from './log-flags.js';
+import { addPlanOptions, type PlanFlags } from './plan-options.js';
+
+export interface ApplyFlags extends ConnectionFlags, PlanFlags, LogFlags {
+  readonly plan?: string;
+  readonly yes?: boolean;
+  readonly dryRun?: boolean;
+  readonly concurrency: string;
+  readonly graceTimeout: string;
+}
+
+export const registerApplyCommand: CommandRegistrar = (program, ctx) => {
+  const command = program
+    .command('apply')
+    .description('plan and apply: make the account what the manifests say (asks on a TTY unless --yes)')
+    .argument('[paths...]', 'manifest files or directories', ['.'])
+    .option(
+      '--plan <file>',
+      'apply a plan saved by `edgesync plan --out`, refusing if the account or manifests changed',
+    )
+    .option('-y, --yes', 'apply without asking')
+    .option('--dry-run', 'print the requests that would be sent and send no write')
+    .option('--concurrency <n>', 'actions in flight at once', '4')
+    .option(
+      '--grace-timeout <duration>',
+      'after SIGINT/SIGTERM, how long requests on the wire may finish and their outcomes be settled, e.g. 10s (a bare number is milliseconds)',
+      '10s',
+    );
+  addLogOptions(command, 'info');
+  addConnectionOptions(command);
+  addPlanOptions(command);
+  command.action(async (paths: string[], flags: ApplyFlags) => {
+    const { runApply } = await import('./apply-command.js');
+    ctx.setOutcome(await runApply(paths, flags, ctx));
+  });
+};

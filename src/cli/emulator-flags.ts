@@ -1,0 +1,43 @@
+import type { CommandRegistrar } from './command-context.js';
+
+export interface EmulatorFlags {
+  readonly host: string;
+  readonly port: string;
+  readonly apiKey?: string;
+  readonly seed?: string;
+  readonly data?: string;
+  readonly rateLimit: string;
+  readonly latency?: string;
+  readonly faultRate?: string;
+  readonly dropRate?: string;
+  readonly pageSizeMax?: string;
+  readonly notFoundCode?: string;
+}
+
+export const registerEmulatorCommand: CommandRegistrar = (program, ctx) => {
+  program
+    .command('emulator')
+    .description('serve the local Edge Configuration Service emulator until SIGTERM (prints its URL first)')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--port <port>', 'port to listen on; 0 picks a free one', '0')
+    .option('--api-key <key>', 'accepted Bearer key; a random key is generated and printed when absent')
+    .option('--seed <file>', 'YAML seed of resources to preload (ignored when --data already exists)')
+    .option('--data <file>', 'persist the account to this JSON file (atomic writes; reloaded on start)')
+    .option(
+      '--rate-limit <n/duration|off>',
+      "rolling-window rate limit such as 120/60s (a bare window is seconds), or off; the service family's 120/60s by default",
+      '120/60s',
+    )
+    .option(
+      '--latency <duration>',
+      'delay every request by this long, e.g. 50ms (a bare number is milliseconds)',
+    )
+    .option('--fault-rate <p>', 'share (0-1) of requests answered 500/503 without being applied')
+    .option('--drop-rate <p>', 'share (0-1) of writes applied and then dropped without a response')
+    .option('--page-size-max <n>', 'largest list page (1-100), for pagination tests')
+    .option('--not-found-code <code>', 'answer every 404 with this one error_code (a terser service)')
+    .action(async (flags: EmulatorFlags) => {
+      const { runEmulator } = await import('./emulator-command.js');
+      ctx.setOutcome(await runEmulator(flags, ctx));
+    });
+};

@@ -1,0 +1,48 @@
+import { Option } from 'commander';
+import { DEFAULT_MARKDOWN_MAX_CHARS } from '../plan/render-markdown.js';
+import type { CommandRegistrar } from './command-context.js';
+import { addConnectionOptions, type ConnectionFlags } from './connection-flags.js';
+import { addLogOptions, type LogFlags } from './log-flags.js';
+import { addPlanOptions, type PlanFlags } from './plan-options.js';
+
+export const PLAN_FORMATS = ['text', 'json', 'markdown'] as const;
+export type PlanFormat = (typeof PLAN_FORMATS)[number];
+
+export interface PlanCommandFlags extends ConnectionFlags, PlanFlags, LogFlags {
+  readonly format: PlanFormat;
+  readonly out?: string;
+  readonly maxChars: string;
+  readonly repoRoot?: string;
+  readonly detailedExitcode?: boolean;
+  /** commander's `--no-color`: false when given. */
+  readonly color: boolean;
+}
+
+export const registerPlanCommand: CommandRegistrar = (program, ctx) => {
+  const command = program
+    .command('plan')
+    .description(
+      'show what apply would change (exit 0 no changes, 2 changes with --detailed-exitcode, 1 error, 4 refused)',
+    )
+    .argument('[paths...]', 'manifest files or directories', ['.'])
+    .addOption(new Option('--format <format>', 'output on stdout').choices(PLAN_FORMATS).default('text'))
+    .option('--out <file>', 'save the plan for `edgesync apply --plan FILE` (secrets are stored as hashes)')
+    .option(
+      '--max-chars <n>',
+      `markdown: at most this many characters (GitHub takes 65,536 in a comment); deletes, replaces and refusals first, the rest folded or cut`,
+      String(DEFAULT_MARKDOWN_MAX_CHARS),
+    )
+    .option(
+      '--repo-root <dir>',
+      'markdown: name manifests from this directory (default: the git top level above the current directory)',
+    )
+    .option('--detailed-exitcode', 'exit 2 when there are changes')
+    .option('--no-color', 'no ANSI colours in text output (NO_COLOR is honoured too)');
+  addLogOptions(command, 'warn');
+  addConnectionOptions(command);
+  addPlanOptions(command);
+  command.action(async (paths: string[], flags: PlanCommandFlags) => {
+    const { runPlan, withJsonDiagnostics } = await import('./plan-command.js');
+    ctx.setOutcome(await withJsonDiagnostics(flags.format, ctx, () => runPlan(paths, flags, ctx)));
+  });
+};

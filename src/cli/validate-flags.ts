@@ -1,0 +1,46 @@
+import { Option } from 'commander';
+import type { CommandRegistrar } from './command-context.js';
+
+export const VALIDATE_FORMATS = ['text', 'json', 'sarif'] as const;
+export type ValidateFormat = (typeof VALIDATE_FORMATS)[number];
+
+export interface ValidateFlags {
+  readonly format: ValidateFormat;
+  readonly owner: string;
+  readonly allowOutsideRoot?: boolean;
+  readonly requireSecrets?: boolean;
+  readonly repoRoot?: string;
+}
+
+export const registerValidateCommand: CommandRegistrar = (program, ctx) => {
+  program
+    .command('validate')
+    .description('load and validate manifests without touching the network (exit 0 valid, 1 invalid)')
+    .argument(
+      '[paths...]',
+      'manifest files or directories (recursive; default ".", without node_modules and hidden directories)',
+    )
+    .addOption(
+      new Option('--format <format>', 'output: text lines, a JSON array, or SARIF 2.1.0 for code scanning')
+        .choices(VALIDATE_FORMATS)
+        .default('text'),
+    )
+    .option(
+      '--owner <owner>',
+      'owner written into the metadata marker (counts toward the metadata limit)',
+      'default',
+    )
+    .option('--allow-outside-root', 'let { file } and ca_pem_file references leave the manifest root')
+    .option(
+      '--repo-root <dir>',
+      'sarif: name files from this directory (default: the git top level above the current directory)',
+    )
+    .option(
+      '--require-secrets',
+      "also resolve every { env } and read every { file } secret, as plan and apply do (by default only their form and the file's presence inside the root are checked)",
+    )
+    .action(async (paths: string[], flags: ValidateFlags) => {
+      const { runValidate } = await import('./validate-command.js');
+      ctx.setOutcome(await runValidate(paths, flags, ctx));
+    });
+};

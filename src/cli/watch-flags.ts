@@ -1,0 +1,66 @@
+import { Option } from 'commander';
+import type { WatchMode } from '../watch/daemon-status.js';
+import type { CommandRegistrar } from './command-context.js';
+import { addConnectionOptions, type ConnectionFlags } from './connection-flags.js';
+import { LOG_FORMATS, type LogFormat } from './log-flags.js';
+import { addPlanOptions, type PlanFlags } from './plan-options.js';
+
+/** WATCH_MODES of src/watch/daemon-status.ts, written out so that registering `watch` loads no daemon module. */
+const WATCH_MODES = ['enforce', 'observe'] as const satisfies readonly WatchMode[];
+// Both ways: a mode added to the daemon fails to compile here until it is listed.
+const everyMode: readonly (typeof WATCH_MODES)[number][] = [] as WatchMode[];
+void everyMode;
+
+export interface WatchFlags extends ConnectionFlags, PlanFlags {
+  readonly mode: WatchMode;
+  readonly interval: string;
+  readonly debounce: string;
+  readonly listen: string;
+  readonly shutdownTimeout: string;
+  readonly concurrency: string;
+  readonly readShare: string;
+  readonly logFormat: LogFormat;
+  readonly logLevel: string;
+}
+
+export const registerWatchCommand: CommandRegistrar = (program, ctx) => {
+  const command = program
+    .command('watch')
+    .description('run as a daemon: apply every manifest change and correct drift on a timer')
+    .argument('[paths...]', 'manifest files and directories', ['.'])
+    .addOption(
+      new Option('--mode <mode>', 'enforce applies plans; observe only reports drift')
+        .choices(WATCH_MODES)
+        .default('enforce'),
+    )
+    .option(
+      '--interval <duration>',
+      'how often a background full read starts, to catch drift made outside Git (a read slower than this runs back to back)',
+      '5m',
+    )
+    .option(
+      '--read-share <percent>',
+      'share of --rate-limit that background full reads may use; changes and writes always go first',
+      '25%',
+    )
+    .option('--debounce <duration>', 'quiet time after a file change before reconciling', '500ms')
+    .option('--listen <host:port>', 'address of /healthz, /readyz, /metrics and /status', '127.0.0.1:9090')
+    .option('--shutdown-timeout <duration>', 'how long a reconcile in flight may finish after SIGTERM', '20s')
+    .option('--concurrency <n>', 'actions applied at once', '4')
+    .addOption(
+      new Option('--log-format <format>', 'json for machines, pretty for people')
+        .choices(LOG_FORMATS)
+        .default('json'),
+    )
+    .option('--log-level <level>', 'pino level', 'info');
+  addConnectionOptions(command);
+  addPlanOptions(command);
+  // Shared with plan/apply, but the daemon refuses them: keep them out of its help.
+  for (const option of command.options) {
+    if (option.long === '--force' || option.long === '--allow-empty') option.hideHelp();
+  }
+  command.action(async (paths: string[], flags: WatchFlags) => {
+    const { runWatch } = await import('./watch-command.js');
+    await runWatch(paths, flags, ctx);
+  });
+};

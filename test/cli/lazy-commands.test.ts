@@ -1,0 +1,126 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MODULE_ONLY_KINDS } from '../../src/cli/export-flags.js';
+import { SINGLE_FILE_NAME } from '../../src/export/render-manifests.js';
+import { KINDS } from '../../src/kinds/registry.js';
+import { BUILT_CLI } from '../support/built-cli.js';
+
+const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
+const HOOKS = pathToFileURL(join(import.meta.dirname, 'record-loaded-modules.mjs')).href;
+
+interface Run {
+  readonly code: number | null;
+  readonly stdout: string;
+  /** Every module the process loaded, as paths relative to the repository (`dist/src/cli/main.js`) or `node:fs`. */
+  readonly modules: readonly string[];
+}
+
+/** Runs the built CLI with a loader hook that records every module it loads. */
+async function runRecorded(args: readonly string[], dir: string): Promise<Run> {
+  const logFile = join(dir, `modules-${args.join('-').replace(/[^a-z]+/g, '_')}.log`);
+  const register = `import { register } from 'node:module'; register(${JSON.stringify(HOOKS)}, { data: { logFile: ${JSON.stringify(logFile)} } });`;
+  const child = spawn(
+    process.execPath,
+    ['--import', `data:text/javascript,${encodeURIComponent(register)}`, BUILT_CLI, ...args],
+    { cwd: REPO_ROOT, env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString('utf8');
+  });
+  child.stderr.resume();
+  const code = await new Promise<number | null>((done) => child.on('close', done));
+  const root = pathToFileURL(REPO_ROOT).href;
+  const modules = (await readFile(logFile, 'utf8'))
+    .split('\n')
+    .filter((line) => line !== '' && !line.startsWith('data:'))
+    .map((url) => (url.startsWith(root) ? url.slice(root.length + 1) : url));
+  return { code, stdout, modules };
+}
+
+function under(modules: readonly string[], pattern: RegExp): string[] {
+  return modules.filter((module) => pattern.test(module));
+}
+
+/** The emulator, the daemon and the exporter, and the apply machinery: none is needed to validate. */
+const NOT_FOR_VALIDATE = /^dist\/src\/(emulator|watch|export|apply)\//;
+/** Packages only other commands need: the logger, the metrics, the file watcher. */
+const PACKAGES_NOT_FOR_VALIDATE = /node_modules\/(pino|pino-pretty|prom-client|chokidar)\//;
+
+describe('each command loads its modules only when it runs (issue 18)', () => {
+  let dir: string | undefined;
+  afterEach(async () => {
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('--version loads the CLI registration and nothing of any command', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'edgesync-lazy-'));
+    const run = await runRecorded(['--version'], dir);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^\d+\.\d+\.\d+/);
+    // The hook sees the CLI's own modules, so an empty list below is not a hook that saw nothing.
+    expect(run.modules).toContain('dist/src/cli/main.js');
+    expect(run.modules).toContain('dist/src/cli/validate-flags.js');
+    expect(
+      under(
+        run.modules,
+        /^dist\/src\/(emulator|watch|export|apply|api\/client|manifest\/load|kinds\/registry|plan-session)/,
+      ),
+    ).toEqual([]);
+    expect(under(run.modules, /-command\.js$/)).toEqual([]);
+    expect(
+      under(run.modules, /node_modules\/(ajv|yaml|pino|pino-pretty|prom-client|chokidar|p-queue)\//),
+    ).toEqual([]);
+  });
+
+  it('validate loads neither the emulator, the daemon, the exporter nor apply', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'edgesync-lazy-'));
+    const run = await runRecorded(['validate', 'examples/manifests'], dir);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/files? valid/);
+    expect(run.modules).toContain('dist/src/cli/validate-command.js');
+    expect(under(run.modules, NOT_FOR_VALIDATE)).toEqual([]);
+    expect(under(run.modules, PACKAGES_NOT_FOR_VALIDATE)).toEqual([]);
+    expect(
+      under(run.modules, /^dist\/src\/cli\/(apply|plan|show|watch|emulator|export)-command\.js$/),
+    ).toEqual([]);
+  });
+
+  it('an invalid manifest still exits 1 without loading the emulator or the exporter', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'edgesync-lazy-'));
+    const run = await runRecorded(['validate', 'test/cli/no-such-manifest.yaml'], dir);
+    expect(run.code).toBe(1);
+    expect(under(run.modules, NOT_FOR_VALIDATE)).toEqual([]);
+  });
+
+  it("export's written-out module-only kinds are the registry's", () => {
+    expect(MODULE_ONLY_KINDS).toEqual(
+      KINDS.filter((kind) => kind.ownership === 'modules-only').map(({ name, title, idPrefix }) => ({
+        name,
+        title,
+        idPrefix,
+      })),
+    );
+  });
+
+  it('export, help export and plan --help show every flag', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'edgesync-lazy-'));
+    const help = await runRecorded(['export', '--help'], dir);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/--tcp-edge <id>/);
+    expect(help.stdout).toMatch(/--tls-edge <id>/);
+    expect(help.stdout).toMatch(/--api-url <url>/);
+    expect(help.stdout).toMatch(
+      new RegExp(`--single-file +write one ${SINGLE_FILE_NAME.replace('.', '\\.')} `),
+    );
+    const helpCommand = await runRecorded(['help', 'export'], dir);
+    expect(helpCommand.stdout).toMatch(/--tcp-edge <id>/);
+    const planHelp = await runRecorded(['plan', '--help'], dir);
+    expect(planHelp.stdout).toMatch(/--max-destroy/);
+    expect(under(planHelp.modules, /^dist\/src\/(export|emulator|watch)\//)).toEqual([]);
+  });
+});
