@@ -45,6 +45,7 @@ export function renderRssChart(samples: readonly SoakSample[], options: ChartOpt
   const maxLatency = Math.max(...samples.map((sample) => sample.healthzMs));
   const parts: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}" font-family="sans-serif" font-size="12">`,
+    `<title>${escapeXml(options.title)}</title>`,
     `<rect width="${WIDTH}" height="${HEIGHT}" fill="white"/>`,
     `<text x="${LEFT}" y="22" font-size="15" font-weight="bold">${escapeXml(options.title)}</text>`,
     `<text x="${LEFT}" y="40" fill="#444">max RSS ${maxRss.toFixed(1)} MB (limit ${options.rssLimitMb}), max /healthz ${maxLatency.toFixed(1)} ms (limit ${options.healthzLimitMs}), ${samples.length} samples over ${(endMs / 1000).toFixed(0)} s</text>`,
