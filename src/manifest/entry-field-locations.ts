@@ -1,4 +1,4 @@
-import type { ParsedManifest } from './parse-manifest-file.js';
+import type { ParsedManifest } from './parsed-manifest.js';
 import type { SourceLocation } from './source-location.js';
 
 /** Field locations of each entry of a file, keyed by the entry's pointer (`/kind/name`). */

@@ -15,7 +15,8 @@ import {
 import { compareManifestErrors, type ManifestError } from './manifest-error.js';
 import { walkManifestTree } from './manifest-files.js';
 import { compileManifestSchema, type ManifestValidator, readManifestSchema } from './manifest-schema.js';
-import { type ParsedManifest, parseManifestFile } from './parse-manifest-file.js';
+import { parseManifestFile } from './parse-manifest-file.js';
+import type { ParsedManifest } from './parsed-manifest.js';
 import { entryLocation, type RawEntry } from './raw-entry.js';
 import { type ReferenceOptions, readReferencedFile, resolveSecretValue } from './resolve-references.js';
 import { mapSchemaErrors } from './schema-errors.js';

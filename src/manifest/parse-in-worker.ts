@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ManifestError, type ManifestErrorCode } from './manifest-error.js';
 import type { ManifestFile } from './manifest-files.js';
-import type { ParsedManifest, ParseOutcome } from './parse-manifest-file.js';
+import type { ParsedManifest, ParseOutcome } from './parsed-manifest.js';
 import type { SourceLocation } from './source-location.js';
 
 /** Files up to this size are parsed on the calling thread: a few milliseconds. */

@@ -14,6 +14,7 @@ import { pointerToken, pointerTokens } from '../json-pointer.js';
 import { ManifestError } from './manifest-error.js';
 import { isInside, type ManifestFile } from './manifest-files.js';
 import { INLINE_PARSE_BYTES, parseInWorker } from './parse-in-worker.js';
+import type { ParseOutcome } from './parsed-manifest.js';
 import { readBoundedFile } from './read-bounded-file.js';
 import type { SourceLocation } from './source-location.js';
 
@@ -28,22 +29,6 @@ export const MAX_ALIAS_COUNT = 100;
 const CORE_TAGS = new Set(
   ['str', 'int', 'float', 'bool', 'null', 'map', 'seq'].map((name) => `tag:yaml.org,2002:${name}`),
 );
-
-export interface ParsedManifest {
-  readonly file: ManifestFile;
-  /** The document as plain data (YAML 1.2 core schema). */
-  readonly data: unknown;
-  /**
-   * Where every value is written, keyed by JSON Pointer from the document
-   * root: the key of a mapping member, the start of a sequence item.
-   * Nothing below an alias is listed; look up the nearest ancestor.
-   */
-  readonly locations: ReadonlyMap<string, SourceLocation>;
-}
-
-export type ParseOutcome =
-  | { readonly ok: true; readonly manifest: ParsedManifest }
-  | { readonly ok: false; readonly errors: readonly ManifestError[] };
 
 type ReadOutcome =
   | { readonly ok: true; readonly bytes: Buffer }

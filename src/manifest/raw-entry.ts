@@ -1,7 +1,7 @@
 import { pointerTokens } from '../json-pointer.js';
 import type { KindName } from '../kinds/kind-name.js';
 import { dottedPath } from './field-path.js';
-import type { ParsedManifest } from './parse-manifest-file.js';
+import type { ParsedManifest } from './parsed-manifest.js';
 import { locationOf } from './schema-errors.js';
 import type { SourceLocation } from './source-location.js';
 

@@ -2,7 +2,7 @@ import type { ErrorObject } from 'ajv';
 import { pointerOf, pointerTokens } from '../json-pointer.js';
 import { dottedPath, isSensitivePath } from './field-path.js';
 import { ManifestError } from './manifest-error.js';
-import type { ParsedManifest } from './parse-manifest-file.js';
+import type { ParsedManifest } from './parsed-manifest.js';
 import type { SourceLocation } from './source-location.js';
 
 /** A schema problem with the pointer of the field it is about, so callers can tell which entry is invalid. */
