@@ -64,6 +64,12 @@ export async function runWatch(
       shutdownTimeoutMs,
       concurrency,
       signal: ctx.shutdown,
+      // SIGHUP re-reads the manifests instead of ending the daemon (exit 129); flags stay as started.
+      subscribeReload: (reload) => {
+        const onHangup = (): void => reload();
+        process.on('SIGHUP', onHangup);
+        return () => process.off('SIGHUP', onHangup);
+      },
       onListening: (url) => ctx.stdout.write(`listening on ${url}\n`),
     });
   } finally {

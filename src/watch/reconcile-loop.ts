@@ -15,6 +15,16 @@ export type ReconcileVerdict = 'ok' | 'failed';
 /** One reconcile. Must stop early when `signal` aborts (shutdown past its deadline). */
 export type ReconcileRun = (trigger: ReconcileTrigger, signal: AbortSignal) => Promise<ReconcileVerdict>;
 
+/** Whether the loop still turns, as `/healthz` reports it. */
+export interface LoopHealth {
+  readonly alive: boolean;
+  /** What the loop is doing, or why it counts as stuck. */
+  readonly detail: string;
+}
+
+/** A run in flight longer than this many intervals counts as a stuck loop. */
+export const STUCK_AFTER_INTERVALS = 3;
+
 /** How `stop` ended: nothing was running, the run finished in time, or it was aborted. */
 export type StopOutcome = 'idle' | 'finished' | 'abandoned';
 
@@ -44,6 +54,7 @@ export class ReconcileLoop {
   readonly #log: Logger;
   readonly #controller = new AbortController();
   #inFlight: Promise<void> | null = null;
+  #runStartedAt = 0;
   #followUp: ReconcileTrigger | null = null;
   #cancelDebounce: (() => void) | null = null;
   #cancelMaxWait: (() => void) | null = null;
@@ -60,6 +71,30 @@ export class ReconcileLoop {
   /** Consecutive failed runs; 0 after a success. */
   get consecutiveFailures(): number {
     return this.#failures;
+  }
+
+  /**
+   * The loop's heartbeat: a loop that waits for its next run (an idle tick) is
+   * alive; a run in flight is alive for STUCK_AFTER_INTERVALS intervals. Past
+   * that (a request that never ends, a promise never settled) or with no next
+   * run scheduled, it is stuck, and `/healthz` says 503 so that the kubelet
+   * restarts the daemon.
+   */
+  health(): LoopHealth {
+    if (!this.#started) return { alive: true, detail: 'starting' };
+    if (this.#stopped) return { alive: true, detail: 'stopping' };
+    const limitMs = STUCK_AFTER_INTERVALS * (this.#options.intervalMs ?? 300_000);
+    if (this.#inFlight !== null) {
+      const runningMs = this.#options.clock.now() - this.#runStartedAt;
+      const running = `reconcile running for ${Math.round(runningMs / 1000)} s`;
+      return runningMs <= limitMs
+        ? { alive: true, detail: running }
+        : { alive: false, detail: `stuck: ${running}, over ${STUCK_AFTER_INTERVALS}x --interval` };
+    }
+    if (this.#cancelNext === null && this.#cancelDebounce === null) {
+      return { alive: false, detail: 'stuck: no reconcile running or scheduled' };
+    }
+    return { alive: true, detail: 'idle' };
   }
 
   /** Starts the first reconcile at once. */
@@ -131,6 +166,7 @@ export class ReconcileLoop {
     }
     this.#cancelNext?.();
     this.#cancelNext = null;
+    this.#runStartedAt = this.#options.clock.now();
     this.#inFlight = this.#run(trigger);
   }
 
@@ -147,7 +183,7 @@ export class ReconcileLoop {
     if (verdict === 'failed') {
       this.#failures += 1;
       const delayMs = failureBackoffMs(this.#failures, this.#options.random, this.#options.backoff);
-      this.#log.info({ failures: this.#failures, delayMs }, 'retry scheduled');
+      this.#log.warn({ failures: this.#failures, delayMs }, 'retry scheduled');
       this.#schedule('retry', delayMs);
     } else {
       this.#failures = 0;

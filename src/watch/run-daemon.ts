@@ -9,7 +9,7 @@ import type { ListenAddress } from './listen-address.js';
 import { LiveStateCache } from './live-state-cache.js';
 import { ManifestWatcher } from './manifest-watcher.js';
 import { BackgroundReadApi, type BudgetRate, ReadShare } from './read-share.js';
-import { ReconcileLoop, type StopOutcome } from './reconcile-loop.js';
+import { type LoopHealth, ReconcileLoop, type StopOutcome } from './reconcile-loop.js';
 import type { WatchMetrics } from './watch-metrics.js';
 import { WatchReconciler } from './watch-reconciler.js';
 import { startWatchServer } from './watch-server.js';
@@ -42,6 +42,11 @@ export interface DaemonOptions {
   readonly concurrency?: number;
   /** Aborts to shut down. */
   readonly signal: AbortSignal;
+  /**
+   * Subscribes to reload requests (SIGHUP): each one re-reads the manifests
+   * at once, as a resync does. Returns the unsubscribe function.
+   */
+  readonly subscribeReload?: (reload: () => void) => () => void;
   /** Called once the HTTP server is bound, with its URL. */
   readonly onListening?: (url: string) => void;
 }
@@ -102,11 +107,13 @@ export async function runDaemon(options: DaemonOptions): Promise<StopOutcome> {
     };
   };
   const status = (): DaemonStatus => ({ ...reconciler.status(), liveCache: cacheStatus() });
+  let loopHealth = (): LoopHealth => ({ alive: true, detail: 'starting' });
   const server = await startWatchServer({
     listen: options.listen,
     registry: options.metrics.registry,
     status,
     logger: options.logger,
+    health: () => loopHealth(),
   });
   options.onListening?.(server.url);
 
@@ -122,6 +129,11 @@ export async function runDaemon(options: DaemonOptions): Promise<StopOutcome> {
     logger: options.logger,
     ...(options.debounceMs === undefined ? {} : { debounceMs: options.debounceMs }),
     intervalMs,
+  });
+  loopHealth = () => loop.health();
+  const unsubscribeReload = options.subscribeReload?.(() => {
+    log.info('reload requested (SIGHUP): re-reading the manifests now');
+    loop.requestResync();
   });
   fullReads = new FullReadCycle({
     api: new BackgroundReadApi(options.api, readShare, (label, items) => fullReads?.takeInPage(label, items)),
@@ -164,6 +176,7 @@ export async function runDaemon(options: DaemonOptions): Promise<StopOutcome> {
     log.info({ inFlight: outcome }, 'stopped');
     return outcome;
   } finally {
+    unsubscribeReload?.();
     await watcher?.close();
     await fullReads.stop();
     await loop.stop(0);

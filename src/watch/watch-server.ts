@@ -5,6 +5,7 @@ import type { Registry } from 'prom-client';
 import { visibleJson, visibleText } from '../visible-text.js';
 import type { DaemonStatus } from './daemon-status.js';
 import { formatHttpUrl, type ListenAddress } from './listen-address.js';
+import type { LoopHealth } from './reconcile-loop.js';
 
 export interface WatchServerOptions {
   readonly listen: ListenAddress;
@@ -12,6 +13,8 @@ export interface WatchServerOptions {
   /** The daemon's current status; called per request. */
   readonly status: () => DaemonStatus;
   readonly logger: Logger;
+  /** The reconcile loop's heartbeat, per `/healthz` request. @default always alive */
+  readonly health?: () => LoopHealth;
 }
 
 export interface RunningWatchServer {
@@ -59,9 +62,12 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: WatchS
     return;
   }
   switch (path) {
-    case '/healthz':
-      sendText(res, 200, 'ok\n');
+    case '/healthz': {
+      const health = options.health?.() ?? { alive: true, detail: 'ok' };
+      if (health.alive) sendText(res, 200, `ok: ${health.detail}\n`);
+      else sendText(res, 503, `${health.detail}\n`);
       return;
+    }
     case '/readyz': {
       const status = options.status();
       if (status.ready) sendText(res, 200, 'ready\n');

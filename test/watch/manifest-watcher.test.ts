@@ -90,6 +90,19 @@ describe('ManifestWatcher', () => {
     expect(changes.find((c) => c.event === 'retarget')?.path).toBe(join(dir, 'current'));
   });
 
+  it('notices the first git-sync clone: a path missing at start appears as a symlink (through its parent)', async () => {
+    await watchPaths('current');
+    await mkdir(join(dir, 'rev1'));
+    await writeFile(join(dir, 'rev1', 'a.yaml'), 'version: 1\n');
+    await symlink(join(dir, 'rev1'), join(dir, 'current.tmp'));
+    await rename(join(dir, 'current.tmp'), join(dir, 'current'));
+    await eventually(() => changes.length > 0);
+    await writeFile(join(dir, 'rev1', 'a.yaml'), 'version: 1 # edited\n');
+    await eventually(() => changes.some((c) => c.path.endsWith('a.yaml')));
+
+    expect(changes[0]?.path).toBe(join(dir, 'current'));
+  });
+
   it('follows repeated swaps of a symlink above the watched directory (git-sync /git/current/manifests)', async () => {
     for (const worktree of ['wt1', 'wt2', 'wt3']) {
       await mkdir(join(dir, worktree, 'manifests'), { recursive: true });

@@ -212,6 +212,35 @@ describe('ReconcileLoop', () => {
     expect(outcome).toBe('abandoned');
     expect(runs[0]?.signal.aborted).toBe(true);
   });
+
+  it('is alive while idle or failing with backoff, and stuck once a run lasts over 3 intervals (60 s each here)', async () => {
+    const clock = new FakeClock();
+    const { runs, reconcile } = controlledReconcile();
+    const loop = makeLoop(clock, reconcile);
+    const beforeStart = loop.health();
+    loop.start();
+    await flushMicrotasks();
+    await finishLast(runs, 'failed');
+    const backingOff = loop.health();
+    await clock.advance(1000);
+    const running = loop.health();
+    await clock.advance(180_000);
+    const atLimit = loop.health();
+    await clock.advance(1);
+    const stuck = loop.health();
+    await finishLast(runs, 'ok');
+    const recovered = loop.health();
+    await stopLoop(loop, clock);
+
+    expect(beforeStart.alive).toBe(true);
+    expect(backingOff).toEqual({ alive: true, detail: 'idle' });
+    expect(runs[1]?.trigger).toBe('retry');
+    expect(running.alive).toBe(true);
+    expect(atLimit.alive).toBe(true);
+    expect(stuck.alive).toBe(false);
+    expect(stuck.detail).toContain('reconcile running for 180 s');
+    expect(recovered.alive).toBe(true);
+  });
 });
 
 describe('failureBackoffMs', () => {

@@ -57,6 +57,24 @@ describe('watch server', () => {
     expect(ready.status).toBe(200);
   });
 
+  it('answers /healthz 503 with the reason once the loop is stuck', async () => {
+    let health = { alive: true, detail: 'idle' };
+    server = await startWatchServer({
+      listen: { host: '127.0.0.1', port: 0 },
+      registry: new WatchMetrics().registry,
+      status: () => NOT_READY,
+      logger: pino({ level: 'silent' }),
+      health: () => health,
+    });
+    const alive = await fetch(`${server.url}/healthz`);
+    health = { alive: false, detail: 'stuck: reconcile running for 901 s' };
+    const stuck = await fetch(`${server.url}/healthz`);
+
+    expect(alive.status).toBe(200);
+    expect(stuck.status).toBe(503);
+    expect(await stuck.text()).toBe('stuck: reconcile running for 901 s\n');
+  });
+
   it('serves /status as JSON with manifest errors and their locations', async () => {
     const { url } = await start(() => NOT_READY);
 
