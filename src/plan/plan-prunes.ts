@@ -1,5 +1,5 @@
 import { diffFields } from './compare-fields.js';
-import { draftAction } from './draft-action.js';
+import { type DraftAction, draftAction } from './draft-action.js';
 import { orderingFacts } from './order-actions.js';
 import { addChange, type PlanState } from './plan-state.js';
 import { METADATA_FIELD } from './spec-fields.js';
@@ -27,6 +27,18 @@ export function planPrunes(state: PlanState): void {
         const reason = inManifests
           ? `a second object marked as ${kind.name}.${name} (owner "${state.options.owner}")`
           : `owned by edgesync (owner "${state.options.owner}") but no longer in the manifests`;
+        const remove = draftAction({
+          key: `delete:${address}`,
+          op: 'delete',
+          kind: kind.name,
+          name,
+          change: address,
+          request: kind.deleteRequest(object.id),
+          secrets: new Set(),
+          objectId: object.id,
+          ...orderingFacts(kind, object.spec, 'frees'),
+        });
+        if (inManifests) waitForKeptCopy(state, remove, `${kind.name}.${name}`);
         addChange(
           state,
           {
@@ -45,19 +57,7 @@ export function planPrunes(state: PlanState): void {
           },
           undefined,
           undefined,
-          [
-            draftAction({
-              key: `delete:${address}`,
-              op: 'delete',
-              kind: kind.name,
-              name,
-              change: address,
-              request: kind.deleteRequest(object.id),
-              secrets: new Set(),
-              objectId: object.id,
-              ...orderingFacts(kind, object.spec, 'frees'),
-            }),
-          ],
+          [remove],
         );
       }
     }
@@ -67,5 +67,19 @@ export function planPrunes(state: PlanState): void {
       code: 'live_state_incomplete',
       message: `the live account was not read completely: ${skipped} owned object(s) no longer in the manifests are not pruned`,
     });
+  }
+}
+
+/**
+ * A second copy of an entry (a killed replace, a lost create answer) is
+ * deleted only once the copy the entry keeps is in place: after every
+ * action that creates or updates it. Not after one that takes the key this
+ * copy frees: that one waits for this delete.
+ */
+function waitForKeptCopy(state: PlanState, remove: DraftAction, entryAddress: string): void {
+  for (const action of state.actions) {
+    if (action.change !== entryAddress || action.op === 'delete') continue;
+    if (remove.frees !== undefined && action.takes === remove.frees) continue;
+    remove.dependsOn.add(action.key);
   }
 }
