@@ -67,6 +67,70 @@ export function orderActions(state: PlanState): void {
   const takers = freeKeysBeforeTaking(state.actions);
   orderReplacements(state, takers);
   neverWidenAccess(state);
+  neverOpenGuards(state.actions);
+  switchPoliciesBetweenPhases(state);
+}
+
+/** Modules that check who connects: one of them guarding is enough. */
+const GUARD_MODULES: ReadonlySet<string> = new Set(['mutual_tls', 'oidc']);
+/** Modules that name the IP policies an endpoint checks addresses against. */
+const POLICY_MODULES: ReadonlySet<string> = new Set(['ip_restriction']);
+
+function moduleOf(action: DraftAction): string | undefined {
+  if (action.op !== 'put-module' && action.op !== 'delete-module') return undefined;
+  return action.change.slice(action.change.lastIndexOf('.') + 1);
+}
+
+/**
+ * An edge's guard never opens mid-apply: on one edge, a guard module is
+ * removed (mutual TLS, a route's OIDC) only after every guard module that
+ * is put on it, so a route moving from one guard to the other is never
+ * unguarded in between. A PUT replaces a module at once, so a change of
+ * CAs needs no ordering of its own.
+ */
+function neverOpenGuards(actions: readonly DraftAction[]): void {
+  const puts = new Map<string, DraftAction[]>();
+  for (const action of actions) {
+    const module = moduleOf(action);
+    if (action.op !== 'put-module' || module === undefined || !GUARD_MODULES.has(module)) continue;
+    if (action.objectId !== undefined)
+      puts.set(action.objectId, [...(puts.get(action.objectId) ?? []), action]);
+  }
+  for (const action of actions) {
+    const module = moduleOf(action);
+    if (action.op !== 'delete-module' || module === undefined || !GUARD_MODULES.has(module)) continue;
+    for (const put of puts.get(action.objectId ?? '') ?? []) action.dependsOn.add(put.key);
+  }
+}
+
+/**
+ * An endpoint that changes from one list of IP policies to another switches
+ * between the two phases of the access ordering: after every rule change
+ * that only narrows, before every one that only widens. While the narrowings land it checks the old list
+ * against rules no more open than before; once it checks the new list, the
+ * rules are no more open than after the plan, and stay so while the
+ * widenings land.
+ */
+function switchPoliciesBetweenPhases(state: PlanState): void {
+  // Adding a restriction only narrows (the endpoint was open to all) and
+  // removing one leaves the endpoint open to all, as after the plan: only a
+  // change from one list to another sits between the phases.
+  const switches = state.actions.filter((action) => {
+    const module = moduleOf(action);
+    if (action.op !== 'put-module' || module === undefined || !POLICY_MODULES.has(module)) return false;
+    const live = state.liveById.get(action.objectId ?? '')?.spec[module];
+    return live !== null && live !== undefined;
+  });
+  if (switches.length === 0) return;
+  for (const action of state.actions) {
+    if (action.access === undefined || state.kindsByName.get(action.kind)?.accessDecision === undefined)
+      continue;
+    const effects = accessEffects(action);
+    const narrows = effects.narrows.length > 0;
+    const widens = effects.widens.length > 0;
+    if (narrows && !widens) for (const change of switches) change.dependsOn.add(action.key);
+    if (widens && !narrows) for (const change of switches) action.dependsOn.add(change.key);
+  }
 }
 
 /** A request naming an ID that another action creates waits for that create. */
@@ -132,13 +196,15 @@ function freeKeysBeforeTaking(actions: readonly DraftAction[]): Map<string, stri
   for (const action of actions) {
     if (action.frees !== undefined) freedBy.set(action.frees, [...(freedBy.get(action.frees) ?? []), action]);
   }
+  // What each action already waits for before this rule adds anything.
+  const before = new Map(actions.map((action) => [action, new Set(action.dependsOn)]));
   const takers = new Map<string, string[]>();
   for (const action of actions) {
     if (action.takes === undefined) continue;
     takers.set(action.takes, [...(takers.get(action.takes) ?? []), action.key]);
     for (const freer of freedBy.get(action.takes) ?? []) {
       // A freer drafted to follow this taker frees what the taker takes (a temporary rule's delete).
-      if (freer !== action && !freer.dependsOn.has(action.key)) action.dependsOn.add(freer.key);
+      if (freer !== action && !before.get(freer)?.has(action.key)) action.dependsOn.add(freer.key);
     }
   }
   return takers;
@@ -217,18 +283,25 @@ function accessEffects(action: DraftAction): {
   if (action.op === 'delete')
     return allow ? { narrows: [action.range], widens: [] } : { narrows: [], widens: [action.range] };
   if (action.op !== 'update' && action.op !== 'adopt') return { narrows: [], widens: [] };
-  // An update only matters to access when it moves the rule to another range.
-  if (action.takes === undefined || sameRange(action.range, action.movedFrom))
-    return { narrows: [], widens: [] };
-  return allow
-    ? { narrows: [action.movedFrom], widens: [action.range] }
-    : { narrows: [action.range], widens: [action.movedFrom] };
+  // An update only matters to access when it moves the rule to another range,
+  // and then only where the two ranges differ: the rule decides the same for
+  // the addresses both cover, before and after.
+  if (action.takes === undefined) return { narrows: [], widens: [] };
+  const { range, movedFrom } = action;
+  if (range === undefined || movedFrom === undefined)
+    return { narrows: [movedFrom, range], widens: [movedFrom, range] };
+  const arrives = subtract(range, movedFrom);
+  const leaves = subtract(movedFrom, range);
+  return allow ? { narrows: leaves, widens: arrives } : { narrows: arrives, widens: leaves };
 }
 
-function sameRange(a: AddressRange | undefined, b: AddressRange | undefined): boolean {
-  return (
-    a !== undefined && b !== undefined && a.family === b.family && a.first === b.first && a.last === b.last
-  );
+/** The addresses of `a` that `b` does not cover: none, one or two ranges. */
+function subtract(a: AddressRange, b: AddressRange): AddressRange[] {
+  if (a.family !== b.family || b.last < a.first || a.last < b.first) return [a];
+  const left: AddressRange[] = [];
+  if (a.first < b.first) left.push({ family: a.family, first: a.first, last: b.first - 1n });
+  if (b.last < a.last) left.push({ family: a.family, first: b.last + 1n, last: a.last });
+  return left;
 }
 
 /**

@@ -14,11 +14,15 @@ import { uniqueKeyValue } from './unique-keys.js';
  * is passed over.
  */
 const PARKING_SPOTS: readonly { readonly guard: string; readonly spot: string }[] = [
-  { guard: '192.0.2.254/31', spot: '192.0.2.255/32' },
-  { guard: '198.51.100.254/31', spot: '198.51.100.255/32' },
-  { guard: '203.0.113.254/31', spot: '203.0.113.255/32' },
-  { guard: '100::fffe/127', spot: '100::ffff/128' },
-  { guard: '3fff:fff:ffff:ffff:ffff:ffff:ffff:fffe/127', spot: '3fff:fff:ffff:ffff:ffff:ffff:ffff:ffff/128' },
+  ...['192.0.2.', '198.51.100.', '203.0.113.'].flatMap((net) =>
+    [254, 252, 250].map((last) => ({ guard: `${net}${last}/31`, spot: `${net}${last + 1}/32` })),
+  ),
+  ...['100::', '3fff:fff:ffff:ffff:ffff:ffff:ffff:'].flatMap((net) =>
+    [0xfffe, 0xfffc, 0xfffa].map((last) => ({
+      guard: `${net}${last.toString(16)}/127`,
+      spot: `${net}${(last + 1).toString(16)}/128`,
+    })),
+  ),
 ];
 
 /** Marker names of temporary rules start with `~`, which no manifest name can (see the manifest schema). */
@@ -44,8 +48,15 @@ export function orderActionsParkingMoves(state: PlanState): void {
     );
     if (order.ok) return;
     const inCycle = new Set(order.cycle);
+    // Only an allow is worth parking: leaving its old range narrows (early),
+    // reaching the new one widens (late). A parked deny would still have to
+    // leave before it arrives.
     const move = state.actions.find(
-      (action) => inCycle.has(action.key) && action.movedFrom !== undefined && !parked.has(action.change),
+      (action) =>
+        inCycle.has(action.key) &&
+        action.movedFrom !== undefined &&
+        action.access === 'allow' &&
+        !parked.has(action.change),
     );
     if (move === undefined) return;
     parked.add(move.change);

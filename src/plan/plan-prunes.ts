@@ -38,7 +38,9 @@ export function planPrunes(state: PlanState): void {
           objectId: object.id,
           ...orderingFacts(kind, object.spec, 'frees'),
         });
-        if (inManifests) waitForKeptCopy(state, remove, `${kind.name}.${name}`);
+        // Access rules hold no stable value; the access ordering places their deletes.
+        if (inManifests && kind.accessDecision === undefined)
+          waitForKeptCopy(state, remove, `${kind.name}.${name}`);
         addChange(
           state,
           {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   type AccountSnapshot,
@@ -180,8 +181,8 @@ describe('access checker: endpoints and guards', () => {
   const https = (mtls: unknown, oidc: unknown): AccountSnapshot => ({
     ...emptySnapshot(),
     cas: new Map([
-      ['ca_1', { id: 'ca_1' }],
-      ['ca_2', { id: 'ca_2' }],
+      ['ca_1', { id: 'ca_1', ca_pem: 'one' }],
+      ['ca_2', { id: 'ca_2', ca_pem: 'two' }],
     ]),
     httpsEdges: new Map([
       ['edghts_1', { id: 'edghts_1', mutual_tls: mtls, routes: [{ id: 'edghtsrt_1', oidc }] }],
@@ -223,7 +224,9 @@ describe('access checker: endpoints and guards', () => {
       start: https(mutualTls('ca_1'), null),
       writes: [edgePatch(mutualTls('ca_1', 'ca_2'), null), edgePatch(mutualTls('ca_1'), null)],
       end: https(mutualTls('ca_1'), null),
-      expected: ['1 route edghtsrt_1 guard ca ca_2'],
+      expected: [
+        `1 route edghtsrt_1 guard ca pem ${createHash('sha256').update('two').digest('hex').slice(0, 12)}`,
+      ],
     },
     {
       name: 'OIDC disabled is no guard',

@@ -1,3 +1,4 @@
+import { ApiError } from '../../src/api/api-error.js';
 import type { ApplyResult } from '../../src/apply/apply-result.js';
 import { executePlan } from '../../src/apply/execute-plan.js';
 import type { AppliedWrite, EmulatorSeed } from '../../src/emulator/server.js';
@@ -52,11 +53,17 @@ export async function readSnapshot(harness: AccessHarness): Promise<AccountSnaps
     for (const id of ids) {
       const edge: Record<string, unknown> = { id };
       for (const module of modules) {
-        const response = await harness.inspect.request<Record<string, unknown>>({
-          method: 'GET',
-          path: `/edges/${kind}/${id}/${module}`,
-        });
-        edge[module] = response.body;
+        try {
+          const response = await harness.inspect.request<Record<string, unknown>>({
+            method: 'GET',
+            path: `/edges/${kind}/${id}/${module}`,
+          });
+          edge[module] = response.body;
+        } catch (error) {
+          // An unset module answers 404.
+          if (!(error instanceof ApiError) || error.status !== 404) throw error;
+          edge[module] = null;
+        }
       }
       edges.set(id, edge);
     }

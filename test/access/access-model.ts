@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { cidrRange } from '../../src/kinds/cidr.js';
 
 /**
@@ -163,6 +164,17 @@ function addressOpen(
   return allowed;
 }
 
+/**
+ * A CA is the certificates it signs: two objects with one PEM let the same
+ * clients through, so a replaced CA with the PEM of the old is no opening.
+ */
+function caIdentity(snapshot: AccountSnapshot, id: string): string {
+  const pem = snapshot.cas.get(id)?.ca_pem;
+  return typeof pem === 'string'
+    ? `pem ${createHash('sha256').update(pem.trim()).digest('hex').slice(0, 12)}`
+    : id;
+}
+
 /** What lets a client through an edge's guard, by subject: `any client`, or `ca <id>` for a CA its mutual TLS accepts. */
 function guardOpenings(snapshot: AccountSnapshot): Map<string, Set<string>> {
   const openings = new Map<string, Set<string>>();
@@ -170,7 +182,7 @@ function guardOpenings(snapshot: AccountSnapshot): Map<string, Set<string>> {
     const value = module as Json | null | undefined;
     if (value === null || value === undefined || value.enabled === false) return null;
     const cas = ((value.certificate_authorities as unknown[] | undefined) ?? []).map(idOf);
-    return cas.length === 0 ? null : new Set(cas.map((id) => `ca ${id}`));
+    return cas.length === 0 ? null : new Set(cas.map((id) => `ca ${caIdentity(snapshot, id)}`));
   };
   for (const edge of snapshot.tlsEdges.values())
     openings.set(`tls_edge ${String(edge.id)}`, mutualTls(edge.mutual_tls) ?? new Set(['any client']));
@@ -192,7 +204,7 @@ export interface Widening {
   /** Index into the moments: 0 is the start, i the state after the i-th applied write. */
   readonly moment: number;
   readonly subject: string;
-  /** An address range (`10.0.2.0 – 10.0.2.255`), `any client`, or `ca <id>`. */
+  /** An address range (`10.0.2.0 – 10.0.2.255`), `any client`, or `ca pem <hash>` for a CA's certificates. */
   readonly opening: string;
 }
 

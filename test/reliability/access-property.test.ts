@@ -1,0 +1,27 @@
+import fc from 'fast-check';
+import { describe, it } from 'vitest';
+import { checkScenario, scenarioArb } from '../access/access-scenario.js';
+
+/**
+ * The long form of test/access/access-property.test.ts: more random state
+ * pairs, each applied A → B → A → B-killed-then-B through the executor
+ * against the emulator, every answer replayed through the access checker.
+ * ACCESS_PROPERTY_RUNS sets the count (default 100), ACCESS_PROPERTY_SEED
+ * the seed (default: a new one each run, printed on failure by fast-check).
+ */
+const RUNS = Number(process.env.ACCESS_PROPERTY_RUNS ?? 100);
+const SEED =
+  process.env.ACCESS_PROPERTY_SEED === undefined ? undefined : Number(process.env.ACCESS_PROPERTY_SEED);
+
+describe('access never widens (long run)', () => {
+  it(`${RUNS} random state pairs through the executor and the emulator`, {
+    timeout: 60_000 + RUNS * 10_000,
+  }, async () => {
+    await fc.assert(
+      fc.asyncProperty(scenarioArb, async (scenario) => {
+        await checkScenario(scenario);
+      }),
+      { numRuns: RUNS, ...(SEED === undefined ? {} : { seed: SEED }) },
+    );
+  });
+});
