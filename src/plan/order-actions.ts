@@ -112,25 +112,54 @@ function neverOpenGuards(actions: readonly DraftAction[]): void {
  * widenings land.
  */
 function switchPoliciesBetweenPhases(state: PlanState): void {
-  // Adding a restriction only narrows (the endpoint was open to all) and
-  // removing one leaves the endpoint open to all, as after the plan: only a
-  // change from one list to another sits between the phases.
-  const switches = state.actions.filter((action) => {
+  const switches = policySwitches(state);
+  if (switches.length === 0) return;
+  for (const action of state.actions) {
+    const phase = phaseOf(state, action);
+    if (phase === 'narrows') for (const change of switches) change.dependsOn.add(action.key);
+    if (phase === 'widens') for (const change of switches) action.dependsOn.add(change.key);
+  }
+}
+
+/**
+ * Adding a restriction only narrows (the endpoint was open to all) and
+ * removing one leaves the endpoint open to all, as after the plan: only a
+ * change from one list to another sits between the phases.
+ */
+function policySwitches(state: PlanState): DraftAction[] {
+  return state.actions.filter((action) => {
     const module = moduleOf(action);
     if (action.op !== 'put-module' || module === undefined || !POLICY_MODULES.has(module)) return false;
     const live = state.liveById.get(action.objectId ?? '')?.spec[module];
     return live !== null && live !== undefined;
   });
-  if (switches.length === 0) return;
-  for (const action of state.actions) {
-    if (action.access === undefined || state.kindsByName.get(action.kind)?.accessDecision === undefined)
-      continue;
-    const effects = accessEffects(action);
-    const narrows = effects.narrows.length > 0;
-    const widens = effects.widens.length > 0;
-    if (narrows && !widens) for (const change of switches) change.dependsOn.add(action.key);
-    if (widens && !narrows) for (const change of switches) action.dependsOn.add(change.key);
-  }
+}
+
+/**
+ * Which phase an access change belongs to. A rule parked on its way (see
+ * park-moves.ts) narrows when it leaves its range for the guarded spot and
+ * widens when it leaves the spot for its target; a move that does both at
+ * once belongs to neither.
+ */
+function phaseOf(state: PlanState, action: DraftAction): 'narrows' | 'widens' | 'both' | undefined {
+  if (action.access === undefined || state.kindsByName.get(action.kind)?.accessDecision === undefined)
+    return undefined;
+  if (action.unparks !== undefined) return 'widens';
+  if (state.actions.some((other) => other.unparks === action.key)) return 'narrows';
+  const effects = accessEffects(action);
+  const narrows = effects.narrows.length > 0;
+  const widens = effects.widens.length > 0;
+  if (narrows && widens) return 'both';
+  return narrows ? 'narrows' : widens ? 'widens' : undefined;
+}
+
+/**
+ * An allow rule that moves while an endpoint switches policy lists, and so
+ * belongs to neither phase: park-moves.ts splits it in two.
+ */
+export function moveAcrossPolicySwitch(state: PlanState): DraftAction | undefined {
+  if (policySwitches(state).length === 0) return undefined;
+  return state.actions.find((action) => action.access === 'allow' && phaseOf(state, action) === 'both');
 }
 
 /** A request naming an ID that another action creates waits for that create. */

@@ -1,7 +1,7 @@
 import type { AddressRange, Kind } from '../kinds/kind.js';
 import { encodeMetadata } from '../kinds/ownership-marker.js';
 import { type DraftAction, draftAction } from './draft-action.js';
-import { orderActions } from './order-actions.js';
+import { moveAcrossPolicySwitch, orderActions } from './order-actions.js';
 import { pendingPathSegment } from './pending-id.js';
 import type { PlanState } from './plan-state.js';
 import { topologicalOrder } from './topological-order.js';
@@ -30,7 +30,8 @@ export const PARKING_GUARD_PREFIX = '~parking.';
 
 /**
  * Orders the actions (`orderActions`) and, while they wait on each other in
- * a cycle, breaks the cycle at a rule that moves its range: two rules
+ * a cycle, or an allow rule moves while an endpoint switches policy lists
+ * (the move would be in neither phase), splits a rule that moves its range: two rules
  * swapping CIDRs, or a rule moving off a CIDR that a new deny must hold
  * before the move widens anything. The move is split in two PATCHes, first
  * to a parking spot, then to its target, under a temporary deny rule on the
@@ -46,8 +47,9 @@ export function orderActionsParkingMoves(state: PlanState): void {
     const order = topologicalOrder(
       state.actions.map((action) => ({ key: action.key, dependsOn: [...action.dependsOn] })),
     );
-    if (order.ok) return;
-    const inCycle = new Set(order.cycle);
+    const straddling = moveAcrossPolicySwitch(state);
+    if (order.ok && (straddling === undefined || parked.has(straddling.change))) return;
+    const inCycle = new Set(order.ok ? [straddling?.key] : order.cycle);
     // Only an allow is worth parking: leaving its old range narrows (early),
     // reaching the new one widens (late). A parked deny would still have to
     // leave before it arrives.
