@@ -10,6 +10,7 @@ import { visibleText } from '../visible-text.js';
 import { registerApplyCommand } from './apply-flags.js';
 import type { CommandContext, CommandOutcome, CommandRegistrar } from './command-context.js';
 import { registerEmulatorCommand } from './emulator-flags.js';
+import { flagsFromEnvironment } from './environment-flags.js';
 import { messageForPerson } from './error-hints.js';
 import { registerExportCommand } from './export-flags.js';
 import { registerPlanCommand } from './plan-flags.js';
@@ -112,6 +113,7 @@ async function main(argv: readonly string[]): Promise<number> {
     .version(VERSION, '-V, --version')
     .exitOverride()
     .showHelpAfterError();
+  flagsFromEnvironment(program);
   for (const register of COMMANDS) register(program, ctx);
   try {
     await program.parseAsync([...argv]);

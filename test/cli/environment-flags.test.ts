@@ -1,0 +1,127 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BUILT_CLI } from '../support/built-cli.js';
+
+const COMMANDS = ['apply', 'validate', 'plan', 'show', 'watch', 'emulator', 'export'];
+const RULES = `version: 1
+reserved_addrs:
+  office:
+    description: office
+    region: eu
+`;
+
+interface Run {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function run(args: readonly string[], cwd: string, env: Record<string, string> = {}): Promise<Run> {
+  const child = spawn(process.execPath, [BUILT_CLI, ...args], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString('utf8');
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  return new Promise((done) => child.on('close', (code) => done({ code, stdout, stderr })));
+}
+
+/** Flags in the Options section of a command's help, without --help. */
+function optionCount(help: string): number {
+  const options = help.slice(help.indexOf('Options:'));
+  return options.split('\n').filter((line) => /^ {2}(-\w, )?--(?!help)/.test(line)).length;
+}
+
+describe('every flag can come from the environment as EDGESYNC_<FLAG> (issue 19)', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'edgesync-env-flags-'));
+    await writeFile(join(dir, 'policies.yaml'), RULES);
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it.each(COMMANDS)('%s --help names a variable for every flag', async (command) => {
+    const { stdout } = await run([command, '--help'], dir);
+
+    expect(optionCount(stdout)).toBeGreaterThan(0);
+    expect(stdout.match(/env:/g)?.length).toBe(optionCount(stdout));
+  });
+
+  it('plan takes --owner and --format from the environment; the command line wins', async () => {
+    const env = { EDGESYNC_OWNER: 'team-env', EDGESYNC_FORMAT: 'json', EDGESYNC_EMULATOR: 'true' };
+
+    const fromEnv = await run(['plan', 'policies.yaml'], dir, env);
+    const fromFlag = await run(['plan', '--owner', 'team-flag', 'policies.yaml'], dir, env);
+
+    expect(JSON.parse(fromEnv.stdout).owner).toBe('team-env');
+    expect(JSON.parse(fromFlag.stdout).owner).toBe('team-flag');
+  });
+
+  it('a switch reads its value: EDGESYNC_YES=false does not approve, =1 does, anything else is refused by name', async () => {
+    const emulator = { EDGESYNC_EMULATOR: '1' };
+
+    const no = await run(['apply', 'policies.yaml'], dir, { ...emulator, EDGESYNC_YES: 'false' });
+    const yes = await run(['apply', 'policies.yaml'], dir, { ...emulator, EDGESYNC_YES: '1' });
+    const typo = await run(['apply', 'policies.yaml'], dir, { ...emulator, EDGESYNC_YES: 'yse' });
+
+    expect(no.stderr).toContain('refusing to apply without confirmation');
+    expect(no.code).toBe(1);
+    expect(yes.code).toBe(0);
+    expect(yes.stdout).toContain('1 created');
+    expect(typo.stderr).toContain('EDGESYNC_YES: expected true or false, 1 or 0 (found "yse")');
+    expect(typo.code).toBe(1);
+  });
+
+  it('a bad value names the variable it came from', async () => {
+    const { code, stderr } = await run(['plan', 'policies.yaml'], dir, {
+      EDGESYNC_EMULATOR: '1',
+      EDGESYNC_LOG_FORMAT: 'fancy',
+    });
+
+    expect(code).toBe(1);
+    expect(stderr).toContain("from env 'EDGESYNC_LOG_FORMAT' is invalid. Allowed choices are json, pretty");
+  });
+
+  it('watch takes --listen, --interval and --owner from the environment', async () => {
+    const child = spawn(process.execPath, [BUILT_CLI, 'watch', 'policies.yaml'], {
+      cwd: dir,
+      env: {
+        PATH: process.env.PATH ?? '',
+        EDGESYNC_EMULATOR: 'true',
+        EDGESYNC_LISTEN: '127.0.0.1:0',
+        EDGESYNC_INTERVAL: '1h',
+        EDGESYNC_OWNER: 'team-daemon',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const url = await new Promise<string>((resolve, reject) => {
+      let stdout = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+        const match = /^listening on (http:\/\/\S+)\n/.exec(stdout);
+        if (match?.[1]) resolve(match[1]);
+      });
+      void exited.then((code) => reject(new Error(`watch exited with ${code}`)));
+    });
+    const status = (await (await fetch(`${url}/status`)).json()) as { owner: string };
+    child.kill('SIGTERM');
+    const code = await exited;
+
+    expect(url).not.toBe('http://127.0.0.1:9090');
+    expect(status.owner).toBe('team-daemon');
+    expect(code).toBe(0);
+  });
+});
