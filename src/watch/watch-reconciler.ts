@@ -145,7 +145,6 @@ export class WatchReconciler {
     const endTimer = this.#options.metrics.reconcileDuration.startTimer();
     // Whatever triggered it, a run loads the manifests after the pending file event: its writes apply that change.
     const changeEventAt = this.#options.takeChangeEventAt?.() ?? null;
-    const releaseBackground = this.#options.readShare.holdBackground();
     let outcome: Outcome;
     try {
       outcome = await this.#reconcile(log, runLog, signal, changeEventAt);
@@ -156,7 +155,6 @@ export class WatchReconciler {
       log.error({ err, code }, 'reconcile failed');
       outcome = { result: 'failed', notReadyReason: `last reconcile failed: ${message}` };
     }
-    releaseBackground();
     endTimer();
     this.#recordRateLimitWait(log);
     const finishedAt = this.#options.clock.now();
@@ -251,29 +249,32 @@ export class WatchReconciler {
     }
 
     let firstWriteSeen = false;
-    const applied = await withPurpose('write', () =>
-      executePlan(plan, {
-        api: new CacheWritingApi(this.#options.api, this.#options.cache, (surprise) => {
-          this.#options.metrics.cacheDrops.inc({ kind: surprise.kind });
-          log.warn(
-            surprise,
-            'a write met what the cache did not hold; that kind is read in full before it is planned again',
-          );
+    const applied = await this.#inForeground(() =>
+      withPurpose('write', () =>
+        executePlan(plan, {
+          api: new CacheWritingApi(this.#options.api, this.#options.cache, (surprise) => {
+            this.#options.metrics.cacheDrops.inc({ kind: surprise.kind });
+            log.warn(
+              surprise,
+              'a write met what the cache did not hold; that kind is read in full before it is planned again',
+            );
+          }),
+          signal,
+          logger: runLog,
+          concurrency: this.#options.concurrency ?? 4,
+          kindByName,
+          onProgress: (event) => {
+            if (event.type === 'started' && !firstWriteSeen) {
+              firstWriteSeen = true;
+              if (changeEventAt !== null)
+                this.#recordChangeToFirstWrite(this.#options.clock.now() - changeEventAt);
+            }
+            logProgress(log, event);
+          },
         }),
-        signal,
-        logger: runLog,
-        concurrency: this.#options.concurrency ?? 4,
-        kindByName,
-        onProgress: (event) => {
-          if (event.type === 'started' && !firstWriteSeen) {
-            firstWriteSeen = true;
-            if (changeEventAt !== null)
-              this.#recordChangeToFirstWrite(this.#options.clock.now() - changeEventAt);
-          }
-          logProgress(log, event);
-        },
-      }),
+      ),
     );
+    await this.#readBackStale(namedModuleOnlyIds(desired), signal);
 
     this.#lastPlan = { ...planned, applied: true };
     this.#lastApply = toApplyRecord(applied);
@@ -315,10 +316,13 @@ export class WatchReconciler {
       );
       if (targets.size === 0) break;
       for (const ids of targets.values()) for (const id of ids) read.add(id);
-      await withPurpose('targeted-read', () =>
-        readTargetsInto(this.#options.api, cache, targets, named, signal),
+      const before = fingerprints(cache, targets);
+      await this.#inForeground(() =>
+        withPurpose('targeted-read', () => readTargetsInto(this.#options.api, cache, targets, named, signal)),
       );
       signal.throwIfAborted();
+      // The reads found what the cache held: the draft stands, and planning again would only cost CPU.
+      if (fingerprints(cache, targets) === before) break;
       live = cache.snapshot();
       plan = planChanges(desired, live, planOptions);
     }
@@ -338,12 +342,14 @@ export class WatchReconciler {
     const versions = kinds.map((kind) => cache.beginFullRead(kind));
     let live: LiveState;
     try {
-      live = await withPurpose('full-read', () =>
-        readLiveState(this.#options.api, {
-          kinds: kinds.map(kindByName),
-          idsByKind: Object.fromEntries(named),
-          signal,
-        }),
+      live = await this.#inForeground(() =>
+        withPurpose('full-read', () =>
+          readLiveState(this.#options.api, {
+            kinds: kinds.map(kindByName),
+            idsByKind: Object.fromEntries(named),
+            signal,
+          }),
+        ),
       );
     } catch (error) {
       kinds.forEach((kind, index) => {
@@ -365,6 +371,36 @@ export class WatchReconciler {
     log.info(
       { kinds, requests: live.stats.requests, durationMs: Math.round(live.stats.durationMs) },
       'read in full',
+    );
+  }
+
+  /**
+   * Requests of a reconcile are foreground work: background full reads wait
+   * while they run. Loading and planning, which send nothing, do not hold
+   * them back.
+   */
+  async #inForeground<T>(work: () => Promise<T>): Promise<T> {
+    const release = this.#options.readShare.holdBackground();
+    try {
+      return await work();
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Module writes answer with the module, not the object: the objects they
+   * changed are read back now, so the cache is whole again before the next
+   * change (and an idle daemon spends nothing on them later).
+   */
+  async #readBackStale(named: ReadonlyMap<KindName, readonly string[]>, signal: AbortSignal): Promise<void> {
+    const stale = this.#options.cache.staleIds();
+    if (stale.size === 0 || signal.aborted) return;
+    // A failed read-back leaves them stale: the next reconcile reads them before it plans.
+    await this.#inForeground(() =>
+      withPurpose('targeted-read', () =>
+        readTargetsInto(this.#options.api, this.#options.cache, stale, named, signal),
+      ),
     );
   }
 
@@ -423,6 +459,18 @@ export class WatchReconciler {
       );
     }
   }
+}
+
+/** What the cache holds for `targets`, as one comparable string (absent objects included). */
+function fingerprints(cache: LiveStateCache, targets: ReadonlyMap<KindName, readonly string[]>): string {
+  const parts: string[] = [];
+  for (const [kind, ids] of targets) {
+    for (const id of ids)
+      parts.push(
+        `${id}:${cache.knows(kind, id) ? (cache.get(kind, id)?.fingerprint ?? 'missing') : 'unknown'}`,
+      );
+  }
+  return parts.join(',');
 }
 
 /** Module-only kinds are read by GET for the IDs the manifests name; other kinds are listed whole. */

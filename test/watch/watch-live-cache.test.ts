@@ -194,6 +194,39 @@ describe('edgesync watch plans from its live-state cache (the daemon as a proces
     expect(status.liveCache?.lastChangeToFirstWriteMs).not.toBeNull();
   });
 
+  it('checks a delete by GET first: a rule whose marker changed behind its back is not pruned', async () => {
+    const file = join(manifests, 'rules.yaml');
+    const desired = { kept: { cidr: '192.0.2.0/24' }, 'handed-over': { cidr: '198.51.100.0/24' } };
+    await writeFile(file, rulesManifest(desired));
+    const [service, running] = await start({ ip_policies: [{ id: POLICY, description: 'cache tests' }] }, [
+      '--interval',
+      '1h',
+    ]);
+    const before = await eventually(async () => {
+      const rules = await listRules(service);
+      return rules.length === 2 ? rules : undefined;
+    });
+    const handedOver = withCidr(before, '198.51.100.0/24')[0];
+    const otherOwner = encodeMetadata(undefined, { owner: 'another-team', name: 'handed-over' });
+    await callService(service, 'PATCH', `/ip_policy_rules/${handedOver?.id}`, { metadata: otherOwner });
+    const reconcilesBefore = (await getStatus(running)).lastReconcile?.finishedAt;
+
+    await writeFile(file, rulesManifest({ kept: desired.kept }));
+    const after = await eventually(async () => {
+      const status = await getStatus(running);
+      return status.lastReconcile?.trigger === 'change' &&
+        status.lastReconcile.finishedAt !== reconcilesBefore
+        ? status
+        : undefined;
+    });
+    const rules = await listRules(service);
+
+    expect(after.lastReconcile?.result).toBe('in-sync');
+    expect(after.liveCache?.lastTargetedReads).toBe(1);
+    expect(rules).toHaveLength(2);
+    expect(withCidr(rules, '198.51.100.0/24')[0]).toMatchObject({ id: handedOver?.id, metadata: otherOwner });
+  });
+
   it('costs one read beyond its writes for a one-rule change, and falls back to a full read when a write meets a taken unique key', async () => {
     const file = join(manifests, 'rules.yaml');
     await writeFile(file, rulesManifest({ office: { cidr: '203.0.113.0/24', description: 'v1' } }));
