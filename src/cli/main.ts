@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-import { Command, CommanderError } from 'commander';
 import type { ServiceErrorCode } from '../emulator/service-error.js';
 import { CORE_ERROR_CODES, type CoreErrorCode, EdgesyncError } from '../errors.js';
 import type { ExportErrorCode } from '../export/export-error.js';
@@ -7,16 +6,7 @@ import { KIND_ERROR_CODES, type KindErrorCode } from '../kinds/kind-error.js';
 import { MANIFEST_ERROR_CODES, type ManifestErrorCode } from '../manifest/manifest-error.js';
 import { VERSION } from '../version.js';
 import { visibleText } from '../visible-text.js';
-import { registerApplyCommand } from './apply-flags.js';
-import type { CommandContext, CommandOutcome, CommandRegistrar } from './command-context.js';
-import { registerEmulatorCommand } from './emulator-flags.js';
-import { flagsFromEnvironment } from './environment-flags.js';
-import { messageForPerson } from './error-hints.js';
-import { registerExportCommand } from './export-flags.js';
-import { registerPlanCommand } from './plan-flags.js';
-import { registerShowCommand } from './show-flags.js';
-import { registerValidateCommand } from './validate-flags.js';
-import { registerWatchCommand } from './watch-flags.js';
+import type { CommandContext, CommandOutcome } from './command-context.js';
 
 /** The documented exit codes (DESIGN.md, "Commands"). */
 const EXIT = {
@@ -68,17 +58,13 @@ function exitCodeOf(outcome: CommandOutcome | ErrorCode): ExitCode {
   return EXIT_CODES[outcome] ?? EXIT.error;
 }
 
-const COMMANDS: readonly CommandRegistrar[] = [
-  registerApplyCommand,
-  registerValidateCommand,
-  registerPlanCommand,
-  registerShowCommand,
-  registerWatchCommand,
-  registerEmulatorCommand,
-  registerExportCommand,
-];
-
 async function main(argv: readonly string[]): Promise<number> {
+  // `edgesync --version` alone answers before commander and the commands load (issue 18: start time).
+  if (argv.length === 3 && (argv[2] === '--version' || argv[2] === '-V')) {
+    process.stdout.write(`${VERSION}\n`);
+    return EXIT.ok;
+  }
+  const { CommanderError, commandLine } = await import('./command-line.js');
   let outcome: CommandOutcome = 'ok';
   const shutdown = new AbortController();
   // The first signal asks the command to stop cleanly (an apply settles what it sent and
@@ -100,7 +86,10 @@ async function main(argv: readonly string[]): Promise<number> {
   const ctx: CommandContext = {
     stdout: process.stdout,
     stderr: process.stderr,
-    stdin: process.stdin,
+    // A getter: touching process.stdin sets up a stream, which only apply's confirmation needs.
+    get stdin() {
+      return process.stdin;
+    },
     env: process.env,
     cwd: process.cwd(),
     setOutcome: (ended) => {
@@ -108,19 +97,13 @@ async function main(argv: readonly string[]): Promise<number> {
     },
     shutdown: shutdown.signal,
   };
-  const program = new Command('edgesync')
-    .description('Keep an Edge Configuration Service account equal to YAML manifests in Git.')
-    .version(VERSION, '-V, --version')
-    .exitOverride()
-    .showHelpAfterError();
-  flagsFromEnvironment(program);
-  for (const register of COMMANDS) register(program, ctx);
+  const program = commandLine(ctx);
   try {
     await program.parseAsync([...argv]);
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.error;
-    process.stderr.write(`edgesync: ${visibleText(messageForPerson(error))}
-`);
+    const { messageForPerson } = await import('./error-hints.js');
+    process.stderr.write(`edgesync: ${visibleText(messageForPerson(error))}\n`);
     return error instanceof EdgesyncError ? exitCodeOf((error as EdgesyncError<ErrorCode>).code) : EXIT.error;
   } finally {
     process.off('SIGINT', onSignal);

@@ -1,5 +1,5 @@
 import { Option } from 'commander';
-import { DEFAULT_MARKDOWN_MAX_CHARS } from '../plan/render-markdown.js';
+import { DEFAULT_MARKDOWN_MAX_CHARS } from '../plan/markdown-budget.js';
 import type { CommandRegistrar } from './command-context.js';
 import { PLAN_FORMATS, type PlanFormat } from './plan-flags.js';
 

@@ -14,7 +14,7 @@ import {
 } from './entry-field-locations.js';
 import { compareManifestErrors, type ManifestError } from './manifest-error.js';
 import { walkManifestTree } from './manifest-files.js';
-import { compileManifestSchema, type ManifestValidator, readManifestSchema } from './manifest-schema.js';
+import { compileManifestSchema, type ManifestValidator } from './manifest-schema.js';
 import { parseManifestFile } from './parse-manifest-file.js';
 import type { ParsedManifest } from './parsed-manifest.js';
 import { entryLocation, type RawEntry } from './raw-entry.js';
@@ -70,8 +70,7 @@ export async function loadDesiredState(
   };
   const kinds = options.kinds ?? KINDS;
   const validate =
-    options.validator ??
-    compileManifestSchema(kinds === KINDS ? readManifestSchema() : assembleManifestSchema(kinds));
+    options.validator ?? compileManifestSchema(kinds === KINDS ? undefined : assembleManifestSchema(kinds));
   const kindByName = new Map(kinds.map((kind) => [kind.name as string, kind]));
 
   const collected = await walkManifestTree(paths, { cwd, allowOutsideRoot: references.allowOutsideRoot });

@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { ErrorObject } from 'ajv';
+import { validate as precompiledValidate } from './manifest-validator.generated.js';
+import { loadAjv, MANIFEST_AJV_OPTIONS } from './manifest-validator-source.js';
 
 /** Where the schema lives relative to the package root; the same code runs from `src/` and from `dist/src/`. */
 const SCHEMA_PATH = join('schemas', 'manifest.schema.json');
@@ -27,21 +29,25 @@ export function readManifestSchema(): Record<string, unknown> {
 
 export type ManifestValidator = (data: unknown) => readonly ErrorObject[];
 
-/**
- * Compiles the committed schema: the one source of truth that editors use
- * too. `verbose` keeps the failing data and parent schema on each error so
- * messages can say what was expected and what was found.
- */
-export function compileManifestSchema(
-  schema: Record<string, unknown> = readManifestSchema(),
-): ManifestValidator {
-  const ajv = new Ajv({
-    allErrors: true,
-    verbose: true,
-    // Full strict mode; union types (`["object", "null"]`) are allowed explicitly, as Ajv's strict mode asks.
-    strict: true,
-    allowUnionTypes: true,
-  });
-  const validate: ValidateFunction = ajv.compile(schema);
+/** Ajv's validate function, as both the compiled and the precompiled ones are. */
+interface ValidateFunction {
+  (data: unknown): boolean;
+  errors?: ErrorObject[] | null;
+}
+
+function validatorOf(validate: ValidateFunction): ManifestValidator {
   return (data) => (validate(data) ? [] : [...(validate.errors ?? [])]);
+}
+
+/**
+ * The validator of the committed schema, the one source of truth that editors
+ * use too. Without an argument it is the one compiled ahead of time
+ * (manifest-validator.generated.ts, kept equal to the schema by a test), so
+ * no command loads Ajv or compiles at start; a schema given (one assembled
+ * from other kinds) is compiled here.
+ */
+export function compileManifestSchema(schema?: Record<string, unknown>): ManifestValidator {
+  if (schema === undefined) return validatorOf(precompiledValidate as ValidateFunction);
+  const Ajv = loadAjv();
+  return validatorOf(new Ajv(MANIFEST_AJV_OPTIONS).compile(schema));
 }

@@ -42,8 +42,11 @@ async function runRecorded(args: readonly string[], dir: string): Promise<Run> {
   return { code, stdout, modules };
 }
 
+/** The error-code lists main.ts's exit table spreads: small, and loaded by every command. */
+const EXIT_TABLE = new Set(['dist/src/kinds/kind-error.js', 'dist/src/manifest/manifest-error.js']);
+
 function under(modules: readonly string[], pattern: RegExp): string[] {
-  return modules.filter((module) => pattern.test(module));
+  return modules.filter((module) => pattern.test(module) && !EXIT_TABLE.has(module));
 }
 
 /** The emulator, the daemon and the exporter, and the apply machinery: none is needed to validate. */
@@ -57,18 +60,43 @@ describe('each command loads its modules only when it runs (issue 18)', () => {
     if (dir !== undefined) await rm(dir, { recursive: true, force: true });
   });
 
-  it('--version loads the CLI registration and nothing of any command', async () => {
+  it('--version answers before commander and the commands load', async () => {
     dir = await mkdtemp(join(tmpdir(), 'edgesync-lazy-'));
     const run = await runRecorded(['--version'], dir);
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/^\d+\.\d+\.\d+/);
-    // The hook sees the CLI's own modules, so an empty list below is not a hook that saw nothing.
+    const version = JSON.parse(await readFile(join(REPO_ROOT, 'package.json'), 'utf8')).version as string;
+    expect(run.stdout).toBe(`${version}\n`);
+    // The hook sees the CLI's own modules, so the empty lists below are not a hook that saw nothing.
     expect(run.modules).toContain('dist/src/cli/main.js');
+    expect(
+      under(
+        run.modules,
+        /^dist\/src\/(cli\/(?!main\.js)|emulator|watch|export|apply|api|manifest|kinds|plan)/,
+      ),
+    ).toEqual([]);
+    expect(under(run.modules, /node_modules\//)).toEqual([]);
+  });
+
+  it('-V and a command line commander parses print the same version', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'edgesync-lazy-'));
+    const short = await runRecorded(['-V'], dir);
+    const parsed = await runRecorded(['--version', '--no-such-flag-after'], dir);
+    const version = JSON.parse(await readFile(join(REPO_ROOT, 'package.json'), 'utf8')).version as string;
+    expect(short.stdout).toBe(`${version}\n`);
+    expect(parsed.stdout).toBe(`${version}\n`);
+    expect(parsed.modules).toContain('dist/src/cli/command-line.js');
+  });
+
+  it('registering every command loads no command implementation', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'edgesync-lazy-'));
+    const run = await runRecorded(['--help'], dir);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/validate \[options\] \[paths\.\.\.\]/);
     expect(run.modules).toContain('dist/src/cli/validate-flags.js');
     expect(
       under(
         run.modules,
-        /^dist\/src\/(emulator|watch|export|apply|api\/client|manifest\/load|kinds\/registry|plan-session)/,
+        /^dist\/src\/(emulator|watch|export|apply|api\/client|manifest|kinds\/registry|plan-session)/,
       ),
     ).toEqual([]);
     expect(under(run.modules, /-command\.js$/)).toEqual([]);
