@@ -1,8 +1,8 @@
 import { MAX_PEM_BYTES, parseCaPem } from '../ca-certificate.js';
+import { collectionRoutes } from '../collection-routes.js';
 import { checkObject, DESCRIPTION_RULE, METADATA_RULE, type ObjectRules } from '../field-rules.js';
 import type { HandlerEnv, RouteDefinition } from '../handler.js';
-import { listPage } from '../pagination.js';
-import { findRecord, newBaseRecord, patchDescriptionMetadata, renderBase } from '../record-base.js';
+import { newBaseRecord, renderBase } from '../record-base.js';
 import type { CertificateAuthorityRecord } from '../records.js';
 import { deleteReferenceTarget } from '../reference-users.js';
 
@@ -44,56 +44,12 @@ export function createCertificateAuthority(
   return record;
 }
 
-function find(env: HandlerEnv, id: string | undefined): CertificateAuthorityRecord {
-  return findRecord(env, 'certificate_authorities', id, 'certificate authority');
-}
-
-export const CERTIFICATE_AUTHORITY_ROUTES: readonly RouteDefinition[] = [
-  {
-    method: 'POST',
-    template: '/certificate_authorities',
-    handler: (request, env) => ({
-      status: 201,
-      body: renderCertificateAuthority(createCertificateAuthority(env, request.body), env),
-    }),
-  },
-  {
-    method: 'GET',
-    template: '/certificate_authorities',
-    handler: (request, env) =>
-      listPage(
-        env.store.pages('certificate_authorities'),
-        'certificate_authorities',
-        (r) => renderCertificateAuthority(r, env),
-        request,
-        env,
-      ),
-  },
-  {
-    method: 'GET',
-    template: '/certificate_authorities/{id}',
-    handler: (request, env) => ({
-      status: 200,
-      body: renderCertificateAuthority(find(env, request.params.id), env),
-    }),
-  },
-  {
-    method: 'PATCH',
-    template: '/certificate_authorities/{id}',
-    handler: (request, env) => {
-      const record = find(env, request.params.id);
-      patchDescriptionMetadata(record, checkObject(request.body, UPDATE_RULES));
-      env.store.changed();
-      return { status: 200, body: renderCertificateAuthority(record, env) };
-    },
-  },
-  {
-    method: 'DELETE',
-    template: '/certificate_authorities/{id}',
-    handler: (request, env) => {
-      const record = find(env, request.params.id);
-      deleteReferenceTarget(env, 'certificate_authorities', record.id);
-      return { status: 204 };
-    },
-  },
-];
+export const CERTIFICATE_AUTHORITY_ROUTES: readonly RouteDefinition[] = collectionRoutes({
+  collection: 'certificate_authorities',
+  path: '/certificate_authorities',
+  title: 'certificate authority',
+  render: renderCertificateAuthority,
+  create: createCertificateAuthority,
+  update: (_record, body) => checkObject(body, UPDATE_RULES),
+  remove: (env, record) => deleteReferenceTarget(env, 'certificate_authorities', record.id),
+});

@@ -1,3 +1,4 @@
+import { collectionRoutes } from '../collection-routes.js';
 import {
   checkHttpsTlsTermination,
   checkMutualTls,
@@ -7,8 +8,7 @@ import {
 import { checkObject, DESCRIPTION_RULE, METADATA_RULE, type ObjectRules } from '../field-rules.js';
 import type { HandlerEnv, RouteDefinition } from '../handler.js';
 import { moduleRoutes } from '../module-routes.js';
-import { listPage } from '../pagination.js';
-import { findRecord, newBaseRecord, patchDescriptionMetadata, renderBase } from '../record-base.js';
+import { findRecord, newBaseRecord, renderBase } from '../record-base.js';
 import type { HttpsEdgeRecord } from '../records.js';
 import { ServiceError } from '../service-error.js';
 import { renderHttpsEdgeRoute } from './https-edge-routes.js';
@@ -92,54 +92,27 @@ function edgeModuleRoutes(module: EdgeModuleName): RouteDefinition[] {
 }
 
 export const HTTPS_EDGE_ROUTES: readonly RouteDefinition[] = [
-  {
-    method: 'POST',
-    template: '/edges/https',
-    handler: (request, env) => ({
-      status: 201,
-      body: renderHttpsEdge(createHttpsEdge(env, request.body), env),
-    }),
-  },
-  {
-    method: 'GET',
-    template: '/edges/https',
-    handler: (request, env) =>
-      listPage(env.store.pages('https_edges'), 'https_edges', (r) => renderHttpsEdge(r, env), request, env),
-  },
-  {
-    method: 'GET',
-    template: '/edges/https/{id}',
-    handler: (request, env) => ({
-      status: 200,
-      body: renderHttpsEdge(findHttpsEdge(env, request.params.id), env),
-    }),
-  },
-  {
-    method: 'PATCH',
-    template: '/edges/https/{id}',
-    handler: (request, env) => {
-      const record = findHttpsEdge(env, request.params.id);
-      const checked = checkEdgeBody(env, request.body);
+  ...collectionRoutes({
+    collection: 'https_edges',
+    path: '/edges/https',
+    title: 'HTTPS edge',
+    render: renderHttpsEdge,
+    create: createHttpsEdge,
+    update: (record, body, env) => {
+      const checked = checkEdgeBody(env, body);
       if (checked.hostports !== undefined) record.hostports = checked.hostports;
       if (checked.mutual_tls !== undefined) record.mutual_tls = checked.mutual_tls;
       if (checked.tls_termination !== undefined) record.tls_termination = checked.tls_termination;
-      patchDescriptionMetadata(record, checked);
-      env.store.changed();
-      return { status: 200, body: renderHttpsEdge(record, env) };
+      return checked;
     },
-  },
-  {
-    method: 'DELETE',
-    template: '/edges/https/{id}',
-    handler: (request, env) => {
-      const record = findHttpsEdge(env, request.params.id);
+    // An edge's routes go with it.
+    remove: (env, record) => {
       for (const route of [...env.store.routesOf(record.id).oldestFirst()]) {
         env.store.delete('https_edge_routes', route.id);
       }
       env.store.delete('https_edges', record.id);
-      return { status: 204 };
     },
-  },
+  }),
   ...edgeModuleRoutes('mutual_tls'),
   ...edgeModuleRoutes('tls_termination'),
 ];

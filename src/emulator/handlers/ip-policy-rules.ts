@@ -1,8 +1,8 @@
 import { canonicalCidr } from '../cidr.js';
+import { collectionRoutes } from '../collection-routes.js';
 import { checkObject, DESCRIPTION_RULE, METADATA_RULE, type ObjectRules } from '../field-rules.js';
 import type { HandlerEnv, RouteDefinition } from '../handler.js';
-import { listPage } from '../pagination.js';
-import { findRecord, newBaseRecord, patchDescriptionMetadata, renderBase } from '../record-base.js';
+import { newBaseRecord, renderBase } from '../record-base.js';
 import type { IpPolicyRuleRecord } from '../records.js';
 import { checkReference, refTo } from '../references.js';
 import { invalidField, ServiceError } from '../service-error.js';
@@ -67,58 +67,19 @@ export function createIpPolicyRule(env: HandlerEnv, body: unknown, fixedId?: str
   return record;
 }
 
-function find(env: HandlerEnv, id: string | undefined): IpPolicyRuleRecord {
-  return findRecord(env, 'ip_policy_rules', id, 'IP policy rule');
-}
-
-export const IP_POLICY_RULE_ROUTES: readonly RouteDefinition[] = [
-  {
-    method: 'POST',
-    template: '/ip_policy_rules',
-    handler: (request, env) => ({
-      status: 201,
-      body: renderIpPolicyRule(createIpPolicyRule(env, request.body), env),
-    }),
+export const IP_POLICY_RULE_ROUTES: readonly RouteDefinition[] = collectionRoutes({
+  collection: 'ip_policy_rules',
+  path: '/ip_policy_rules',
+  title: 'IP policy rule',
+  render: renderIpPolicyRule,
+  create: createIpPolicyRule,
+  update: (record, body, env) => {
+    const checked = checkObject(body, UPDATE_RULES);
+    if (typeof checked.cidr === 'string') {
+      const cidr = checkCidr(checked.cidr);
+      checkUnique(env, record.ip_policy_id, cidr, record.id);
+      env.store.setRuleCidr(record, cidr);
+    }
+    return checked;
   },
-  {
-    method: 'GET',
-    template: '/ip_policy_rules',
-    handler: (request, env) =>
-      listPage(
-        env.store.pages('ip_policy_rules'),
-        'ip_policy_rules',
-        (r) => renderIpPolicyRule(r, env),
-        request,
-        env,
-      ),
-  },
-  {
-    method: 'GET',
-    template: '/ip_policy_rules/{id}',
-    handler: (request, env) => ({ status: 200, body: renderIpPolicyRule(find(env, request.params.id), env) }),
-  },
-  {
-    method: 'PATCH',
-    template: '/ip_policy_rules/{id}',
-    handler: (request, env) => {
-      const record = find(env, request.params.id);
-      const checked = checkObject(request.body, UPDATE_RULES);
-      if (typeof checked.cidr === 'string') {
-        const cidr = checkCidr(checked.cidr);
-        checkUnique(env, record.ip_policy_id, cidr, record.id);
-        env.store.setRuleCidr(record, cidr);
-      }
-      patchDescriptionMetadata(record, checked);
-      env.store.changed();
-      return { status: 200, body: renderIpPolicyRule(record, env) };
-    },
-  },
-  {
-    method: 'DELETE',
-    template: '/ip_policy_rules/{id}',
-    handler: (request, env) => {
-      env.store.delete('ip_policy_rules', find(env, request.params.id).id);
-      return { status: 204 };
-    },
-  },
-];
+});

@@ -1,7 +1,7 @@
+import { collectionRoutes } from '../collection-routes.js';
 import { checkObject, DESCRIPTION_RULE, METADATA_RULE, type ObjectRules } from '../field-rules.js';
 import type { HandlerEnv, RouteDefinition } from '../handler.js';
-import { listPage } from '../pagination.js';
-import { findRecord, newBaseRecord, patchDescriptionMetadata, renderBase } from '../record-base.js';
+import { newBaseRecord, renderBase } from '../record-base.js';
 import type { BaseRecord } from '../records.js';
 import { deleteReferenceTarget } from '../reference-users.js';
 import { REFERENCE_TARGETS } from '../references.js';
@@ -36,58 +36,15 @@ export function createMinimal(
 }
 
 function minimalRoutes(collection: MinimalCollection, title: string): RouteDefinition[] {
-  const path = REFERENCE_TARGETS[collection].path;
-  const find = (env: HandlerEnv, id: string | undefined): BaseRecord =>
-    findRecord(env, collection, id, title);
-  return [
-    {
-      method: 'POST',
-      template: path,
-      handler: (request, env) => ({
-        status: 201,
-        body: renderMinimal(collection, createMinimal(env, collection, request.body), env),
-      }),
-    },
-    {
-      method: 'GET',
-      template: path,
-      handler: (request, env) =>
-        listPage(
-          env.store.pages(collection),
-          collection,
-          (r) => renderMinimal(collection, r, env),
-          request,
-          env,
-        ),
-    },
-    {
-      method: 'GET',
-      template: `${path}/{id}`,
-      handler: (request, env) => ({
-        status: 200,
-        body: renderMinimal(collection, find(env, request.params.id), env),
-      }),
-    },
-    {
-      method: 'PATCH',
-      template: `${path}/{id}`,
-      handler: (request, env) => {
-        const record = find(env, request.params.id);
-        patchDescriptionMetadata(record, checkObject(request.body, RULES));
-        env.store.changed();
-        return { status: 200, body: renderMinimal(collection, record, env) };
-      },
-    },
-    {
-      method: 'DELETE',
-      template: `${path}/{id}`,
-      handler: (request, env) => {
-        const record = find(env, request.params.id);
-        deleteReferenceTarget(env, collection, record.id);
-        return { status: 204 };
-      },
-    },
-  ];
+  return collectionRoutes({
+    collection,
+    path: REFERENCE_TARGETS[collection].path,
+    title,
+    render: (record, env) => renderMinimal(collection, record, env),
+    create: (env, body) => createMinimal(env, collection, body),
+    update: (_record, body) => checkObject(body, RULES),
+    remove: (env, record) => deleteReferenceTarget(env, collection, record.id),
+  });
 }
 
 export const REFERENCED_RESOURCE_ROUTES: readonly RouteDefinition[] = [

@@ -1,8 +1,8 @@
 import { randomInt } from 'node:crypto';
+import { collectionRoutes } from '../collection-routes.js';
 import { checkObject, METADATA_RULE, type ObjectRules } from '../field-rules.js';
 import type { HandlerEnv, RouteDefinition } from '../handler.js';
-import { listPage } from '../pagination.js';
-import { findRecord, newBaseRecord, patchDescriptionMetadata, renderBase } from '../record-base.js';
+import { newBaseRecord, renderBase } from '../record-base.js';
 import type { ReservedAddrRecord } from '../records.js';
 import { checkReference, refTo } from '../references.js';
 import { invalidField } from '../service-error.js';
@@ -60,71 +60,24 @@ export function createReservedAddr(
   return record;
 }
 
-function find(env: HandlerEnv, id: string | undefined): ReservedAddrRecord {
-  return findRecord(env, 'reserved_addrs', id, 'reserved address');
+/** An empty string detaches, like null: the service family treats "" as unset. */
+function checkEndpointConfigurationId(env: HandlerEnv, value: unknown): string | null | undefined {
+  if (value === undefined || value === null || value === '') return value === '' ? null : value;
+  if (typeof value !== 'string') throw invalidField('endpoint_configuration_id', 'must be a string or null');
+  checkReference(env, 'endpoint_configurations', value, 'endpoint_configuration_id');
+  return value;
 }
 
-export const RESERVED_ADDR_ROUTES: readonly RouteDefinition[] = [
-  {
-    method: 'POST',
-    template: '/reserved_addrs',
-    handler: (request, env) => ({
-      status: 201,
-      body: renderReservedAddr(createReservedAddr(env, request.body), env),
-    }),
+export const RESERVED_ADDR_ROUTES: readonly RouteDefinition[] = collectionRoutes({
+  collection: 'reserved_addrs',
+  path: '/reserved_addrs',
+  title: 'reserved address',
+  render: renderReservedAddr,
+  create: (env, body) => createReservedAddr(env, body),
+  update: (record, body, env) => {
+    const checked = checkObject(body, UPDATE_RULES);
+    const endpointConfigurationId = checkEndpointConfigurationId(env, checked.endpoint_configuration_id);
+    if (endpointConfigurationId !== undefined) record.endpoint_configuration_id = endpointConfigurationId;
+    return checked;
   },
-  {
-    method: 'GET',
-    template: '/reserved_addrs',
-    handler: (request, env) =>
-      listPage(
-        env.store.pages('reserved_addrs'),
-        'reserved_addrs',
-        (r) => renderReservedAddr(r, env),
-        request,
-        env,
-      ),
-  },
-  {
-    method: 'GET',
-    template: '/reserved_addrs/{id}',
-    handler: (request, env) => ({ status: 200, body: renderReservedAddr(find(env, request.params.id), env) }),
-  },
-  {
-    method: 'PATCH',
-    template: '/reserved_addrs/{id}',
-    handler: (request, env) => {
-      const record = find(env, request.params.id);
-      const checked = checkObject(request.body, UPDATE_RULES);
-      const endpointConfigurationId = checked.endpoint_configuration_id;
-      if (typeof endpointConfigurationId === 'string') {
-        // An empty string detaches, like null: the service family treats "" as unset.
-        if (endpointConfigurationId !== '') {
-          checkReference(
-            env,
-            'endpoint_configurations',
-            endpointConfigurationId,
-            'endpoint_configuration_id',
-          );
-        }
-      } else if (endpointConfigurationId !== undefined && endpointConfigurationId !== null) {
-        throw invalidField('endpoint_configuration_id', 'must be a string or null');
-      }
-      if (endpointConfigurationId !== undefined) {
-        record.endpoint_configuration_id =
-          endpointConfigurationId === '' ? null : (endpointConfigurationId as string | null);
-      }
-      patchDescriptionMetadata(record, checked);
-      env.store.changed();
-      return { status: 200, body: renderReservedAddr(record, env) };
-    },
-  },
-  {
-    method: 'DELETE',
-    template: '/reserved_addrs/{id}',
-    handler: (request, env) => {
-      env.store.delete('reserved_addrs', find(env, request.params.id).id);
-      return { status: 204 };
-    },
-  },
-];
+});

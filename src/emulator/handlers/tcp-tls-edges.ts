@@ -1,3 +1,4 @@
+import { collectionRoutes } from '../collection-routes.js';
 import {
   checkIpRestriction,
   checkMutualTls,
@@ -9,9 +10,7 @@ import {
 import { checkObject, DESCRIPTION_RULE, METADATA_RULE, type ObjectRules } from '../field-rules.js';
 import type { HandlerEnv, RouteDefinition } from '../handler.js';
 import { moduleRoutes } from '../module-routes.js';
-import type { PageSource } from '../ordered-collection.js';
-import { listPage } from '../pagination.js';
-import { findRecord, newBaseRecord, patchDescriptionMetadata, renderBase } from '../record-base.js';
+import { findRecord, newBaseRecord, renderBase } from '../record-base.js';
 import type { TcpEdgeRecord, TlsEdgeRecord } from '../records.js';
 import { ServiceError } from '../service-error.js';
 
@@ -160,60 +159,20 @@ function tlsModuleRoutes(module: 'mutual_tls' | 'tls_termination'): RouteDefinit
   });
 }
 
-function edgeRoutes<R extends TcpEdgeRecord | TlsEdgeRecord>(
-  collection: 'tcp_edges' | 'tls_edges',
-  find: (env: HandlerEnv, id: string | undefined) => R,
-  create: (env: HandlerEnv, body: unknown) => R,
-  render: (record: R, env: HandlerEnv) => Record<string, unknown>,
-): RouteDefinition[] {
-  const path = collection === 'tcp_edges' ? '/edges/tcp' : '/edges/tls';
-  return [
-    {
-      method: 'POST',
-      template: path,
-      handler: (request, env) => ({ status: 201, body: render(create(env, request.body), env) }),
-    },
-    {
-      method: 'GET',
-      template: path,
-      handler: (request, env) =>
-        listPage(
-          env.store.pages(collection) as PageSource<R>,
-          collection,
-          (r) => render(r, env),
-          request,
-          env,
-        ),
-    },
-    {
-      method: 'GET',
-      template: `${path}/{id}`,
-      handler: (request, env) => ({ status: 200, body: render(find(env, request.params.id), env) }),
-    },
-    {
-      method: 'PATCH',
-      template: `${path}/{id}`,
-      handler: (request, env) => {
-        const record = find(env, request.params.id);
-        const checked = checkObject(request.body, { description: DESCRIPTION_RULE, metadata: METADATA_RULE });
-        patchDescriptionMetadata(record, checked);
-        env.store.changed();
-        return { status: 200, body: render(record, env) };
-      },
-    },
-    {
-      method: 'DELETE',
-      template: `${path}/{id}`,
-      handler: (request, env) => {
-        env.store.delete(collection, find(env, request.params.id).id);
-        return { status: 204 };
-      },
-    },
-  ];
+/** The edges themselves: PATCH changes only description and metadata. */
+function edgeUpdate(_record: unknown, body: unknown): Readonly<Record<string, unknown>> {
+  return checkObject(body, { description: DESCRIPTION_RULE, metadata: METADATA_RULE });
 }
 
 export const TCP_TLS_EDGE_ROUTES: readonly RouteDefinition[] = [
-  ...edgeRoutes('tcp_edges', findTcp, createTcpEdge, renderTcpEdge),
+  ...collectionRoutes({
+    collection: 'tcp_edges',
+    path: '/edges/tcp',
+    title: 'TCP edge',
+    render: renderTcpEdge,
+    create: createTcpEdge,
+    update: edgeUpdate,
+  }),
   ...moduleRoutes({
     template: '/edges/tcp/{id}/ip_restriction',
     find: (request, env) => findTcp(env, request.params.id),
@@ -225,7 +184,14 @@ export const TCP_TLS_EDGE_ROUTES: readonly RouteDefinition[] = [
       record.ip_restriction = null;
     },
   }),
-  ...edgeRoutes('tls_edges', findTls, createTlsEdge, renderTlsEdge),
+  ...collectionRoutes({
+    collection: 'tls_edges',
+    path: '/edges/tls',
+    title: 'TLS edge',
+    render: renderTlsEdge,
+    create: createTlsEdge,
+    update: edgeUpdate,
+  }),
   ...tlsModuleRoutes('mutual_tls'),
   ...tlsModuleRoutes('tls_termination'),
 ];
