@@ -32,7 +32,7 @@ export interface RequestOptions {
    */
   readonly stopBeforeSending?: AbortSignal;
   /**
-   * Label for metrics and logs (`ip_policy_rules`, `tcp_edges.ip_restriction`).
+   * Label for metrics and logs (`ip_policy_rules`, `tcp_edges`): the kind, for a module's request too.
    */
   readonly kind?: string;
 }

@@ -127,7 +127,7 @@ export class ActionPerformer {
           if (!mayHaveLanded(error)) throw error;
           if (request.method === 'POST' && action.marker === undefined) throw error;
           this.#log.warn(
-            { key: action.key, attempts },
+            { action: action.key, attempts },
             request.method === 'POST'
               ? 'create outcome unknown: looking it up by its marker'
               : 'write outcome unknown: reading it back',
@@ -143,7 +143,10 @@ export class ActionPerformer {
         attempts += 1;
         if (this.#stopping()) throw new OutcomeUnsettledError({ cause: error });
         if (attempts > this.#maxAttempts) throw error;
-        this.#log.warn({ key: action.key, attempts, err: error }, 'lookup after an unknown outcome failed');
+        this.#log.warn(
+          { action: action.key, attempts, err: error },
+          'lookup after an unknown outcome failed',
+        );
         continue;
       }
       if (settled !== undefined) return settled;

@@ -92,7 +92,7 @@ export class ApplyLedger {
     }
     const failure = describeActionFailure(error);
     if (error instanceof OutcomeUnsettledError) {
-      this.#log.warn({ key: action.key }, 'outcome unknown after the interruption');
+      this.#log.warn({ action: action.key }, 'outcome unknown after the interruption');
       this.#record(action, {
         ...this.#base(action),
         outcome: 'unknown',
@@ -103,7 +103,7 @@ export class ApplyLedger {
       return;
     }
     this.#log.warn(
-      { key: action.key, code: failure.code, status: failure.status, serviceCode: failure.serviceCode },
+      { action: action.key, code: failure.code, status: failure.status, serviceCode: failure.serviceCode },
       'action failed',
     );
     this.#record(action, {

@@ -214,7 +214,7 @@ function round(value: number): number {
 
 function logActionResult(log: Logger, result: ActionResult, finished: number, total: number): void {
   const fields = {
-    key: result.key,
+    action: result.key,
     op: result.op,
     kind: result.kind,
     name: result.name,

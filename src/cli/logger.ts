@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import pino, { type Logger } from 'pino';
 import pretty from 'pino-pretty';
+import { EdgesyncError } from '../errors.js';
 import { snakeCaseKey } from '../json-case.js';
 import { KINDS } from '../kinds/registry.js';
 import { secretFieldNames } from '../kinds/visit-spec.js';
@@ -49,16 +50,29 @@ export const REDACTED_PATHS: readonly string[] = [
   '*.body',
 ];
 
+/** pino's level names, as `--log-level` takes them. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** `--log-level`'s value, or an error naming the valid ones (not pino's internal message). */
+export function parseLogLevel(level: string): string {
+  if ((LOG_LEVELS as readonly string[]).includes(level)) return level;
+  throw new EdgesyncError(
+    'invalid_option',
+    `--log-level: expected one of ${LOG_LEVELS.join(', ')} (found "${level}")`,
+  );
+}
+
 export function createLogger(options: LoggerOptions = {}): Logger {
   const destination = options.destination ?? 2;
   const base = {
-    level: options.level ?? 'info',
+    level: parseLogLevel(options.level ?? 'info'),
     base: { app: 'edgesync' },
     redact: { paths: [...REDACTED_PATHS], censor: '(sensitive)' },
     timestamp: pino.stdTimeFunctions.isoTime,
     // Field names in snake_case, like every JSON edgesync writes for machines (durationMs → duration_ms).
     // Top level only: nested values (an error, a plan summary) keep their own shape.
-    formatters: { log: snakeCaseFields },
+    // Levels as names ("level":"info"), which log pipelines read without pino's number table.
+    formatters: { log: snakeCaseFields, level: (label: string) => ({ level: label }) },
     // Names and service messages in fields: pino leaves C1 and bidi controls raw; escape them as \uXXXX.
     hooks: { streamWrite: visibleJsonLine },
   };
@@ -67,6 +81,8 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       destination: visibleDestination(destination),
       sync: true,
       ignore: 'pid,hostname,app',
+      // One line per event: fields follow the message on the same line.
+      singleLine: true,
       ...(typeof destination === 'number' ? {} : { colorize: false }),
     });
     return pino(base, stream);

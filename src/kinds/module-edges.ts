@@ -100,7 +100,7 @@ export function moduleEdgeKind(options: ModuleEdgeKindOptions): Kind {
         try {
           const response = await ctx.api.request(
             { method: 'GET', path: `${path}/${id}/${moduleName}` },
-            { signal, kind: `${name}.${moduleName}` },
+            { signal, kind: name },
           );
           assembled[moduleName] = response.body;
         } catch (error) {

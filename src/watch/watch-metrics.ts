@@ -1,5 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { RequestEvent } from '../api/client.js';
+import { VERSION } from '../version.js';
 import { purposeOf, REQUEST_PURPOSES, type RequestPurpose } from './request-purpose.js';
 
 /** Outcomes of one reconcile, as counted and reported. */
@@ -136,6 +137,13 @@ export class WatchMetrics {
       labelNames: ['kind'],
       registers,
     });
+    // What runs, as an info metric (value 1): dashboards join on it, alerts spot a mixed fleet.
+    new Gauge({
+      name: 'edgesync_build_info',
+      help: 'The edgesync version and the Node.js version running it; always 1.',
+      labelNames: ['version', 'node'],
+      registers,
+    }).set({ version: VERSION, node: process.versions.node }, 1);
     collectDefaultMetrics({ register: this.registry });
   }
 

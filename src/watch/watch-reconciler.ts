@@ -31,6 +31,9 @@ import { withPurpose } from './request-purpose.js';
 import { readTargets, readTargetsInto } from './targeted-read.js';
 import { type ReconcileResult, WatchMetrics } from './watch-metrics.js';
 
+/** Results that leave the daemon not ready without failing: logged at warn (a failure at error). */
+const NOT_READY_WARNINGS: ReadonlySet<ReconcileResult> = new Set(['refused', 'invalid']);
+
 /** Rounds of targeted reads before a plan: a read may show an object the draft did not touch (a taken unique key). */
 const TARGETED_READ_ROUNDS = 3;
 
@@ -175,7 +178,9 @@ export class WatchReconciler {
       this.#ready = false;
       this.#notReadyReason = outcome.notReadyReason;
     }
-    log.info(
+    const level =
+      outcome.result === 'failed' ? 'error' : NOT_READY_WARNINGS.has(outcome.result) ? 'warn' : 'info';
+    log[level](
       { result: outcome.result, durationMs: finishedAt - startedAt, summary: this.#lastPlan?.summary },
       'reconcile finished',
     );
@@ -426,7 +431,12 @@ export class WatchReconciler {
             ).length;
       drifted[kind.name] = 0;
     }
-    for (const change of plan.changes) drifted[change.kind] = (drifted[change.kind] ?? 0) + 1;
+    // Objects, not changes: an edge with three module changes is one drifted edge.
+    const driftedObjects = new Set(plan.changes.map((change) => `${change.kind}\u0000${change.name}`));
+    for (const object of driftedObjects) {
+      const kind = object.slice(0, object.indexOf('\u0000')) as KindName;
+      drifted[kind] = (drifted[kind] ?? 0) + 1;
+    }
     WatchMetrics.setByKind(this.#options.metrics.ownedObjects, owned);
     WatchMetrics.setByKind(this.#options.metrics.driftedObjects, drifted);
   }
