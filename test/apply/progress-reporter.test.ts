@@ -259,7 +259,7 @@ describe('createProgressReporter', () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({
       msg: 'action finished',
-      key: action.key,
+      action: action.key,
       outcome: 'done',
       id: 'ipr_1',
       component: 'progress',
