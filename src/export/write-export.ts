@@ -1,6 +1,8 @@
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { parse } from 'yaml';
+import { MAX_MANIFEST_BYTES } from '../manifest/parse-manifest-file.js';
+import { readBoundedFile } from '../manifest/read-bounded-file.js';
 import { ExportError } from './export-error.js';
 import { GENERATED_MARK } from './render-manifests.js';
 
@@ -189,7 +191,9 @@ async function previousExport(
   const manifests = new Map<string, PreviousManifest>();
   for (const path of await listFiles(directory)) {
     if (!MANIFEST_EXTENSIONS.some((extension) => path.toLowerCase().endsWith(extension))) continue;
-    const text = await readFile(join(directory, path), 'utf8').catch(() => '');
+    // Bounded like every manifest read: a huge file here is not one an export wrote.
+    const read = await readBoundedFile(join(directory, path), MAX_MANIFEST_BYTES).catch(() => undefined);
+    const text = read?.ok ? read.bytes.toString('utf8') : '';
     const head = text.split('\n', 4);
     if (!head.some((line) => line.startsWith(GENERATED_MARK))) continue;
     owned.add(path);
