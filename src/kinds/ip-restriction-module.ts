@@ -1,6 +1,7 @@
 import { isRecord } from '../json-value.js';
 import { refIds } from './api-json.js';
 import type { FieldRule } from './kind.js';
+import type { EdgeModule } from './module-edges.js';
 import { normalizeSetLike } from './set-like.js';
 
 /**
@@ -26,3 +27,11 @@ export function ipRestrictionFromApi(raw: unknown): Record<string, unknown> | nu
 export function ipRestrictionMutateBody(value: Readonly<Record<string, unknown>>): Record<string, unknown> {
   return { enabled: value.enabled ?? true, ip_policy_ids: value.ip_policies ?? [] };
 }
+
+/** The module as a TCP edge manages it. */
+export const IP_RESTRICTION_EDGE_MODULE: EdgeModule = {
+  rule: { name: 'ip_restriction', scope: 'resource', fields: IP_RESTRICTION_FIELDS },
+  fromApi: ipRestrictionFromApi,
+  normalizeDesired: normalizeIpRestrictionDesired,
+  putBody: ipRestrictionMutateBody,
+};

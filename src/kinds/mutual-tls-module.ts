@@ -3,6 +3,7 @@ import { refIds } from './api-json.js';
 import type { FieldRule } from './kind.js';
 import type { JsonSchema } from './kind-schema.js';
 import { withoutUndefined } from './live-object.js';
+import type { EdgeModule } from './module-edges.js';
 import { normalizeSetLike } from './set-like.js';
 
 /**
@@ -83,3 +84,11 @@ export function mutualTlsFromApi(raw: unknown): Record<string, unknown> | null {
 export function mutualTlsMutateBody(value: Readonly<Record<string, unknown>>): Record<string, unknown> {
   return { enabled: value.enabled ?? true, certificate_authority_ids: value.certificate_authorities ?? [] };
 }
+
+/** The module as a TLS edge manages it (an HTTPS edge reads it with the edge itself). */
+export const MUTUAL_TLS_EDGE_MODULE: EdgeModule = {
+  rule: { name: 'mutual_tls', scope: 'resource', fields: MUTUAL_TLS_FIELDS },
+  fromApi: mutualTlsFromApi,
+  normalizeDesired: normalizeMutualTlsDesired,
+  putBody: mutualTlsMutateBody,
+};

@@ -1,9 +1,4 @@
-import {
-  IP_RESTRICTION_FIELDS,
-  ipRestrictionFromApi,
-  ipRestrictionMutateBody,
-  normalizeIpRestrictionDesired,
-} from './ip-restriction-module.js';
+import { IP_RESTRICTION_EDGE_MODULE } from './ip-restriction-module.js';
 import type { Kind } from './kind.js';
 import { ID_PREFIXES } from './kind-name.js';
 import { moduleEdgeKind } from './module-edges.js';
@@ -15,12 +10,5 @@ export const tcpEdges: Kind = moduleEdgeKind({
   idPrefix: ID_PREFIXES.tcp_edge,
   schema: TCP_EDGES_SCHEMA,
   path: '/edges/tcp',
-  modules: [
-    {
-      rule: { name: 'ip_restriction', scope: 'resource', fields: IP_RESTRICTION_FIELDS },
-      fromApi: ipRestrictionFromApi,
-      normalizeDesired: normalizeIpRestrictionDesired,
-      putBody: ipRestrictionMutateBody,
-    },
-  ],
+  modules: [IP_RESTRICTION_EDGE_MODULE],
 });

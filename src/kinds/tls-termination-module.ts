@@ -1,5 +1,6 @@
 import { isRecord } from '../json-value.js';
 import type { EntryProblem, FieldRule } from './kind.js';
+import type { EdgeModule } from './module-edges.js';
 
 /**
  * The TLS termination module. On a TLS edge it is
@@ -59,3 +60,12 @@ export function tlsTerminationMutateBody(
 ): Record<string, unknown> {
   return normalizeTlsTermination(value, variant) as Record<string, unknown>;
 }
+
+/** The module as a TLS edge manages it (an HTTPS edge reads it with the edge itself). */
+export const TLS_TERMINATION_EDGE_MODULE: EdgeModule = {
+  rule: { name: 'tls_termination', scope: 'resource', fields: TLS_TERMINATION_FIELDS['tls-edge'] },
+  fromApi: (raw) => tlsTerminationFromApi(raw, 'tls-edge'),
+  normalizeDesired: (value) => normalizeTlsTermination(value, 'tls-edge'),
+  putBody: (value) => tlsTerminationMutateBody(value, 'tls-edge'),
+  check: checkTlsTermination,
+};
