@@ -126,7 +126,7 @@ describe('Dockerfile steps, run outside Docker', () => {
     expect(applied.action).toBe('allow');
     expect(existsSync(join(runtimeDir, 'node_modules', 'typescript'))).toBe(false);
     expect(existsSync(join(runtimeDir, 'node_modules', 'vitest'))).toBe(false);
-    expect(existsSync(join(runtimeDir, 'node_modules', 'chokidar'))).toBe(true);
+    expect(existsSync(join(runtimeDir, 'node_modules', 'yaml'))).toBe(true);
     expect(existsSync(join(runtimeDir, 'examples'))).toBe(false);
     expect(exitCode).toBe(0);
   }, 240_000);
