@@ -93,6 +93,16 @@ export interface DaemonStatus {
   readonly lastError: { readonly code: string; readonly message: string; readonly at: string } | null;
   readonly lastPlan: PlanRecord | null;
   readonly lastApply: ApplyRecord | null;
+  /**
+   * The git commit of the manifests checkout that the last successful reconcile
+   * applied (Flux's lastAppliedRevision), and the one checked out now; null
+   * outside a checkout. Absent from a status made without the daemon.
+   */
+  readonly git?: {
+    readonly lastAppliedCommit: string | null;
+    readonly lastAppliedAt: string | null;
+    readonly checkoutCommit: string | null;
+  };
   /** Absent from a status made without a cache (never, from the daemon). */
   readonly liveCache?: LiveCacheStatus;
 }

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import type { EdgeApi } from '../api/edge-api.js';
 import type { LoadOptions } from '../manifest/load-desired-state.js';
@@ -5,6 +6,7 @@ import type { PlanOptions } from '../plan/planner-options.js';
 import type { DaemonClock } from './daemon-clock.js';
 import type { DaemonStatus, LiveCacheStatus, WatchMode } from './daemon-status.js';
 import { type FullCycleRecord, FullReadCycle } from './full-read-cycle.js';
+import { checkedOutCommit } from './git-commit.js';
 import type { ListenAddress } from './listen-address.js';
 import { LiveStateCache } from './live-state-cache.js';
 import { ManifestWatcher } from './manifest-watcher.js';
@@ -106,7 +108,29 @@ export async function runDaemon(options: DaemonOptions): Promise<StopOutcome> {
       lastChangeToFirstWriteMs: reconciler.lastChangeToFirstWriteMs,
     };
   };
-  const status = (): DaemonStatus => ({ ...reconciler.status(), liveCache: cacheStatus() });
+  const git = {
+    lastAppliedCommit: null as string | null,
+    lastAppliedAt: null as string | null,
+    checkoutCommit: null as string | null,
+  };
+  const status = (): DaemonStatus => ({ ...reconciler.status(), git: { ...git }, liveCache: cacheStatus() });
+  const recordCommit = (commit: string | null): void => {
+    git.checkoutCommit = commit;
+    const result = reconciler.status().lastReconcile?.result;
+    if (
+      commit !== null &&
+      (result === 'in-sync' || result === 'applied') &&
+      commit !== git.lastAppliedCommit
+    ) {
+      git.lastAppliedCommit = commit;
+      git.lastAppliedAt = new Date(options.clock.now()).toISOString();
+      options.metrics.liveCommit.reset();
+      options.metrics.liveCommit.set({ commit }, 1);
+      log.info({ commit, result }, 'commit live');
+    }
+    options.metrics.liveCommitBehind.set(commit !== null && commit !== git.lastAppliedCommit ? 1 : 0);
+  };
+  const checkout = resolve(options.cwd, options.paths[0] ?? '.');
   let loopHealth = (): LoopHealth => ({ alive: true, detail: 'starting' });
   const server = await startWatchServer({
     listen: options.listen,
@@ -122,7 +146,11 @@ export async function runDaemon(options: DaemonOptions): Promise<StopOutcome> {
     reconcile: async (trigger, signal) => {
       // The resync also re-resolves symlinked paths, in case a swap raised no event.
       if (trigger === 'resync') await watcher?.refresh();
-      return reconciler.run(trigger, signal);
+      // Read before the files: if the checkout moves meanwhile, the older commit is reported and the change reconciles next.
+      const commit = await checkedOutCommit(checkout);
+      const verdict = await reconciler.run(trigger, signal);
+      recordCommit(commit);
+      return verdict;
     },
     clock: options.clock,
     random: options.random,
@@ -131,6 +159,7 @@ export async function runDaemon(options: DaemonOptions): Promise<StopOutcome> {
     intervalMs,
   });
   loopHealth = () => loop.health();
+  options.metrics.loopIsStuck = () => !loop.health().alive;
   const unsubscribeReload = options.subscribeReload?.(() => {
     log.info('reload requested (SIGHUP): re-reading the manifests now');
     loop.requestResync();

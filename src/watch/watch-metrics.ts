@@ -22,6 +22,11 @@ export class WatchMetrics {
   readonly rateLimitWaitSeconds: Counter;
   readonly manifestsValid: Gauge;
   readonly lastSuccess: Gauge;
+  readonly liveCommit: Gauge<'commit'>;
+  readonly liveCommitBehind: Gauge;
+  readonly loopStuck: Gauge;
+  /** Whether the reconcile loop counts as stuck, read at scrape time; set by the daemon. */
+  loopIsStuck: () => boolean = () => false;
   // Live-state cache and read share (issue 15): kept in one block, apart from the rest.
   readonly budgetRequests: Counter<'purpose'>;
   readonly cacheAge: Gauge;
@@ -136,6 +141,26 @@ export class WatchMetrics {
       help: 'Kinds dropped from the live-state cache after a write met a surprise (404, unique-key conflict), by kind.',
       labelNames: ['kind'],
       registers,
+    });
+    this.liveCommit = new Gauge({
+      name: 'edgesync_live_commit_info',
+      help: 'The commit of the manifests checkout that the last successful reconcile applied (value 1).',
+      labelNames: ['commit'],
+      registers,
+    });
+    this.liveCommitBehind = new Gauge({
+      name: 'edgesync_live_commit_behind',
+      help: '1 while the checkout holds a commit other than the one last applied, else 0.',
+      registers,
+    });
+    const metrics = this;
+    this.loopStuck = new Gauge({
+      name: 'edgesync_reconcile_loop_stuck',
+      help: '1 while /healthz answers 503: a reconcile has run over 3x --interval, or none is scheduled.',
+      registers,
+      collect() {
+        this.set(metrics.loopIsStuck() ? 1 : 0);
+      },
     });
     // What runs, as an info metric (value 1): dashboards join on it, alerts spot a mixed fleet.
     new Gauge({
