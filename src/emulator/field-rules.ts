@@ -44,6 +44,20 @@ const UINT32_MAX = 4_294_967_295;
 export const DESCRIPTION_RULE: FieldRule = { type: 'string', maxBytes: 255 };
 export const METADATA_RULE: FieldRule = { type: 'string', maxBytes: 4096 };
 
+/**
+ * The top-level fields of an edge: description, metadata, hostports, and its
+ * modules, each checked by its own module check afterwards (null unsets it).
+ */
+export function edgeRules(modules: readonly string[]): ObjectRules {
+  const rules: Record<string, FieldRule> = {
+    description: DESCRIPTION_RULE,
+    metadata: METADATA_RULE,
+    hostports: { type: 'string-list', format: 'hostport' },
+  };
+  for (const module of modules) rules[module] = { type: 'any', nullable: true };
+  return rules;
+}
+
 function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';

@@ -5,7 +5,7 @@ import {
   renderMutualTls,
   renderTlsTermination,
 } from '../edge-modules.js';
-import { checkObject, DESCRIPTION_RULE, METADATA_RULE, type ObjectRules } from '../field-rules.js';
+import { checkObject, edgeRules } from '../field-rules.js';
 import type { HandlerEnv, RouteDefinition } from '../handler.js';
 import { moduleRoutes } from '../module-routes.js';
 import { findRecord, newBaseRecord, renderBase } from '../record-base.js';
@@ -13,13 +13,7 @@ import type { HttpsEdgeRecord } from '../records.js';
 import { ServiceError } from '../service-error.js';
 import { renderHttpsEdgeRoute } from './https-edge-routes.js';
 
-const EDGE_RULES: ObjectRules = {
-  description: DESCRIPTION_RULE,
-  metadata: METADATA_RULE,
-  hostports: { type: 'string-list', format: 'hostport' },
-  mutual_tls: { type: 'any', nullable: true },
-  tls_termination: { type: 'any', nullable: true },
-};
+const EDGE_RULES = edgeRules(['mutual_tls', 'tls_termination']);
 
 type EdgeModuleName = 'mutual_tls' | 'tls_termination';
 

@@ -7,7 +7,7 @@ import {
   renderMutualTls,
   renderTlsTermination,
 } from '../edge-modules.js';
-import { checkObject, DESCRIPTION_RULE, METADATA_RULE, type ObjectRules } from '../field-rules.js';
+import { checkObject, DESCRIPTION_RULE, edgeRules, METADATA_RULE } from '../field-rules.js';
 import type { HandlerEnv, RouteDefinition } from '../handler.js';
 import { moduleRoutes } from '../module-routes.js';
 import { findRecord, newBaseRecord, renderBase } from '../record-base.js';
@@ -19,20 +19,9 @@ import { ServiceError } from '../service-error.js';
  * the edges minimal (description, metadata, hostports) and serves create,
  * list, get and delete so tests and demos can make them.
  */
-const TCP_RULES: ObjectRules = {
-  description: DESCRIPTION_RULE,
-  metadata: METADATA_RULE,
-  hostports: { type: 'string-list', format: 'hostport' },
-  ip_restriction: { type: 'any', nullable: true },
-};
+const TCP_RULES = edgeRules(['ip_restriction']);
 
-const TLS_RULES: ObjectRules = {
-  description: DESCRIPTION_RULE,
-  metadata: METADATA_RULE,
-  hostports: { type: 'string-list', format: 'hostport' },
-  mutual_tls: { type: 'any', nullable: true },
-  tls_termination: { type: 'any', nullable: true },
-};
+const TLS_RULES = edgeRules(['mutual_tls', 'tls_termination']);
 
 export function renderTcpEdge(record: TcpEdgeRecord, env: HandlerEnv): Record<string, unknown> {
   return {
