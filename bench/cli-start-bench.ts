@@ -1,37 +1,47 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { type BenchSection, figure, median } from './bench-figure.js';
+import { type BenchSection, figure, median, round } from './bench-figure.js';
 import { CLI_PATH, REPO_ROOT } from './repo-root.js';
 
 const SECTION = 'cli-start';
 const run = promisify(execFile);
 
-async function timeRuns(args: readonly string[], runs: number): Promise<number[]> {
-  const times: number[] = [];
-  for (let index = 0; index < runs; index += 1) {
-    const startedAt = performance.now();
-    await run(process.execPath, [CLI_PATH, ...args], { cwd: REPO_ROOT });
-    times.push(performance.now() - startedAt);
-  }
-  return times;
+async function timeOne(args: readonly string[]): Promise<number> {
+  const startedAt = performance.now();
+  await run(process.execPath, [...args], { cwd: REPO_ROOT });
+  return performance.now() - startedAt;
 }
 
 export async function runCliStartBench(quick: boolean): Promise<BenchSection> {
   const runs = quick ? 3 : 15;
-  const version = await timeRuns(['--version'], runs);
-  const validate = await timeRuns(['validate', 'examples/manifests'], runs);
-  const baseline = await (async () => {
-    const times: number[] = [];
-    for (let index = 0; index < runs; index += 1) {
-      const startedAt = performance.now();
-      await run(process.execPath, ['-e', '0']);
-      times.push(performance.now() - startedAt);
-    }
-    return times;
-  })();
+  const version: number[] = [];
+  const validate: number[] = [];
+  const baseline: number[] = [];
+  // Interleaved, so that a machine busy with something else slows all three alike and the ratios hold.
+  for (let index = 0; index < runs; index += 1) {
+    baseline.push(await timeOne(['-e', '0']));
+    version.push(await timeOne([CLI_PATH, '--version']));
+    validate.push(await timeOne([CLI_PATH, 'validate', 'examples/manifests']));
+  }
+  const nodeMs = median(baseline);
   return {
     section: SECTION,
     figures: [
+      figure(SECTION, `node -e 0, median of ${runs}`, Math.round(nodeMs), 'ms', 'the floor of any Node CLI'),
+      figure(
+        SECTION,
+        'edgesync --version / node -e 0',
+        round(median(version) / nodeMs, 2),
+        'x',
+        'goal ≤ 1.6x (issue 18); medians of the same run, interleaved',
+      ),
+      figure(
+        SECTION,
+        'edgesync validate examples/manifests / node -e 0',
+        round(median(validate) / nodeMs, 2),
+        'x',
+        'goal ≤ 2.5x (issue 18)',
+      ),
       figure(
         SECTION,
         `edgesync --version, median of ${runs}`,

@@ -7,6 +7,7 @@ import { runCliStartBench } from './cli-start-bench.js';
 import { runDaemonLatencyBench } from './daemon-latency-bench.js';
 import { runPlanFootprintBench } from './plan-footprint-bench.js';
 import { REPO_ROOT } from './repo-root.js';
+import { runScaleBench } from './scale-bench.js';
 import { runThroughputBench } from './throughput-bench.js';
 
 type BenchRunner = (quick: boolean) => Promise<BenchSection>;
@@ -17,6 +18,7 @@ const RUNNERS: Readonly<Record<string, BenchRunner>> = {
   'cpu-memory': runPlanFootprintBench,
   daemon: runDaemonLatencyBench,
   'cli-start': runCliStartBench,
+  scale: runScaleBench,
 };
 
 /**

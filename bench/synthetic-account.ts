@@ -28,6 +28,13 @@ export interface SyntheticAccountOptions {
    * @default true
    */
   readonly seedManaged?: boolean;
+  /**
+   * Rules of both families whose CIDRs overlap (a /24 over 255 /32s, IPv6 /64s
+   * under /56s), so the planner's access ordering has work to do; otherwise
+   * every rule is a distinct IPv4 /32.
+   * @default false
+   */
+  readonly overlappingCidrs?: boolean;
   /** Entries per manifest file; the loader caps one file at 5 MB. @default 1000 */
   readonly entriesPerFile?: number;
 }
@@ -53,6 +60,24 @@ export function syntheticId(prefix: string, label: string, index: number): strin
 /** A distinct IPv4 /32 per index (2^24 of them), so no two rules share a CIDR. */
 export function ruleCidr(index: number): string {
   return `10.${(index >> 16) & 255}.${(index >> 8) & 255}.${index & 255}/32`;
+}
+
+/**
+ * Overlapping CIDRs in both families, each unique: even indexes are IPv4
+ * (the first of every 256 a /24 over the /32s after it), odd ones IPv6 /64s,
+ * every 256th of which a /56 over the /64s of its block.
+ */
+export function overlappingRuleCidr(index: number): string {
+  const half = index >> 1;
+  if (index % 2 === 0) {
+    const base = `10.${(half >> 16) & 255}.${(half >> 8) & 255}`;
+    return half % 256 === 0 ? `${base}.0/24` : `${base}.${half & 255}/32`;
+  }
+  const high = ((half >> 16) & 0xffff).toString(16);
+  const block = (half >> 8) & 0xff;
+  const low = half & 0xff;
+  const group = ((block << 8) | low).toString(16);
+  return low === 0 ? `fd00:0:${high}:${(block << 8).toString(16)}::/56` : `fd00:0:${high}:${group}::/64`;
 }
 
 const REGIONS = ['us', 'eu', 'ap', 'au', 'jp', 'in', 'sa'] as const;
@@ -97,7 +122,7 @@ export async function buildSyntheticAccount(options: SyntheticAccountOptions): P
     name: `rule-${index}`,
     spec: {
       ip_policy_id: policyOf(index),
-      cidr: ruleCidr(index),
+      cidr: options.overlappingCidrs === true ? overlappingRuleCidr(index) : ruleCidr(index),
       action: actionOf(index),
       description: `synthetic rule ${index}`,
     },
