@@ -98,6 +98,7 @@ export function renderScaleSvg(panels: readonly ScalePanel[], caption: string): 
   const body = panels.map((spec, index) => panel(spec, index * WIDTH)).join('\n');
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${HEIGHT + 20}" viewBox="0 0 ${width} ${HEIGHT + 20}" font-family="sans-serif" font-size="11">`,
+    `<title>${escapeXml(caption)}</title>`,
     `<rect width="100%" height="100%" fill="white"/>`,
     body,
     `<text x="${width / 2}" y="${HEIGHT + 14}" text-anchor="middle" fill="#555">${escapeXml(caption)}</text>`,
