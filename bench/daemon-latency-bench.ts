@@ -111,8 +111,11 @@ async function until(
 ): Promise<DaemonStatus> {
   const deadline = performance.now() + limitMs;
   for (;;) {
-    const current = await status(daemon);
-    if (check(current)) return current;
+    if (daemon.child.exitCode !== null)
+      throw new Error(`${what}: the daemon exited with ${daemon.child.exitCode}`);
+    // A busy daemon may drop one status request; the next poll asks again.
+    const current = await status(daemon).catch(() => undefined);
+    if (current !== undefined && check(current)) return current;
     if (performance.now() > deadline) throw new Error(`${what}: not within ${Math.round(limitMs / 1000)} s`);
     await sleep(50);
   }

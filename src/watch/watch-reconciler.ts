@@ -314,8 +314,10 @@ export class WatchReconciler {
     let plan = planChanges(desired, live, planOptions);
     const read = new Set<string>();
     for (let round = 0; round < TARGETED_READ_ROUNDS; round += 1) {
+      // Kinds this reconcile has just read in full need no second look.
       const targets = new Map(
         [...readTargets(plan, named, cache)]
+          .filter(([kind]) => !kindsToRead.includes(kind))
           .map(([kind, ids]) => [kind, ids.filter((id) => !read.has(id))] as const)
           .filter(([, ids]) => ids.length > 0),
       );
