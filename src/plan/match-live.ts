@@ -27,6 +27,29 @@ export function checkAdoptions(state: PlanState): Set<DesiredEntry> {
   return skipped;
 }
 
+/** The IDs unique keys matched and the IDs entries adopt, by plan state. */
+const claimedIdsCache = new WeakMap<
+  PlanState,
+  { readonly keyMatched: number; readonly takenByOthers: Set<string>; readonly adopted: Set<string> }
+>();
+
+/**
+ * Built once per plan, not once per entry (issue 18: that made planning N
+ * creates quadratic); rebuilt if a unique key was matched since, as
+ * keyMatched only grows.
+ */
+function claimedIds(state: PlanState): { takenByOthers: Set<string>; adopted: Set<string> } {
+  const cached = claimedIdsCache.get(state);
+  if (cached !== undefined && cached.keyMatched === state.keyMatched.size) return cached;
+  const built = {
+    keyMatched: state.keyMatched.size,
+    takenByOthers: new Set([...state.keyMatched.values()].map((object) => object.id)),
+    adopted: new Set(state.desired.entries.flatMap((other) => (other.id === undefined ? [] : [other.id]))),
+  };
+  claimedIdsCache.set(state, built);
+  return built;
+}
+
 /**
  * The live object an entry stands for: adopted by `id`, or the managed object
  * of its name. `'error'` (already reported) when the `id` cannot be adopted.
@@ -39,10 +62,7 @@ export function matchLive(
   if (entry.id === undefined) {
     const keyed = state.keyMatched.get(entry);
     if (keyed !== undefined) return { object: keyed, adopting: false };
-    const takenByOthers = new Set([...state.keyMatched.values()].map((object) => object.id));
-    const adopted = new Set(
-      state.desired.entries.flatMap((other) => (other.id === undefined ? [] : [other.id])),
-    );
+    const { takenByOthers, adopted } = claimedIds(state);
     const candidates = (state.managed.get(kind.name)?.get(entry.name) ?? []).filter(
       (object) => !takenByOthers.has(object.id) && !adopted.has(object.id),
     );

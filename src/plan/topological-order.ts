@@ -23,14 +23,14 @@ export function topologicalOrder<T extends OrderedNode>(nodes: readonly T[]): To
       if (dependency !== undefined) dependents[dependency]?.push(position);
     }
   });
-  const ready: number[] = [];
+  // A binary min-heap of positions: sorting the ready list at every step made ordering N actions quadratic (issue 18).
+  const ready = new PositionHeap();
   remaining.forEach((count, position) => {
     if (count === 0) ready.push(position);
   });
   const order: T[] = [];
-  while (ready.length > 0) {
-    ready.sort((a, b) => a - b);
-    const position = ready.shift() as number;
+  while (ready.size > 0) {
+    const position = ready.pop();
     order.push(nodes[position] as T);
     for (const dependent of dependents[position] ?? []) {
       const left = (remaining[dependent] ?? 0) - 1;
@@ -41,4 +41,45 @@ export function topologicalOrder<T extends OrderedNode>(nodes: readonly T[]): To
   if (order.length === nodes.length) return { ok: true, order };
   const cycle = nodes.filter((_, position) => (remaining[position] ?? 0) > 0).map((node) => node.key);
   return { ok: false, cycle };
+}
+
+/** The smallest position first. */
+class PositionHeap {
+  readonly #items: number[] = [];
+
+  get size(): number {
+    return this.#items.length;
+  }
+
+  push(position: number): void {
+    const items = this.#items;
+    items.push(position);
+    let at = items.length - 1;
+    while (at > 0) {
+      const parent = (at - 1) >> 1;
+      if ((items[parent] as number) <= position) break;
+      items[at] = items[parent] as number;
+      at = parent;
+    }
+    items[at] = position;
+  }
+
+  pop(): number {
+    const items = this.#items;
+    const top = items[0] as number;
+    const last = items.pop() as number;
+    if (items.length === 0) return top;
+    let at = 0;
+    for (;;) {
+      const left = 2 * at + 1;
+      if (left >= items.length) break;
+      const right = left + 1;
+      const child = right < items.length && (items[right] as number) < (items[left] as number) ? right : left;
+      if ((items[child] as number) >= last) break;
+      items[at] = items[child] as number;
+      at = child;
+    }
+    items[at] = last;
+    return top;
+  }
 }
