@@ -7,9 +7,10 @@ export interface Rate {
   readonly windowMs: number;
 }
 
-const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 const AMOUNT = String.raw`(\d+(?:\.\d+)?)\s*(ms|s|m|h)?`;
-const DURATION = new RegExp(`^\\s*${AMOUNT}\\s*$`);
+// Days only for durations (--ca-expiry-warning 30d): a rate window is at most hours.
+const DURATION = new RegExp(`^\\s*${AMOUNT.replace('|h)', '|h|d)')}\\s*$`);
 const RATE = new RegExp(`^\\s*(\\d+)\\s*/\\s*${AMOUNT}\\s*$`);
 
 /**

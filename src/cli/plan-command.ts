@@ -1,14 +1,17 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { EdgesyncError } from '../errors.js';
+import { caExpiryWarnings } from '../manifest/ca-expiry.js';
 import type { Plan } from '../plan/plan.js';
 import { type PlanStats, renderPlanJson } from '../plan/render-json.js';
 import { MIN_MARKDOWN_MAX_CHARS, renderPlanMarkdown } from '../plan/render-markdown.js';
 import { renderPlanText } from '../plan/render-text.js';
 import { serializeSavedPlan, toSavedPlan } from '../plan/saved-plan.js';
 import { preparePlan } from '../plan-session/prepare-plan.js';
+import { visibleText } from '../visible-text.js';
 import type { CommandContext, CommandOutcome } from './command-context.js';
 import { openConnection } from './connection.js';
+import { parseDuration } from './duration-option.js';
 import { renderDiagnostics } from './json-diagnostics.js';
 import { loggerFor } from './logger.js';
 import type { PlanCommandFlags } from './plan-flags.js';
@@ -22,6 +25,7 @@ export async function runPlan(
 ): Promise<CommandOutcome> {
   const planOptions = parsePlanOptions(flags);
   const maxChars = parseMaxChars(flags.maxChars);
+  const caWarningMs = parseDuration('--ca-expiry-warning', flags.caExpiryWarning);
   const logger = loggerFor(flags, ctx.stderr);
   const started = performance.now();
   const connection = await openConnection(flags, { logger });
@@ -42,7 +46,10 @@ export async function runPlan(
       ctx.stderr.write(`${prepared.errors.length} manifest error(s): nothing was planned\n`);
       return 'manifests_invalid';
     }
-    const { plan } = prepared.value;
+    const { plan, desired } = prepared.value;
+    for (const warning of caExpiryWarnings(desired.entries, Date.now(), caWarningMs)) {
+      ctx.stderr.write(`warning: ${visibleText(warning)}\n`);
+    }
     const requestStats = connection.api.stats();
     const stats: PlanStats = {
       requests: requestStats.requests,

@@ -14,6 +14,7 @@ export interface PlanCommandFlags extends ConnectionFlags, PlanFlags, LogFlags {
   readonly maxChars: string;
   readonly repoRoot?: string;
   readonly detailedExitcode?: boolean;
+  readonly caExpiryWarning: string;
   /** commander's `--no-color`: false when given. */
   readonly color: boolean;
 }
@@ -37,6 +38,11 @@ export const registerPlanCommand: CommandRegistrar = (program, ctx) => {
       'markdown: name manifests from this directory (default: the git top level above the current directory)',
     )
     .option('--detailed-exitcode', 'exit 2 when there are changes')
+    .option(
+      '--ca-expiry-warning <duration>',
+      'warn when a certificate authority expires within this long, e.g. 30d',
+      '30d',
+    )
     .option('--no-color', 'no ANSI colours in text output (NO_COLOR is honoured too)');
   addLogOptions(command, 'warn');
   addConnectionOptions(command);

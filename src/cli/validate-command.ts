@@ -1,6 +1,8 @@
+import { caExpiryWarnings } from '../manifest/ca-expiry.js';
 import { loadDesiredState } from '../manifest/load-desired-state.js';
 import { visibleJson, visibleText } from '../visible-text.js';
 import type { CommandContext, CommandOutcome } from './command-context.js';
+import { parseDuration } from './duration-option.js';
 import { manifestErrorsToSarif } from './manifest-errors-sarif.js';
 import { findRepoRoot, relativeToRepoRoot } from './repo-root.js';
 import type { ValidateFlags } from './validate-flags.js';
@@ -14,6 +16,7 @@ export async function runValidate(
     ctx.stderr.write('edgesync validate: --owner must not be empty\n');
     return 'invalid_option';
   }
+  const caWarningMs = parseDuration('--ca-expiry-warning', flags.caExpiryWarning);
   const defaulted = paths.length === 0;
   const result = await loadDesiredState(defaulted ? ['.'] : paths, {
     env: ctx.env,
@@ -39,7 +42,9 @@ export async function runValidate(
   }
   if (result.ok) {
     const { files, entries, directories = [], warnings = [] } = result.value;
-    for (const warning of warnings) ctx.stderr.write(`warning: ${visibleText(warning)}\n`);
+    for (const warning of [...warnings, ...caExpiryWarnings(entries, Date.now(), caWarningMs)]) {
+      ctx.stderr.write(`warning: ${visibleText(warning)}\n`);
+    }
     if (defaulted) ctx.stderr.write(`${readDirectoriesNote(directories)}\n`);
     const summary = `${plural(files.length, 'file')} valid (${plural(entries.length, 'entry', 'entries')})\n`;
     if (flags.format === 'text') ctx.stdout.write(summary);

@@ -10,6 +10,7 @@ export interface ValidateFlags {
   readonly allowOutsideRoot?: boolean;
   readonly requireSecrets?: boolean;
   readonly repoRoot?: string;
+  readonly caExpiryWarning: string;
 }
 
 export const registerValidateCommand: CommandRegistrar = (program, ctx) => {
@@ -34,6 +35,11 @@ export const registerValidateCommand: CommandRegistrar = (program, ctx) => {
     .option(
       '--repo-root <dir>',
       'sarif: name files from this directory (default: the git top level above the current directory)',
+    )
+    .option(
+      '--ca-expiry-warning <duration>',
+      'warn when a certificate authority expires within this long, e.g. 30d',
+      '30d',
     )
     .option(
       '--require-secrets',

@@ -25,6 +25,7 @@ export class WatchMetrics {
   readonly liveCommit: Gauge<'commit'>;
   readonly liveCommitBehind: Gauge;
   readonly loopStuck: Gauge;
+  readonly caExpiration: Gauge<'name' | 'id'>;
   /** Whether the reconcile loop counts as stuck, read at scrape time; set by the daemon. */
   loopIsStuck: () => boolean = () => false;
   // Live-state cache and read share (issue 15): kept in one block, apart from the rest.
@@ -151,6 +152,12 @@ export class WatchMetrics {
     this.liveCommitBehind = new Gauge({
       name: 'edgesync_live_commit_behind',
       help: '1 while the checkout holds a commit other than the one last applied, else 0.',
+      registers,
+    });
+    this.caExpiration = new Gauge({
+      name: 'edgesync_certificate_authority_expiration_timestamp_seconds',
+      help: "Each managed CA's notAfter (as cert-manager exports its certificates'), by manifest name and live ID.",
+      labelNames: ['name', 'id'],
       registers,
     });
     const metrics = this;

@@ -7,6 +7,7 @@ import type { KindName } from '../kinds/kind-name.js';
 import type { LiveState } from '../kinds/live-state.js';
 import { readLiveState } from '../kinds/read-live-state.js';
 import { KINDS, kindByName } from '../kinds/registry.js';
+import { caExpiries } from '../manifest/ca-expiry.js';
 import type { DesiredState } from '../manifest/desired-state.js';
 import { type LoadOptions, loadDesiredState } from '../manifest/load-desired-state.js';
 import type { ManifestError } from '../manifest/manifest-error.js';
@@ -441,6 +442,21 @@ export class WatchReconciler {
     }
     WatchMetrics.setByKind(this.#options.metrics.ownedObjects, owned);
     WatchMetrics.setByKind(this.#options.metrics.driftedObjects, drifted);
+    this.#recordCaExpiries(desired, live);
+  }
+
+  /** The managed CAs' notAfter, labelled with their live ID ('' before the CA exists). */
+  #recordCaExpiries(desired: DesiredState, live: LiveState): void {
+    const gauge = this.#options.metrics.caExpiration;
+    gauge.reset();
+    for (const { entry, notAfter } of caExpiries(desired.entries)) {
+      const object = live.objects.certificate_authorities.find((candidate) =>
+        entry.id === undefined
+          ? candidate.marker?.owner === this.#options.plan.owner && candidate.marker.name === entry.name
+          : candidate.id === entry.id,
+      );
+      gauge.set({ name: entry.name, id: object?.id ?? '' }, notAfter / 1000);
+    }
   }
 
   /** After a complete apply the account holds exactly the desired entries (bar module-only edges that are missing). */

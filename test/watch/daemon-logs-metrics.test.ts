@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { X509Certificate } from 'node:crypto';
+import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -120,6 +121,21 @@ describe('logs and metrics an operator reads (issue 19)', () => {
     expect(changes.length).toBeGreaterThan(objects.size);
     expect(drifted.reduce((sum, sample) => sum + sample.value, 0)).toBe(objects.size);
     expect(drifted.find((sample) => sample.labels.kind === 'https_edges')?.value).toBe(1);
+    // observe mode creates nothing: the CA has no live ID yet
+    expect(
+      samples.filter(
+        (sample) => sample.name === 'edgesync_certificate_authority_expiration_timestamp_seconds',
+      ),
+    ).toEqual([
+      {
+        name: 'edgesync_certificate_authority_expiration_timestamp_seconds',
+        labels: { name: 'corp-root', id: '' },
+        value:
+          Date.parse(
+            new X509Certificate(await readFile(join(EXAMPLES, 'manifests/certs/corp-root.pem'))).validTo,
+          ) / 1000,
+      },
+    ]);
   });
 
   it('watch: a failed reconcile logs at error', async () => {
