@@ -22,6 +22,7 @@ import { refillSecrets } from '../plan/saved-plan.js';
 import { preparePlan } from '../plan-session/prepare-plan.js';
 import { visibleText } from '../visible-text.js';
 import type { ApplyFlags } from './apply-flags.js';
+import { useColor } from './color-choice.js';
 import type { CommandContext, CommandOutcome } from './command-context.js';
 import { type Connection, openConnection } from './connection.js';
 import { parseDuration, parsePositiveInteger } from './duration-option.js';
@@ -136,7 +137,7 @@ async function confirmAndApply(plan: Plan, flags: ApplyFlags, apply: ApplyContex
     ctx.stdout.write('No changes.\n');
     return 'ok';
   }
-  ctx.stdout.write(renderPlanText(plan, { color: colorFor(ctx.stdout, ctx.env) }));
+  ctx.stdout.write(renderPlanText(plan, { color: useColor(flags.color, ctx.stdout, ctx.env) }));
   if (flags.dryRun) {
     ctx.stdout.write(`\nRequests that would be sent (dry run, nothing sent):\n\n${renderRequests(plan)}`);
     return 'ok';
@@ -200,8 +201,4 @@ function loadOptions(flags: ApplyFlags, ctx: CommandContext): LoadOptions {
     allowOutsideRoot: flags.allowOutsideRoot ?? false,
     cwd: ctx.cwd,
   };
-}
-
-function colorFor(stream: { isTTY?: boolean }, env: CommandContext['env']): boolean {
-  return stream.isTTY === true && env.NO_COLOR === undefined;
 }

@@ -9,6 +9,8 @@ export interface ApplyFlags extends ConnectionFlags, PlanFlags, LogFlags {
   readonly dryRun?: boolean;
   readonly concurrency: string;
   readonly graceTimeout: string;
+  /** false with --no-color. */
+  readonly color: boolean;
 }
 
 export const registerApplyCommand: CommandRegistrar = (program, ctx) => {
@@ -21,6 +23,10 @@ export const registerApplyCommand: CommandRegistrar = (program, ctx) => {
       'apply a plan saved by `edgesync plan --out`, refusing if the account or manifests changed',
     )
     .option('-y, --yes', 'apply without asking')
+    .option(
+      '--no-color',
+      'no ANSI colours in the plan shown (NO_COLOR is honoured too; FORCE_COLOR forces them)',
+    )
     .option('--dry-run', 'print the requests that would be sent and send no write')
     .option('--concurrency <n>', 'actions in flight at once', '4')
     .option(

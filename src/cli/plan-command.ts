@@ -9,6 +9,7 @@ import { renderPlanText } from '../plan/render-text.js';
 import { serializeSavedPlan, toSavedPlan } from '../plan/saved-plan.js';
 import { preparePlan } from '../plan-session/prepare-plan.js';
 import { visibleText } from '../visible-text.js';
+import { useColor } from './color-choice.js';
 import type { CommandContext, CommandOutcome } from './command-context.js';
 import { openConnection } from './connection.js';
 import { parseDuration } from './duration-option.js';
@@ -135,7 +136,7 @@ async function render(
       ctx.cwd,
     );
   }
-  const color = flags.color && ctx.stdout.isTTY === true && ctx.env.NO_COLOR === undefined;
+  const color = useColor(flags.color, ctx.stdout, ctx.env);
   return renderPlanText(plan, { color });
 }
 

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { renderPlanJson } from '../plan/render-json.js';
 import { renderPlanText } from '../plan/render-text.js';
+import { useColor } from './color-choice.js';
 import type { CommandContext, CommandOutcome } from './command-context.js';
 import { parseMaxChars, renderMarkdownForRepo } from './plan-command.js';
 import { readSavedPlanFile } from './plan-file.js';
@@ -23,7 +24,7 @@ export async function runShow(file: string, flags: ShowFlags, ctx: CommandContex
       ),
     );
   } else {
-    const color = flags.color && ctx.stdout.isTTY === true && ctx.env.NO_COLOR === undefined;
+    const color = useColor(flags.color, ctx.stdout, ctx.env);
     ctx.stdout.write(renderPlanText(plan, { color }));
   }
   return 'ok';
