@@ -28,6 +28,12 @@ export interface DraftAction extends Omit<Action, 'dependsOn'> {
    * and it is not waited for by it.
    */
   readonly unparks?: string;
+  /**
+   * The key of the create of a temporary deny that covers where this deny
+   * rule moves (see park-moves.ts): that one narrows the target early, so
+   * this move only widens, and belongs to the late phase.
+   */
+  readonly guardedBy?: string;
 }
 
 /** A ResourceChange while drafting; `protect` comes from its entry and feeds the safety rules. */

@@ -144,7 +144,7 @@ function policySwitches(state: PlanState): DraftAction[] {
 function phaseOf(state: PlanState, action: DraftAction): 'narrows' | 'widens' | 'both' | undefined {
   if (action.access === undefined || state.kindsByName.get(action.kind)?.accessDecision === undefined)
     return undefined;
-  if (action.unparks !== undefined) return 'widens';
+  if (action.unparks !== undefined || action.guardedBy !== undefined) return 'widens';
   if (state.actions.some((other) => other.unparks === action.key)) return 'narrows';
   const effects = accessEffects(action);
   const narrows = effects.narrows.length > 0;
@@ -154,12 +154,13 @@ function phaseOf(state: PlanState, action: DraftAction): 'narrows' | 'widens' | 
 }
 
 /**
- * An allow rule that moves while an endpoint switches policy lists, and so
- * belongs to neither phase: park-moves.ts splits it in two.
+ * A rule that moves while an endpoint switches policy lists, and so belongs
+ * to neither phase: park-moves.ts splits an allow in two and guards a deny's
+ * target with a temporary deny.
  */
 export function moveAcrossPolicySwitch(state: PlanState): DraftAction | undefined {
   if (policySwitches(state).length === 0) return undefined;
-  return state.actions.find((action) => action.access === 'allow' && phaseOf(state, action) === 'both');
+  return state.actions.find((action) => phaseOf(state, action) === 'both');
 }
 
 /** A request naming an ID that another action creates waits for that create. */

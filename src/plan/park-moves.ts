@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import type { AddressRange, Kind } from '../kinds/kind.js';
 import { encodeMetadata } from '../kinds/ownership-marker.js';
 import { type DraftAction, draftAction } from './draft-action.js';
@@ -30,13 +31,21 @@ export const PARKING_GUARD_PREFIX = '~parking.';
 
 /**
  * Orders the actions (`orderActions`) and, while they wait on each other in
- * a cycle, or an allow rule moves while an endpoint switches policy lists
- * (the move would be in neither phase), splits a rule that moves its range: two rules
- * swapping CIDRs, or a rule moving off a CIDR that a new deny must hold
- * before the move widens anything. The move is split in two PATCHes, first
- * to a parking spot, then to its target, under a temporary deny rule on the
- * spot that is created first and deleted last. The ordering rules then see
- * the parked rule like any other: the spot is closed while it is there.
+ * a cycle, or a rule moves while an endpoint switches policy lists (the
+ * move would be in neither phase), splits a rule that moves its range.
+ *
+ * An allow (two rules swapping CIDRs, a rule moving off a CIDR that a new
+ * deny must hold before the move widens anything, a move across a switch)
+ * is split in two PATCHes, first to a parking spot, then to its target,
+ * under a temporary deny rule on the spot that is created first and deleted
+ * last. The ordering rules then see the parked rule like any other: the spot
+ * is closed while it is there.
+ *
+ * A deny that moves across a switch cannot be parked: leaving its range
+ * widens (late) and reaching the new one narrows (early), the wrong way
+ * round for two PATCHes. Its target is held instead by a temporary deny on
+ * the smallest free CIDR around it, created before the switch and deleted
+ * after the move, so the move itself only widens and goes late.
  */
 export function orderActionsParkingMoves(state: PlanState): void {
   const initial = new Map(state.actions.map((action) => [action, new Set(action.dependsOn)]));
@@ -47,32 +56,51 @@ export function orderActionsParkingMoves(state: PlanState): void {
     const order = topologicalOrder(
       state.actions.map((action) => ({ key: action.key, dependsOn: [...action.dependsOn] })),
     );
-    const straddling = moveAcrossPolicySwitch(state);
-    if (order.ok && (straddling === undefined || parked.has(straddling.change))) return;
-    const inCycle = new Set(order.ok ? [straddling?.key] : order.cycle);
-    // Only an allow is worth parking: leaving its old range narrows (early),
-    // reaching the new one widens (late). A parked deny would still have to
-    // leave before it arrives.
-    const move = state.actions.find(
-      (action) =>
-        inCycle.has(action.key) &&
-        action.movedFrom !== undefined &&
-        action.access === 'allow' &&
-        !parked.has(action.change),
-    );
-    if (move === undefined) return;
-    parked.add(move.change);
-    const added = park(state, move);
-    if (added === undefined) return;
+    const found = moveAcrossPolicySwitch(state);
+    const straddling = found !== undefined && !parked.has(found.change) ? found : undefined;
+    if (order.ok && straddling === undefined) return;
+    let move: DraftAction | undefined;
+    if (straddling?.access === 'deny') move = straddling;
+    else {
+      const inCycle = new Set(order.ok ? [straddling?.key] : order.cycle);
+      // Only an allow is worth parking: leaving its old range narrows (early),
+      // reaching the new one widens (late). A parked deny would still have to
+      // leave before it arrives.
+      move = state.actions.find(
+        (action) =>
+          inCycle.has(action.key) &&
+          action.movedFrom !== undefined &&
+          action.access === 'allow' &&
+          !parked.has(action.change),
+      );
+    }
+    if (move !== undefined) parked.add(move.change);
+    const added =
+      move === undefined ? undefined : move.access === 'deny' ? guardTarget(state, move) : park(state, move);
+    if (move === undefined || added === undefined) {
+      // A cycle is reported with its members when the plan is assembled; a
+      // move left straddling a switch would order fine and widen: refuse it.
+      if (order.ok && straddling !== undefined) refuseStraddling(state, straddling);
+      return;
+    }
     // Order again from the dependencies the actions were drafted with.
+    const moved = move;
     for (const [action, dependsOn] of added)
-      initial.set(action, action.key === move.key ? new Set(initial.get(move)) : dependsOn);
+      initial.set(action, action.key === moved.key ? new Set(initial.get(moved)) : dependsOn);
     state.errors.length = errorCount;
     for (const action of state.actions) {
       action.dependsOn.clear();
       for (const key of initial.get(action) ?? []) action.dependsOn.add(key);
     }
   }
+}
+
+function refuseStraddling(state: PlanState, move: DraftAction): void {
+  state.errors.push({
+    code: 'dependency_cycle',
+    message: `${move.change} moves its range while an endpoint switches IP policy lists, and no temporary deny or parking address is free to split the move: apply the rule change and the endpoint change in two steps`,
+    ...(move.source ? { source: move.source } : {}),
+  });
 }
 
 /** Splits `move` in place; returns the new actions with their own dependencies, or undefined when no spot is free. */
@@ -94,7 +122,6 @@ function park(state: PlanState, move: DraftAction): Map<DraftAction, Set<string>
   const base = Object.fromEntries((kind.uniqueKey ?? []).map((name) => [name, object.spec[name]]));
   const spotSpec = { ...base, [field]: spot.cidr, [decision.field]: object.spec[decision.field] };
   const guardSpec = { ...base, [field]: guard.cidr, [decision.field]: decision.deny };
-  const index = state.actions.indexOf(move);
   const added = new Map<DraftAction, Set<string>>();
 
   const toSpot: DraftAction = {
@@ -128,49 +155,139 @@ function park(state: PlanState, move: DraftAction): Map<DraftAction, Set<string>
 
   // A parked deny narrows the spot, nothing to guard; a parked allow opens it unless a deny holds it.
   if (move.access === 'allow') {
-    const guardName = `${PARKING_GUARD_PREFIX}${move.name}`;
-    const marker = { owner: state.options.owner, name: guardName };
-    const createKey = `create:${move.change}#parking-guard`;
-    const guardCreate = draftAction({
-      key: createKey,
-      op: 'create',
-      kind: kind.name,
-      name: move.name,
-      change: move.change,
-      request: kind.createRequest(guardSpec, encodeMetadata(undefined, marker)),
-      secrets: new Set(),
-      marker,
-      ...(move.source ? { source: move.source } : {}),
-      ...defined('takes', keyOf(guardSpec)),
-      access: 'deny',
-      range: guard.range,
-    });
-    const guardDelete = draftAction({
-      key: `delete:${move.change}#parking-guard`,
-      op: 'delete',
-      kind: kind.name,
-      name: move.name,
-      change: move.change,
-      request: kind.deleteRequest(pendingPathSegment(createKey)),
-      secrets: new Set(),
-      ...(move.source ? { source: move.source } : {}),
-      ...defined('frees', keyOf(guardSpec)),
-      access: 'deny',
-      range: guard.range,
-    });
-    guardDelete.dependsOn.add(createKey).add(fromSpot.key);
+    const [guardCreate, guardDelete] = temporaryDeny(state, kind, move, guardSpec, guard.range);
+    guardDelete.dependsOn.add(fromSpot.key);
     added.set(guardCreate, new Set());
     added.set(guardDelete, new Set(guardDelete.dependsOn));
     actions.unshift(guardCreate);
     actions.push(guardDelete);
   }
-  state.actions.splice(index, 1, ...actions);
+  replaceAction(state, move, actions);
+  return added;
+}
+
+/**
+ * Holds the target of a deny `move` under a temporary deny on the smallest
+ * free CIDR around it, in the same IP policy: created first, deleted once
+ * the move has landed. Returns the new actions with their own dependencies,
+ * or undefined when the target is unknown or no CIDR around it is free.
+ */
+function guardTarget(state: PlanState, move: DraftAction): Map<DraftAction, Set<string>> | undefined {
+  const kind = state.kindsByName.get(move.kind);
+  const object = move.objectId === undefined ? undefined : state.liveById.get(move.objectId);
+  const decision = kind?.accessDecision;
+  const body = move.request.body as Record<string, unknown> | undefined;
+  if (kind === undefined || object === undefined || decision?.range === undefined || body === undefined)
+    return undefined;
+  const field = (kind.uniqueKey ?? []).find(
+    (name) => body[name] !== undefined && body[name] !== object.spec[name],
+  );
+  const target = field === undefined ? undefined : body[field];
+  if (field === undefined || typeof target !== 'string') return undefined;
+  const base = Object.fromEntries((kind.uniqueKey ?? []).map((name) => [name, object.spec[name]]));
+  const held = heldKeys(state, kind);
+  let guard: { spec: Record<string, unknown>; range: AddressRange } | undefined;
+  for (const cidr of enclosingCidrs(target)) {
+    const spec = { ...base, [field]: cidr, [decision.field]: decision.deny };
+    const key = uniqueKeyValue(kind, spec);
+    const range = decision.range(spec);
+    if (key === undefined || range === undefined || held.has(key)) continue;
+    guard = { spec, range };
+    break;
+  }
+  if (guard === undefined) return undefined;
+  const [guardCreate, guardDelete] = temporaryDeny(state, kind, move, guard.spec, guard.range);
+  const guarded: DraftAction = { ...move, guardedBy: guardCreate.key };
+  guardDelete.dependsOn.add(guarded.key);
+  const added = new Map<DraftAction, Set<string>>([
+    [guardCreate, new Set()],
+    [guarded, new Set()],
+    [guardDelete, new Set(guardDelete.dependsOn)],
+  ]);
+  replaceAction(state, move, [guardCreate, guarded, guardDelete]);
+  return added;
+}
+
+/** The CIDRs around `cidr`, smallest first: one bit shorter each, down to /0. */
+function enclosingCidrs(cidr: string): string[] {
+  if (!ipaddr.isValidCIDR(cidr)) return [];
+  const [address, prefix] = ipaddr.parseCIDR(cidr);
+  const family = address.kind() === 'ipv4' ? ipaddr.IPv4 : ipaddr.IPv6;
+  const around: string[] = [];
+  for (let length = prefix - 1; length >= 0; length -= 1)
+    around.push(`${family.networkAddressFromCIDR(`${address.toString()}/${length}`).toString()}/${length}`);
+  return around;
+}
+
+/** Uniqueness keys of `kind` that the account holds or an action takes or frees. */
+function heldKeys(state: PlanState, kind: Kind): Set<string> {
+  const held = new Set<string>();
+  for (const object of state.live.objects[kind.name] ?? []) {
+    const key = uniqueKeyValue(kind, object.spec);
+    if (key !== undefined) held.add(key);
+  }
+  for (const action of state.actions) {
+    if (action.takes !== undefined) held.add(action.takes);
+    if (action.frees !== undefined) held.add(action.frees);
+  }
+  return held;
+}
+
+/**
+ * A temporary deny rule for `move`'s change, marked `~parking.NAME` so that
+ * a killed apply's leftover is pruned by the next plan: its create, and its
+ * delete, which waits for the create.
+ */
+function temporaryDeny(
+  state: PlanState,
+  kind: Kind,
+  move: DraftAction,
+  spec: Record<string, unknown>,
+  range: AddressRange,
+): [DraftAction, DraftAction] {
+  const keyOf = (value: Record<string, unknown>): string | undefined => uniqueKeyValue(kind, value);
+  const guardName = `${PARKING_GUARD_PREFIX}${move.name}`;
+  const marker = { owner: state.options.owner, name: guardName };
+  const createKey = `create:${move.change}#parking-guard`;
+  const guardCreate = draftAction({
+    key: createKey,
+    op: 'create',
+    kind: kind.name,
+    name: move.name,
+    change: move.change,
+    request: kind.createRequest(spec, encodeMetadata(undefined, marker)),
+    secrets: new Set(),
+    marker,
+    ...(move.source ? { source: move.source } : {}),
+    ...defined('takes', keyOf(spec)),
+    access: 'deny',
+    range,
+  });
+  const guardDelete = draftAction({
+    key: `delete:${move.change}#parking-guard`,
+    op: 'delete',
+    kind: kind.name,
+    name: move.name,
+    change: move.change,
+    request: kind.deleteRequest(pendingPathSegment(createKey)),
+    secrets: new Set(),
+    ...(move.source ? { source: move.source } : {}),
+    ...defined('frees', keyOf(spec)),
+    access: 'deny',
+    range,
+  });
+  guardDelete.dependsOn.add(createKey);
+  return [guardCreate, guardDelete];
+}
+
+/** Puts `actions` where `move` was, in the plan and in its change. */
+function replaceAction(state: PlanState, move: DraftAction, actions: readonly DraftAction[]): void {
+  state.actions.splice(state.actions.indexOf(move), 1, ...actions);
   const draft = state.changes.find((change) => change.change.address === move.change);
   if (draft !== undefined) {
     const position = draft.actionKeys.indexOf(move.key);
     draft.actionKeys.splice(position, 1, ...actions.map((action) => action.key));
   }
-  return added;
 }
 
 function defined<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {

@@ -1,0 +1,97 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { applyPlan, planAgainst, startAccessHarness } from './access-harness.js';
+import { ACCESS_SEED, type AccessScenario, checkScenario, entriesOf } from './access-scenario.js';
+
+/**
+ * A deny rule that moves its CIDR while a TCP edge switches from one list of
+ * IP policies to another: the move narrows its target (must land before the
+ * switch) and widens its old range (must land after it). The planner holds
+ * the target under a temporary deny around it, created before the switch
+ * and deleted after the move: two extra requests, the rule keeps its ID.
+ */
+const CORPUS = JSON.parse(
+  readFileSync(new URL('./access-corpus.json', import.meta.url), 'utf8'),
+) as readonly (AccessScenario & { readonly name: string })[];
+const SCENARIO = CORPUS.find((scenario) => scenario.name.startsWith('a deny rule moves while the TCP edge'));
+
+describe('a deny rule moving while an endpoint switches IP policy lists', () => {
+  it('is planned as guard create → switch → move → guard delete, the move a PATCH of the same rule', async () => {
+    if (SCENARIO === undefined) throw new Error('corpus case missing');
+    const harness = await startAccessHarness(ACCESS_SEED);
+    try {
+      await applyPlan(harness, await planAgainst(harness, entriesOf(SCENARIO.a)));
+      const plan = await planAgainst(harness, entriesOf(SCENARIO.b));
+      expect(plan.errors).toEqual([]);
+      const guardCreate = plan.actions.find(
+        (action) => action.key.endsWith('#parking-guard') && action.op === 'create',
+      );
+      const guardDelete = plan.actions.find(
+        (action) => action.key.endsWith('#parking-guard') && action.op === 'delete',
+      );
+      const move = plan.actions.find((action) => action.op === 'update' && action.kind === 'ip_policy_rules');
+      const policySwitch = plan.actions.find((action) => action.op === 'put-module');
+      expect(guardCreate?.marker?.name).toBe('~parking.r1');
+      expect(guardCreate?.request.body).toMatchObject({ cidr: '10.0.0.0/7', action: 'deny' });
+      expect(move?.request.method).toBe('PATCH');
+      expect(move?.request.body).toMatchObject({ cidr: '10.0.0.0/8' });
+      if (!guardCreate || !guardDelete || !move || !policySwitch) throw new Error('action missing');
+      expect(policySwitch.dependsOn).toContain(guardCreate.key);
+      expect(move.dependsOn).toContain(policySwitch.key);
+      expect(guardDelete.dependsOn).toContain(move.key);
+      // The PATCH and the PUT the change needs, plus the temporary deny's create and delete.
+      expect(plan.actions.map((action) => action.op).sort()).toEqual([
+        'create',
+        'delete',
+        'put-module',
+        'update',
+      ]);
+    } finally {
+      await harness.emulator.close();
+    }
+  });
+
+  // Killed after each of the four writes, then planned again: never more open than A ∪ B, converged, nothing left over.
+  it.each([0.25, 0.5, 0.75, 1])('killed at %s of the plan, then planned again', async (killAt) => {
+    if (SCENARIO === undefined) throw new Error('corpus case missing');
+    await checkScenario({ ...SCENARIO, killAt });
+  });
+
+  it('a temporary deny left by a killed apply is deleted by the next plan', async () => {
+    if (SCENARIO === undefined) throw new Error('corpus case missing');
+    const harness = await startAccessHarness(ACCESS_SEED);
+    try {
+      await applyPlan(harness, await planAgainst(harness, entriesOf(SCENARIO.a)));
+      const plan = await planAgainst(harness, entriesOf(SCENARIO.b));
+      await applyPlan(harness, plan, { killAfter: 1, concurrency: 1 });
+      const again = await planAgainst(harness, entriesOf(SCENARIO.b));
+      // The first write is the temporary deny (nothing else may go before the switch).
+      expect(again.changes.find((change) => change.address === 'ip_policy_rules.~parking.r1')?.op).toBe(
+        'delete',
+      );
+      await applyPlan(harness, again);
+      expect((await planAgainst(harness, entriesOf(SCENARIO.b))).actions).toEqual([]);
+    } finally {
+      await harness.emulator.close();
+    }
+  });
+
+  it('to 0.0.0.0/0, with no CIDR around the target to hold it, is refused rather than planned open', async () => {
+    if (SCENARIO === undefined) throw new Error('corpus case missing');
+    const harness = await startAccessHarness(ACCESS_SEED);
+    try {
+      await applyPlan(harness, await planAgainst(harness, entriesOf(SCENARIO.a)));
+      const b = {
+        ...SCENARIO.b,
+        rules: SCENARIO.b.rules.map((rule) => (rule.name === 'r1' ? { ...rule, cidr: '0.0.0.0/0' } : rule)),
+      };
+      const plan = await planAgainst(harness, entriesOf(b));
+      expect(plan.errors.map((error) => error.code)).toEqual(['dependency_cycle']);
+      expect(plan.errors[0]?.message).toContain(
+        'ip_policy_rules.r1 moves its range while an endpoint switches',
+      );
+    } finally {
+      await harness.emulator.close();
+    }
+  });
+});
