@@ -167,10 +167,12 @@ function park(state: PlanState, move: DraftAction): Map<DraftAction, Set<string>
 }
 
 /**
- * Holds the target of a deny `move` under a temporary deny on the smallest
- * free CIDR around it, in the same IP policy: created first, deleted once
- * the move has landed. Returns the new actions with their own dependencies,
- * or undefined when the target is unknown or no CIDR around it is free.
+ * Holds the target of a deny `move` under temporary denies in the same IP
+ * policy: one on the smallest free CIDR around it, or, for a target that
+ * has none (0.0.0.0/0, ::/0), one on each of its halves. They are created
+ * first and deleted once the move has landed. Returns the new actions with
+ * their own dependencies, or undefined when the target is unknown or no
+ * cover is free.
  */
 function guardTarget(state: PlanState, move: DraftAction): Map<DraftAction, Set<string>> | undefined {
   const kind = state.kindsByName.get(move.kind);
@@ -184,28 +186,107 @@ function guardTarget(state: PlanState, move: DraftAction): Map<DraftAction, Set<
   );
   const target = field === undefined ? undefined : body[field];
   if (field === undefined || typeof target !== 'string') return undefined;
+  const rangeOf = decision.range;
   const base = Object.fromEntries((kind.uniqueKey ?? []).map((name) => [name, object.spec[name]]));
   const held = heldKeys(state, kind);
-  let guard: { spec: Record<string, unknown>; range: AddressRange } | undefined;
-  for (const cidr of enclosingCidrs(target)) {
+  const guardOf = (cidr: string): { spec: Record<string, unknown>; range: AddressRange } | undefined => {
     const spec = { ...base, [field]: cidr, [decision.field]: decision.deny };
     const key = uniqueKeyValue(kind, spec);
-    const range = decision.range(spec);
-    if (key === undefined || range === undefined || held.has(key)) continue;
-    guard = { spec, range };
-    break;
+    const range = rangeOf(spec);
+    return key === undefined || range === undefined || held.has(key) ? undefined : { spec, range };
+  };
+  // Each piece of a cover is held by temporary denies a killed apply left
+  // (pruned after the move) or by a new one. The target itself can only be
+  // held by leftovers: the move takes its key.
+  type Piece =
+    | { readonly prunes: DraftAction[] }
+    | { readonly guard: NonNullable<ReturnType<typeof guardOf>> };
+  const pieceOf = (cidr: string): Piece | undefined => {
+    const range = rangeOf({ ...base, [field]: cidr });
+    const prunes = range === undefined ? undefined : leftoverGuards(state, kind, base, field, range);
+    if (prunes !== undefined) return { prunes };
+    const guard = guardOf(cidr);
+    return guard === undefined ? undefined : { guard };
+  };
+  const covers = [[target], ...enclosingCidrs(target).map((cidr) => [cidr]), halvesOf(target)];
+  const pieces = covers
+    .map((cidrs) => cidrs.map(pieceOf))
+    .find((found) => found.length > 0 && found.every((piece) => piece !== undefined));
+  if (pieces === undefined) return undefined;
+  const added = new Map<DraftAction, Set<string>>();
+  const creates: DraftAction[] = [];
+  const deletes: DraftAction[] = [];
+  const prunes: DraftAction[] = [];
+  for (const piece of pieces) {
+    if (piece === undefined) return undefined;
+    if ('prunes' in piece) {
+      prunes.push(...piece.prunes);
+      continue;
+    }
+    const suffix = creates.length === 0 ? '' : `~${creates.length + 1}`;
+    const [guardCreate, guardDelete] = temporaryDeny(
+      state,
+      kind,
+      move,
+      piece.guard.spec,
+      piece.guard.range,
+      suffix,
+    );
+    creates.push(guardCreate);
+    deletes.push(guardDelete);
   }
-  if (guard === undefined) return undefined;
-  const [guardCreate, guardDelete] = temporaryDeny(state, kind, move, guard.spec, guard.range);
-  const guarded: DraftAction = { ...move, guardedBy: guardCreate.key };
-  guardDelete.dependsOn.add(guarded.key);
-  const added = new Map<DraftAction, Set<string>>([
-    [guardCreate, new Set()],
-    [guarded, new Set()],
-    [guardDelete, new Set(guardDelete.dependsOn)],
-  ]);
-  replaceAction(state, move, [guardCreate, guarded, guardDelete]);
+  const guarded: DraftAction = { ...move, guardedBy: creates[0]?.key ?? prunes[0]?.key ?? move.key };
+  for (const guardCreate of creates) added.set(guardCreate, new Set());
+  added.set(guarded, new Set());
+  for (const guardDelete of deletes) {
+    guardDelete.dependsOn.add(guarded.key);
+    added.set(guardDelete, new Set(guardDelete.dependsOn));
+  }
+  // A leftover's prune narrows nothing and widens its range: it waits for the move like a new guard's delete.
+  for (const prune of prunes) {
+    prune.dependsOn.add(guarded.key);
+    added.set(prune, new Set(prune.dependsOn));
+  }
+  replaceAction(state, move, [...creates, guarded, ...deletes]);
   return added;
+}
+
+/**
+ * The prunes of temporary denies a killed apply left (owned, `~parking.`
+ * names) in the rule's policy that together cover `target`, or undefined
+ * when they do not.
+ */
+function leftoverGuards(
+  state: PlanState,
+  kind: Kind,
+  base: Readonly<Record<string, unknown>>,
+  field: string,
+  target: AddressRange,
+): DraftAction[] | undefined {
+  const decision = kind.accessDecision;
+  if (decision?.range === undefined) return undefined;
+  const found: { prune: DraftAction; range: AddressRange }[] = [];
+  for (const object of state.live.objects[kind.name] ?? []) {
+    const { marker, spec } = object;
+    if (marker?.owner !== state.options.owner || !marker.name.startsWith(PARKING_GUARD_PREFIX)) continue;
+    if (spec[decision.field] !== decision.deny) continue;
+    if (Object.entries(base).some(([name, value]) => name !== field && spec[name] !== value)) continue;
+    const range = decision.range(spec);
+    const prune = state.actions.find((action) => action.op === 'delete' && action.objectId === object.id);
+    if (range === undefined || prune === undefined || range.family !== target.family) continue;
+    found.push({ prune, range });
+  }
+  found.sort((a, b) => (a.range.first < b.range.first ? -1 : a.range.first > b.range.first ? 1 : 0));
+  let next = target.first;
+  const covering: DraftAction[] = [];
+  for (const { prune, range } of found) {
+    if (range.last < next) continue;
+    if (range.first > next) break;
+    covering.push(prune);
+    next = range.last + 1n;
+    if (next > target.last) return covering;
+  }
+  return undefined;
 }
 
 /** The CIDRs around `cidr`, smallest first: one bit shorter each, down to /0. */
@@ -217,6 +298,25 @@ function enclosingCidrs(cidr: string): string[] {
   for (let length = prefix - 1; length >= 0; length -= 1)
     around.push(`${family.networkAddressFromCIDR(`${address.toString()}/${length}`).toString()}/${length}`);
   return around;
+}
+
+/** The two CIDRs one bit longer that together cover `cidr`; none for a single address. */
+function halvesOf(cidr: string): string[] {
+  if (!ipaddr.isValidCIDR(cidr)) return [];
+  const [address, prefix] = ipaddr.parseCIDR(cidr);
+  const bytes = address.toByteArray();
+  const bits = bytes.length * 8;
+  if (prefix >= bits) return [];
+  let first = 0n;
+  for (const byte of bytes) first = (first << 8n) | BigInt(byte);
+  first &= ~((1n << BigInt(bits - prefix)) - 1n);
+  const second = first | (1n << BigInt(bits - prefix - 1));
+  return [first, second].map((number) => {
+    const out: number[] = [];
+    for (let index = bytes.length - 1; index >= 0; index -= 1)
+      out[index] = Number((number >> BigInt((bytes.length - 1 - index) * 8)) & 0xffn);
+    return `${ipaddr.fromByteArray(out).toString()}/${prefix + 1}`;
+  });
 }
 
 /** Uniqueness keys of `kind` that the account holds or an action takes or frees. */
@@ -244,11 +344,12 @@ function temporaryDeny(
   move: DraftAction,
   spec: Record<string, unknown>,
   range: AddressRange,
+  suffix = '',
 ): [DraftAction, DraftAction] {
   const keyOf = (value: Record<string, unknown>): string | undefined => uniqueKeyValue(kind, value);
-  const guardName = `${PARKING_GUARD_PREFIX}${move.name}`;
+  const guardName = `${PARKING_GUARD_PREFIX}${move.name}${suffix}`;
   const marker = { owner: state.options.owner, name: guardName };
-  const createKey = `create:${move.change}#parking-guard`;
+  const createKey = `create:${move.change}#parking-guard${suffix}`;
   const guardCreate = draftAction({
     key: createKey,
     op: 'create',
@@ -264,7 +365,7 @@ function temporaryDeny(
     range,
   });
   const guardDelete = draftAction({
-    key: `delete:${move.change}#parking-guard`,
+    key: `delete:${move.change}#parking-guard${suffix}`,
     op: 'delete',
     kind: kind.name,
     name: move.name,

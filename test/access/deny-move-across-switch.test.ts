@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { applyPlan, planAgainst, startAccessHarness } from './access-harness.js';
-import { ACCESS_SEED, type AccessScenario, checkScenario, entriesOf } from './access-scenario.js';
+import {
+  ACCESS_SEED,
+  type AccessScenario,
+  checkScenario,
+  entriesOf,
+  type RuleSpec,
+} from './access-scenario.js';
 
 /**
  * A deny rule that moves its CIDR while a TCP edge switches from one list of
@@ -76,15 +82,38 @@ describe('a deny rule moving while an endpoint switches IP policy lists', () => 
     }
   });
 
-  it('to 0.0.0.0/0, with no CIDR around the target to hold it, is refused rather than planned open', async () => {
+  it('to 0.0.0.0/0, which no CIDR encloses, is held by two temporary denies on its halves', async () => {
     if (SCENARIO === undefined) throw new Error('corpus case missing');
     const harness = await startAccessHarness(ACCESS_SEED);
     try {
       await applyPlan(harness, await planAgainst(harness, entriesOf(SCENARIO.a)));
-      const b = {
-        ...SCENARIO.b,
-        rules: SCENARIO.b.rules.map((rule) => (rule.name === 'r1' ? { ...rule, cidr: '0.0.0.0/0' } : rule)),
-      };
+      const plan = await planAgainst(harness, entriesOf(toEverything(SCENARIO.b)));
+      expect(plan.errors).toEqual([]);
+      const guards = plan.actions.filter((action) => action.op === 'create');
+      expect(
+        guards.map((action) => [action.marker?.name, (action.request.body as { cidr: string }).cidr]),
+      ).toEqual([
+        ['~parking.r1', '0.0.0.0/1'],
+        ['~parking.r1~2', '128.0.0.0/1'],
+      ]);
+    } finally {
+      await harness.emulator.close();
+    }
+    await checkScenario({ ...SCENARIO, b: toEverything(SCENARIO.b), killAt: 0.3 });
+  });
+
+  it('is refused (dependency_cycle), not planned open, when nothing is free to hold its target', async () => {
+    if (SCENARIO === undefined) throw new Error('corpus case missing');
+    // Rules of the account already hold both halves of 0.0.0.0/0 in the rule's policy.
+    const halves: readonly RuleSpec[] = [
+      { name: 'low', cidr: '0.0.0.0/1', policy: 'p1', action: 'allow' },
+      { name: 'high', cidr: '128.0.0.0/1', policy: 'p1', action: 'allow' },
+    ];
+    const a = { ...SCENARIO.a, rules: [...SCENARIO.a.rules, ...halves] };
+    const b = toEverything({ ...SCENARIO.b, rules: [...SCENARIO.b.rules, ...halves] });
+    const harness = await startAccessHarness(ACCESS_SEED);
+    try {
+      await applyPlan(harness, await planAgainst(harness, entriesOf(a)));
       const plan = await planAgainst(harness, entriesOf(b));
       expect(plan.errors.map((error) => error.code)).toEqual(['dependency_cycle']);
       expect(plan.errors[0]?.message).toContain(
@@ -95,3 +124,11 @@ describe('a deny rule moving while an endpoint switches IP policy lists', () => 
     }
   });
 });
+
+/** The account spec with the deny r1 moved to 0.0.0.0/0. */
+function toEverything(spec: AccessScenario['b']): AccessScenario['b'] {
+  return {
+    ...spec,
+    rules: spec.rules.map((rule) => (rule.name === 'r1' ? { ...rule, cidr: '0.0.0.0/0' } : rule)),
+  };
+}
