@@ -63,7 +63,7 @@ describe('a deny rule moving while an endpoint switches IP policy lists', () => 
     await checkScenario({ ...SCENARIO, killAt });
   });
 
-  it('a temporary deny left by a killed apply is deleted by the next plan', async () => {
+  it('a temporary deny left by a killed apply guards the next plan and is deleted after the move', async () => {
     if (SCENARIO === undefined) throw new Error('corpus case missing');
     const harness = await startAccessHarness(ACCESS_SEED);
     try {
@@ -75,6 +75,10 @@ describe('a deny rule moving while an endpoint switches IP policy lists', () => 
       expect(again.changes.find((change) => change.address === 'ip_policy_rules.~parking.r1')?.op).toBe(
         'delete',
       );
+      // It still holds the target, so it is the guard: no new temporary deny, its delete waits for the move.
+      expect(again.actions.filter((action) => action.op === 'create')).toEqual([]);
+      const prune = again.actions.find((action) => action.op === 'delete');
+      expect(prune?.dependsOn).toContain('update:ip_policy_rules.r1');
       await applyPlan(harness, again);
       expect((await planAgainst(harness, entriesOf(SCENARIO.b))).actions).toEqual([]);
     } finally {
