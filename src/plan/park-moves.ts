@@ -103,8 +103,18 @@ function refuseStraddling(state: PlanState, move: DraftAction): void {
   });
 }
 
-/** Splits `move` in place; returns the new actions with their own dependencies, or undefined when no spot is free. */
-function park(state: PlanState, move: DraftAction): Map<DraftAction, Set<string>> | undefined {
+/** What a PATCH that moves an access rule changes: its kind, live object, decision, body and the unique-key field it moves. */
+interface MovedRule {
+  readonly kind: Kind;
+  readonly object: NonNullable<ReturnType<PlanState['liveById']['get']>>;
+  readonly decision: NonNullable<Kind['accessDecision']> & {
+    readonly range: NonNullable<NonNullable<Kind['accessDecision']>['range']>;
+  };
+  readonly body: Record<string, unknown>;
+  readonly field: string;
+}
+
+function movedRule(state: PlanState, move: DraftAction): MovedRule | undefined {
   const kind = state.kindsByName.get(move.kind);
   const object = move.objectId === undefined ? undefined : state.liveById.get(move.objectId);
   const decision = kind?.accessDecision;
@@ -115,6 +125,14 @@ function park(state: PlanState, move: DraftAction): Map<DraftAction, Set<string>
     (name) => body[name] !== undefined && body[name] !== object.spec[name],
   );
   if (field === undefined) return undefined;
+  return { kind, object, decision: { ...decision, range: decision.range }, body, field };
+}
+
+/** Splits `move` in place; returns the new actions with their own dependencies, or undefined when no spot is free. */
+function park(state: PlanState, move: DraftAction): Map<DraftAction, Set<string>> | undefined {
+  const moved = movedRule(state, move);
+  if (moved === undefined) return undefined;
+  const { kind, object, decision, body, field } = moved;
   const spotRange = freeSpot(state, kind, decision.range, field);
   if (spotRange === undefined) return undefined;
   const { guard, spot } = spotRange;
@@ -175,17 +193,11 @@ function park(state: PlanState, move: DraftAction): Map<DraftAction, Set<string>
  * cover is free.
  */
 function guardTarget(state: PlanState, move: DraftAction): Map<DraftAction, Set<string>> | undefined {
-  const kind = state.kindsByName.get(move.kind);
-  const object = move.objectId === undefined ? undefined : state.liveById.get(move.objectId);
-  const decision = kind?.accessDecision;
-  const body = move.request.body as Record<string, unknown> | undefined;
-  if (kind === undefined || object === undefined || decision?.range === undefined || body === undefined)
-    return undefined;
-  const field = (kind.uniqueKey ?? []).find(
-    (name) => body[name] !== undefined && body[name] !== object.spec[name],
-  );
-  const target = field === undefined ? undefined : body[field];
-  if (field === undefined || typeof target !== 'string') return undefined;
+  const moved = movedRule(state, move);
+  if (moved === undefined) return undefined;
+  const { kind, object, decision, body, field } = moved;
+  const target = body[field];
+  if (typeof target !== 'string') return undefined;
   const rangeOf = decision.range;
   const base = Object.fromEntries((kind.uniqueKey ?? []).map((name) => [name, object.spec[name]]));
   const held = heldKeys(state, kind);
