@@ -19,6 +19,7 @@ import type { Plan } from '../plan/plan.js';
 import { renderPlanText } from '../plan/render-text.js';
 import { judgedFor } from '../plan/safety-policy.js';
 import { refillSecrets } from '../plan/saved-plan.js';
+import { manifestsRead, manifestsReadLines } from '../plan-session/manifests-read.js';
 import { preparePlan } from '../plan-session/prepare-plan.js';
 import { visibleText } from '../visible-text.js';
 import type { ApplyFlags } from './apply-flags.js';
@@ -59,7 +60,8 @@ async function planFromManifests(
   connection: Connection,
   ctx: CommandContext,
 ): Promise<Plan | CommandOutcome> {
-  const prepared = await preparePlan(paths, connection.api, {
+  const noPathGiven = paths.length === 0;
+  const prepared = await preparePlan(noPathGiven ? ['.'] : paths, connection.api, {
     load: loadOptions(flags, ctx),
     plan: parsePlanOptions(flags),
     signal: ctx.shutdown,
@@ -68,6 +70,8 @@ async function planFromManifests(
     writeManifestErrors(prepared.errors, ctx);
     return 'manifests_invalid';
   }
+  const read = manifestsRead(prepared.value.desired, noPathGiven);
+  for (const line of manifestsReadLines(read, { always: true })) ctx.stderr.write(`${line}\n`);
   return prepared.value.plan;
 }
 
@@ -91,6 +95,8 @@ async function planFromFile(
     writeManifestErrors(loaded.errors, ctx);
     return 'manifests_invalid';
   }
+  const read = manifestsRead(loaded.value, false);
+  for (const line of manifestsReadLines(read, { always: true })) ctx.stderr.write(`${line}\n`);
   if (loaded.value.hash !== saved.desiredHash) {
     throw new EdgesyncError(
       'plan_stale',

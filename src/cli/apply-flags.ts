@@ -17,7 +17,10 @@ export const registerApplyCommand: CommandRegistrar = (program, ctx) => {
   const command = program
     .command('apply')
     .description('plan and apply: make the account what the manifests say (asks on a TTY unless --yes)')
-    .argument('[paths...]', 'manifest files or directories', ['.'])
+    .argument(
+      '[paths...]',
+      'manifest files or directories (recursive; default ".", without node_modules and hidden directories)',
+    )
     .option(
       '--plan <file>',
       'apply a plan saved by `edgesync plan --out`, refusing if the account or manifests changed',

@@ -3,12 +3,18 @@ import { resolve } from 'node:path';
 import { EdgesyncError } from '../errors.js';
 import { caExpiryWarnings } from '../manifest/ca-expiry.js';
 import type { Plan } from '../plan/plan.js';
-import { type PlanStats, renderPlanJson } from '../plan/render-json.js';
+import { type PlanStats, planToJson } from '../plan/render-json.js';
 import { MIN_MARKDOWN_MAX_CHARS, renderPlanMarkdown } from '../plan/render-markdown.js';
 import { renderPlanText } from '../plan/render-text.js';
 import { serializeSavedPlan, toSavedPlan } from '../plan/saved-plan.js';
+import {
+  type ManifestsRead,
+  manifestsRead,
+  manifestsReadLines,
+  manifestsReadToJson,
+} from '../plan-session/manifests-read.js';
 import { preparePlan } from '../plan-session/prepare-plan.js';
-import { visibleText } from '../visible-text.js';
+import { visibleJson, visibleText } from '../visible-text.js';
 import { useColor } from './color-choice.js';
 import type { CommandContext, CommandOutcome } from './command-context.js';
 import { openConnection } from './connection.js';
@@ -29,9 +35,11 @@ export async function runPlan(
   const caWarningMs = parseDuration('--ca-expiry-warning', flags.caExpiryWarning);
   const logger = loggerFor(flags, ctx.stderr);
   const started = performance.now();
+  const noPathGiven = paths.length === 0;
+  const manifestPaths = noPathGiven ? ['.'] : paths;
   const connection = await openConnection(flags, { logger });
   try {
-    const prepared = await preparePlan(paths, connection.api, {
+    const prepared = await preparePlan(manifestPaths, connection.api, {
       load: {
         env: ctx.env,
         owner: flags.owner,
@@ -48,6 +56,8 @@ export async function runPlan(
       return 'manifests_invalid';
     }
     const { plan, desired } = prepared.value;
+    const read = manifestsRead(desired, noPathGiven);
+    for (const line of manifestsReadLines(read, { always: true })) ctx.stderr.write(`${line}\n`);
     for (const warning of caExpiryWarnings(desired.entries, Date.now(), caWarningMs)) {
       ctx.stderr.write(`warning: ${visibleText(warning)}\n`);
     }
@@ -57,11 +67,11 @@ export async function runPlan(
       pages: requestStats.pages,
       durationMs: Math.round(performance.now() - started),
     };
-    ctx.stdout.write(await render(plan, { ...flags, maxChars }, stats, ctx));
+    ctx.stdout.write(await render(plan, { ...flags, maxChars }, { stats, read }, ctx));
     if (flags.out !== undefined && plan.errors.length === 0) {
       const file = resolve(ctx.cwd, flags.out);
       try {
-        await writeFile(file, serializeSavedPlan(toSavedPlan(plan, paths)), { mode: 0o600 });
+        await writeFile(file, serializeSavedPlan(toSavedPlan(plan, manifestPaths)), { mode: 0o600 });
       } catch (cause) {
         throw new EdgesyncError('plan_file_unwritable', `cannot write the plan file ${file}`, { cause });
       }
@@ -121,10 +131,16 @@ export async function renderMarkdownForRepo(
 async function render(
   plan: Plan,
   flags: Omit<PlanCommandFlags, 'maxChars'> & { readonly maxChars: number },
-  stats: PlanStats,
+  facts: { readonly stats: PlanStats; readonly read: ManifestsRead },
   ctx: CommandContext,
 ): Promise<string> {
-  if (flags.format === 'json') return renderPlanJson(plan, { stats });
+  if (flags.format === 'json') {
+    const json = {
+      ...planToJson(plan, { stats: facts.stats }),
+      manifests_read: manifestsReadToJson(facts.read),
+    };
+    return `${visibleJson(json, 2)}\n`;
+  }
   if (flags.format === 'markdown') {
     return renderMarkdownForRepo(
       plan,

@@ -25,7 +25,10 @@ export const registerPlanCommand: CommandRegistrar = (program, ctx) => {
     .description(
       'show what apply would change (exit 0 no changes, 2 changes with --detailed-exitcode, 1 error, 4 refused)',
     )
-    .argument('[paths...]', 'manifest files or directories', ['.'])
+    .argument(
+      '[paths...]',
+      'manifest files or directories (recursive; default ".", without node_modules and hidden directories)',
+    )
     .addOption(new Option('--format <format>', 'output on stdout').choices(PLAN_FORMATS).default('text'))
     .option('--out <file>', 'save the plan for `edgesync apply --plan FILE` (secrets are stored as hashes)')
     .option(

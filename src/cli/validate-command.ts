@@ -1,5 +1,6 @@
 import { caExpiryWarnings } from '../manifest/ca-expiry.js';
 import { loadDesiredState } from '../manifest/load-desired-state.js';
+import { manifestsRead, manifestsReadLines } from '../plan-session/manifests-read.js';
 import { visibleJson, visibleText } from '../visible-text.js';
 import type { CommandContext, CommandOutcome } from './command-context.js';
 import { parseDuration } from './duration-option.js';
@@ -41,11 +42,12 @@ export async function runValidate(
     for (const error of errors) ctx.stdout.write(`${error.format()}\n`);
   }
   if (result.ok) {
-    const { files, entries, directories = [], warnings = [] } = result.value;
-    for (const warning of [...warnings, ...caExpiryWarnings(entries, Date.now(), caWarningMs)]) {
+    const { files, entries } = result.value;
+    const read = manifestsRead(result.value, defaulted);
+    for (const line of manifestsReadLines(read, { always: false })) ctx.stderr.write(`${line}\n`);
+    for (const warning of caExpiryWarnings(entries, Date.now(), caWarningMs)) {
       ctx.stderr.write(`warning: ${visibleText(warning)}\n`);
     }
-    if (defaulted) ctx.stderr.write(`${readDirectoriesNote(directories)}\n`);
     const summary = `${plural(files.length, 'file')} valid (${plural(entries.length, 'entry', 'entries')})\n`;
     if (flags.format === 'text') ctx.stdout.write(summary);
     else ctx.stderr.write(summary);
@@ -54,14 +56,6 @@ export async function runValidate(
   const files = new Set(errors.map((error) => error.file)).size;
   ctx.stderr.write(`${plural(errors.length, 'error')} in ${plural(files, 'file')}\n`);
   return 'manifests_invalid';
-}
-
-/** With no path given, say what was read: a YAML file in an unexpected place is then easy to spot. */
-function readDirectoriesNote(directories: readonly string[]): string {
-  const shown = directories.slice(0, 10).map(visibleText).join(', ');
-  const more = directories.length > 10 ? ` and ${directories.length - 10} more` : '';
-  const read = directories.length === 0 ? 'no manifest files found below .' : `read ${shown}${more}`;
-  return `${read} (no path given: node_modules and hidden directories such as .git are skipped)`;
 }
 
 function plural(count: number, singular: string, pluralForm = `${singular}s`): string {
