@@ -61,7 +61,8 @@ async function planFromManifests(
   ctx: CommandContext,
 ): Promise<Plan | CommandOutcome> {
   const noPathGiven = paths.length === 0;
-  const prepared = await preparePlan(noPathGiven ? ['.'] : paths, connection.api, {
+  const manifestPaths = noPathGiven ? ['.'] : paths;
+  const prepared = await preparePlan(manifestPaths, connection.api, {
     load: loadOptions(flags, ctx),
     plan: parsePlanOptions(flags),
     signal: ctx.shutdown,
@@ -70,7 +71,7 @@ async function planFromManifests(
     writeManifestErrors(prepared.errors, ctx);
     return 'manifests_invalid';
   }
-  const read = manifestsRead(prepared.value.desired, noPathGiven);
+  const read = manifestsRead(prepared.value.desired, manifestPaths, noPathGiven);
   for (const line of manifestsReadLines(read, { always: true })) ctx.stderr.write(`${line}\n`);
   return prepared.value.plan;
 }
@@ -95,7 +96,7 @@ async function planFromFile(
     writeManifestErrors(loaded.errors, ctx);
     return 'manifests_invalid';
   }
-  const read = manifestsRead(loaded.value, false);
+  const read = manifestsRead(loaded.value, saved.manifestPaths, false);
   for (const line of manifestsReadLines(read, { always: true })) ctx.stderr.write(`${line}\n`);
   if (loaded.value.hash !== saved.desiredHash) {
     throw new EdgesyncError(

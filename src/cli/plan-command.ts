@@ -56,7 +56,7 @@ export async function runPlan(
       return 'manifests_invalid';
     }
     const { plan, desired } = prepared.value;
-    const read = manifestsRead(desired, noPathGiven);
+    const read = manifestsRead(desired, manifestPaths, noPathGiven);
     for (const line of manifestsReadLines(read, { always: true })) ctx.stderr.write(`${line}\n`);
     for (const warning of caExpiryWarnings(desired.entries, Date.now(), caWarningMs)) {
       ctx.stderr.write(`warning: ${visibleText(warning)}\n`);

@@ -43,7 +43,7 @@ export async function runValidate(
   }
   if (result.ok) {
     const { files, entries } = result.value;
-    const read = manifestsRead(result.value, defaulted);
+    const read = manifestsRead(result.value, defaulted ? ['.'] : paths, defaulted);
     for (const line of manifestsReadLines(read, { always: false })) ctx.stderr.write(`${line}\n`);
     for (const warning of caExpiryWarnings(entries, Date.now(), caWarningMs)) {
       ctx.stderr.write(`warning: ${visibleText(warning)}\n`);

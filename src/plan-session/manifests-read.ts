@@ -18,24 +18,36 @@ export interface ManifestsRead {
   readonly warnings: readonly string[];
   /** True when the command was given no path and walked `.`: the case where a stray YAML file surprises. */
   readonly noPathGiven: boolean;
+  /** True when a directory was walked (not only files named): then what it held is worth saying. */
+  readonly walkedDirectory: boolean;
 }
 
+/** `paths`: as given to the loader (`.` when none was given). */
 export function manifestsRead(
-  desired: Pick<DesiredState, 'directories' | 'warnings'>,
+  desired: Pick<DesiredState, 'directories' | 'warnings' | 'files'>,
+  paths: readonly string[],
   noPathGiven: boolean,
 ): ManifestsRead {
-  return { directories: desired.directories ?? [], warnings: desired.warnings ?? [], noPathGiven };
+  // A path that is not itself among the files read was a directory (or held nothing).
+  const files = new Set(desired.files);
+  return {
+    directories: desired.directories ?? [],
+    warnings: desired.warnings ?? [],
+    noPathGiven,
+    walkedDirectory: noPathGiven || paths.some((path) => !files.has(path)),
+  };
 }
 
 /**
  * The lines a command writes on stderr about what it read: one
  * `warning: …` per walk warning, then `read a, b (…)`, so a YAML file in an
- * unexpected place (or one missing) is easy to spot. With `always` false
- * the `read` line is written only when no path was given.
+ * unexpected place (or one missing) is easy to spot. The `read` line is
+ * written when no path was given, and with `always` whenever a directory
+ * was walked (naming only files needs no note).
  */
 export function manifestsReadLines(read: ManifestsRead, options: { readonly always: boolean }): string[] {
   const lines = read.warnings.map((warning) => `warning: ${visibleText(warning)}`);
-  if (options.always || read.noPathGiven) lines.push(readDirectoriesNote(read));
+  if (read.noPathGiven || (options.always && read.walkedDirectory)) lines.push(readDirectoriesNote(read));
   return lines;
 }
 

@@ -71,11 +71,14 @@ describe('plan and apply say which directories they read (as processes, against 
     );
   });
 
-  it('plan with a path names the directories read too', async () => {
+  it('plan given a directory names the directories read too; given only files, it adds no note', async () => {
     const run = await runCli(emulator, dir, ['plan', 'manifests']);
+    const fileOnly = await runCli(emulator, dir, ['plan', 'manifests/rules.yaml']);
 
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain(`read manifests (${SKIP_CLAUSE})\n`);
+    expect(fileOnly.code, fileOnly.stderr).toBe(0);
+    expect(fileOnly.stderr).toBe('');
   });
 
   it('plan --format json carries manifests_read, valid against schemas/plan.schema.json', async () => {

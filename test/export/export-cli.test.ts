@@ -77,7 +77,10 @@ describe('edgesync export (as a process)', () => {
       'tcp-edges.yaml',
       'tls-edges.yaml',
     ]);
-    expect(planned.stderr).toBe('');
+    // Nothing but the note on what was read: no warning.
+    expect(planned.stderr).toBe(
+      `read ${out} (node_modules and hidden directories such as .git are skipped)\n`,
+    );
     expect(planned.code).toBe(0);
   });
 

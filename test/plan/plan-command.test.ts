@@ -158,6 +158,8 @@ describe('edgesync plan (CLI against the emulator)', () => {
     expect({ ...JSON.parse(json.stdout), stats: null }).toEqual({
       ...JSON.parse(planned.stdout),
       stats: null,
+      // What plan read is not saved: show has no walk to report.
+      manifests_read: undefined,
     });
     expect(markdown.stdout).toContain(
       '**Plan: 4 to create, 0 to update, 0 to replace, 0 to delete, 1 to adopt',
