@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { AppliedWrite } from '../src/emulator/emulator-options.js';
 import type { EmulatorSeed } from '../src/emulator/seed.js';
 import type { RunningEmulator } from '../src/emulator/server.js';
-import type { DaemonStatus } from '../src/watch/daemon-status.js';
+import type { DaemonStatusJson } from '../src/watch/daemon-status.js';
 import { FULL_ACCOUNT, floorRequests, QUICK_ACCOUNT } from './api-cost-bench.js';
 import { emulatorStats, startSeededEmulator } from './bench-emulator.js';
 import { type BenchFigure, type BenchSection, figure, median, percentile, round } from './bench-figure.js';
@@ -98,17 +98,17 @@ async function stopWatch(daemon: Daemon | undefined): Promise<void> {
   await exited;
 }
 
-async function status(daemon: Daemon): Promise<DaemonStatus> {
-  return (await (await fetch(`${daemon.url}/status`)).json()) as DaemonStatus;
+async function status(daemon: Daemon): Promise<DaemonStatusJson> {
+  return (await (await fetch(`${daemon.url}/status`)).json()) as DaemonStatusJson;
 }
 
 /** Polls the daemon's /status (which costs the service nothing) until `check` holds. */
 async function until(
   daemon: Daemon,
-  check: (current: DaemonStatus) => boolean,
+  check: (current: DaemonStatusJson) => boolean,
   limitMs: number,
   what: string,
-): Promise<DaemonStatus> {
+): Promise<DaemonStatusJson> {
   const deadline = performance.now() + limitMs;
   for (;;) {
     if (daemon.child.exitCode !== null)
@@ -122,14 +122,14 @@ async function until(
 }
 
 /** Idle: no reconcile started after the last one finished, and it left the account as the manifests say. */
-function idle(current: DaemonStatus): boolean {
-  const result = current.lastReconcile?.result;
+function idle(current: DaemonStatusJson): boolean {
+  const result = current.last_reconcile?.result;
   return result === 'applied' || result === 'in-sync';
 }
 
-function targetedAndWrites(current: DaemonStatus): { targeted: number; writes: number } {
-  const used = current.liveCache?.requestsByPurpose ?? {};
-  return { targeted: used['targeted-read'] ?? 0, writes: used.write ?? 0 };
+function targetedAndWrites(current: DaemonStatusJson): { targeted: number; writes: number } {
+  const used = current.live_cache?.requests_by_purpose ?? {};
+  return { targeted: used.targeted_read ?? 0, writes: used.write ?? 0 };
 }
 
 /** The rules file with rule `index`'s description set to `text`. */
@@ -198,7 +198,7 @@ export async function runDaemonLatencyBench(quick: boolean): Promise<BenchSectio
     const running = daemon;
     await until(
       running,
-      (current) => idle(current) && current.liveCache?.complete === true,
+      (current) => idle(current) && current.live_cache?.complete === true,
       900_000,
       'startup',
     );
@@ -207,7 +207,7 @@ export async function runDaemonLatencyBench(quick: boolean): Promise<BenchSectio
     // Idle: the background full reads alone, over 30 minutes of the service's time.
     await until(
       running,
-      (current) => current.liveCache?.fullReadInProgressSince != null,
+      (current) => current.live_cache?.full_read_in_progress_since != null,
       120_000,
       'first full read',
     );
@@ -217,11 +217,11 @@ export async function runDaemonLatencyBench(quick: boolean): Promise<BenchSectio
     const idleShare = idleRequests / ((idleWindowMs / 60_000) * 120);
     const afterIdle = await until(
       running,
-      (current) => current.liveCache?.lastFullCycle != null,
+      (current) => current.live_cache?.last_full_cycle != null,
       300_000,
       'a full cycle',
     );
-    const cycle = afterIdle.liveCache?.lastFullCycle;
+    const cycle = afterIdle.live_cache?.last_full_cycle;
 
     // Edits of one rule, each from an idle daemon.
     const rulesPath = join(dir, RULES_FILE);
@@ -285,7 +285,7 @@ export async function runDaemonLatencyBench(quick: boolean): Promise<BenchSectio
       const target = firstPage.ip_policy_rules[50 + drift]?.id;
       if (target === undefined) throw new Error('drift: no rule to change');
       // At a random point of the full-read cycle, so the drifts do not all meet the same phase of it.
-      await sleep(Math.random() * (cycle?.durationMs ?? 0));
+      await sleep(Math.random() * (cycle?.duration_ms ?? 0));
       await until(running, idle, 60_000, 'idle before a drift');
       await fetch(`${emulator.url}/ip_policy_rules/${target}`, {
         method: 'PATCH',
@@ -311,7 +311,7 @@ export async function runDaemonLatencyBench(quick: boolean): Promise<BenchSectio
     daemon = undefined;
 
     const floor = await measureFloor(quick ? 5 : 10);
-    const cycleS = ((cycle?.durationMs ?? Number.NaN) * COMPRESSION) / 1000;
+    const cycleS = ((cycle?.duration_ms ?? Number.NaN) * COMPRESSION) / 1000;
     const expectedCycleS = ((floorRequests(size) / (0.25 * 120)) * 60) as number;
     const scaled = (ms: number): number => round((ms * COMPRESSION) / 1000, 0);
     const figures: BenchFigure[] = [
@@ -391,7 +391,7 @@ export async function runDaemonLatencyBench(quick: boolean): Promise<BenchSectio
         idleRequests,
         cycle,
         floorMs: floor.map((value) => round(value, 1)),
-        requestsByPurpose: final.liveCache?.requestsByPurpose,
+        requestsByPurpose: final.live_cache?.requests_by_purpose,
       },
     };
   } finally {

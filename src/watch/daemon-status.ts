@@ -1,3 +1,4 @@
+import { renameKeysDeep, snakeCaseKey } from '../json-case.js';
 import type { PlanSummary } from '../plan/plan.js';
 import type { PlanRefusal } from '../plan/safety-policy.js';
 import type { ReconcileTrigger } from './reconcile-loop.js';
@@ -109,3 +110,28 @@ export interface DaemonStatus {
 
 /** Results after which the daemon counts as ready: the service answered and the manifests are valid. */
 export const READY_RESULTS: readonly ReconcileResult[] = ['in-sync', 'applied', 'drift'];
+
+/** A key as `/status` writes it: snake_case, and a purpose's or an operation's `-` as `_` (`full-read` → `full_read`). */
+type SnakeCase<S extends string> = S extends `${infer Head}${infer Tail}`
+  ? `${Head extends '-' ? '_' : Head extends Lowercase<Head> ? Head : `_${Lowercase<Head>}`}${SnakeCase<Tail>}`
+  : S;
+
+/** `T` with every key, at every depth, as `/status` writes it. */
+export type SnakeCased<T> = T extends readonly (infer Item)[]
+  ? readonly SnakeCased<Item>[]
+  : T extends object
+    ? { readonly [K in keyof T as K extends string ? SnakeCase<K> : K]: SnakeCased<T[K]> }
+    : T;
+
+/** The body of `/status`, as machines read it. */
+export type DaemonStatusJson = SnakeCased<DaemonStatus>;
+
+/**
+ * `/status` in the one casing edgesync writes for machines (snake_case, as
+ * the service does). Every key of a status is the daemon's own name (the
+ * counts by purpose and by operation included: `full_read`, `put_module`),
+ * never an ID or user data, so the whole tree is renamed.
+ */
+export function statusToJson(status: DaemonStatus): DaemonStatusJson {
+  return renameKeysDeep(status, (key) => snakeCaseKey(key).replaceAll('-', '_')) as DaemonStatusJson;
+}

@@ -13,6 +13,7 @@ import { type LoadOptions, loadDesiredState } from '../manifest/load-desired-sta
 import type { ManifestError } from '../manifest/manifest-error.js';
 import type { Plan } from '../plan/plan.js';
 import { planChanges } from '../plan/plan-changes.js';
+import { summaryToJson } from '../plan/render-json.js';
 import type { PlanOptions } from '../plan/planner-options.js';
 import { CacheWritingApi } from './cache-writing-api.js';
 import type { DaemonClock } from './daemon-clock.js';
@@ -182,7 +183,12 @@ export class WatchReconciler {
     const level =
       outcome.result === 'failed' ? 'error' : NOT_READY_WARNINGS.has(outcome.result) ? 'warn' : 'info';
     log[level](
-      { result: outcome.result, durationMs: finishedAt - startedAt, summary: this.#lastPlan?.summary },
+      {
+        result: outcome.result,
+        durationMs: finishedAt - startedAt,
+        // The plan JSON's summary (`put_module`): one casing in every field, nested ones included.
+        summary: this.#lastPlan === null ? undefined : summaryToJson(this.#lastPlan.summary),
+      },
       'reconcile finished',
     );
     return outcome.result === 'failed' || outcome.retry === true ? 'failed' : 'ok';

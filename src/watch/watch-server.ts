@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { visibleJson, visibleText } from '../visible-text.js';
-import type { DaemonStatus } from './daemon-status.js';
+import { type DaemonStatus, statusToJson } from './daemon-status.js';
 import { formatHttpUrl, type ListenAddress } from './listen-address.js';
 import type { LoopHealth } from './reconcile-loop.js';
 
@@ -81,7 +81,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: WatchS
       return;
     }
     case '/status': {
-      const body = `${visibleJson(options.status(), 2)}\n`;
+      const body = `${visibleJson(statusToJson(options.status()), 2)}\n`;
       res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8' });
       res.end(body);
       return;

@@ -12,7 +12,7 @@ import { renderPlanJson } from '../../src/plan/render-json.js';
 import { renderPlanMarkdown } from '../../src/plan/render-markdown.js';
 import { renderPlanText } from '../../src/plan/render-text.js';
 import { isVisibleText, visibleJson, visibleText } from '../../src/visible-text.js';
-import type { DaemonStatus } from '../../src/watch/daemon-status.js';
+import type { DaemonStatus, DaemonStatusJson } from '../../src/watch/daemon-status.js';
 import { WatchMetrics } from '../../src/watch/watch-metrics.js';
 import { startWatchServer } from '../../src/watch/watch-server.js';
 
@@ -266,7 +266,7 @@ describe('no control or bidi character from user data reaches any output raw (fa
           const ready = await (await fetch(`${server.url}/readyz`)).text();
 
           expectVisible(body);
-          expect((JSON.parse(body) as DaemonStatus).lastError?.message).toBe(message);
+          expect((JSON.parse(body) as DaemonStatusJson).last_error?.message).toBe(message);
           expectVisible(ready.trimEnd());
           expect(ready.trimEnd().split('\n')).toHaveLength(1);
         }),

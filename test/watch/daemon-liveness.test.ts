@@ -67,8 +67,8 @@ describe('edgesync watch liveness and SIGHUP (the daemon as a process)', () => {
     const running = daemon;
     await eventually(async () => ((await listRules(service)).length === 1 ? true : undefined));
     const before = await eventually(async () => {
-      const status = (await (await fetch(`${running.url}/status`)).json()) as { lastReconcile: unknown };
-      return status.lastReconcile === null ? undefined : reconcileCount(running);
+      const status = (await (await fetch(`${running.url}/status`)).json()) as { last_reconcile: unknown };
+      return status.last_reconcile === null ? undefined : reconcileCount(running);
     });
 
     running.child.kill('SIGHUP');

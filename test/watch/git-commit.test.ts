@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
-import type { DaemonStatus } from '../../src/watch/daemon-status.js';
+import type { DaemonStatusJson } from '../../src/watch/daemon-status.js';
 import { checkedOutCommit } from '../../src/watch/git-commit.js';
 import { assertBuilt, type DaemonProcess, eventually, startDaemon } from './daemon-process.js';
 import { parsePrometheusText } from './prometheus-text.js';
@@ -79,11 +79,11 @@ describe('which commit is live (issue 19)', () => {
       await symlink(join(dir, 'rev1'), join(dir, 'current'));
       daemon = await startDaemon(emulator, [join('current', 'manifests'), '--interval', '1h'], dir);
       const running = daemon;
-      const status = async (): Promise<DaemonStatus> =>
-        (await (await fetch(`${running.url}/status`)).json()) as DaemonStatus;
+      const status = async (): Promise<DaemonStatusJson> =>
+        (await (await fetch(`${running.url}/status`)).json()) as DaemonStatusJson;
       const applied = await eventually(async () => {
         const current = await status();
-        return current.git?.lastAppliedCommit === first ? current : undefined;
+        return current.git?.last_applied_commit === first ? current : undefined;
       });
 
       await writeFile(join(repo, 'manifests', 'rules.yaml'), rules('198.51.100.0/24'));
@@ -92,10 +92,10 @@ describe('which commit is live (issue 19)', () => {
       git(repo, 'worktree', 'add', '-q', '--detach', join(dir, 'rev2'), second);
       await symlink(join(dir, 'rev2'), join(dir, 'current.tmp'));
       await rename(join(dir, 'current.tmp'), join(dir, 'current'));
-      await eventually(async () => ((await status()).git?.lastAppliedCommit === second ? true : undefined));
+      await eventually(async () => ((await status()).git?.last_applied_commit === second ? true : undefined));
       const samples = parsePrometheusText(await (await fetch(`${running.url}/metrics`)).text());
 
-      expect(applied.git?.checkoutCommit).toBe(first);
+      expect(applied.git?.checkout_commit).toBe(first);
       expect(samples.filter((sample) => sample.name === 'edgesync_live_commit_info')).toEqual([
         { name: 'edgesync_live_commit_info', labels: { commit: second }, value: 1 },
       ]);

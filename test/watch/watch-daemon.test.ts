@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
-import type { DaemonStatus } from '../../src/watch/daemon-status.js';
+import type { DaemonStatusJson } from '../../src/watch/daemon-status.js';
 import {
   assertBuilt,
   callService,
@@ -28,8 +28,8 @@ function rulesManifest(
   return `version: 1\nip_policy_rules:\n${entries.join('')}`;
 }
 
-async function getStatus(daemon: DaemonProcess): Promise<DaemonStatus> {
-  return (await (await fetch(`${daemon.url}/status`)).json()) as DaemonStatus;
+async function getStatus(daemon: DaemonProcess): Promise<DaemonStatusJson> {
+  return (await (await fetch(`${daemon.url}/status`)).json()) as DaemonStatusJson;
 }
 
 async function metrics(daemon: DaemonProcess): Promise<ReturnType<typeof parsePrometheusText>> {
@@ -112,16 +112,16 @@ describe('edgesync watch (the daemon as a process against the emulator)', () => 
 
     const status = await eventually(async () => {
       const current = await getStatus(running);
-      return current.lastReconcile ? current : undefined;
+      return current.last_reconcile ? current : undefined;
     });
     await eventually(async () => ((await reconcileCount(running)) >= 2 ? true : undefined));
     const samples = await metrics(running);
     const rules = await listRules(emulator);
 
     expect(status.mode).toBe('observe');
-    expect(status.lastReconcile?.result).toBe('drift');
-    expect(status.lastPlan?.changes).toEqual(['ip_policy_rules.office']);
-    expect(status.lastPlan?.applied).toBe(false);
+    expect(status.last_reconcile?.result).toBe('drift');
+    expect(status.last_plan?.changes).toEqual(['ip_policy_rules.office']);
+    expect(status.last_plan?.applied).toBe(false);
     expect(sampleSum(samples, 'edgesync_drifted_objects', { kind: 'ip_policy_rules' })).toBe(1);
     expect(sampleSum(samples, 'edgesync_api_requests_total', { method: 'POST' })).toBe(0);
     expect(rules).toEqual([]);
@@ -143,7 +143,7 @@ describe('edgesync watch (the daemon as a process against the emulator)', () => 
     );
     const broken = await eventually(async () => {
       const current = await getStatus(running);
-      return current.manifestsValid === false ? current : undefined;
+      return current.manifests_valid === false ? current : undefined;
     });
     const readyWhileBroken = await fetch(`${running.url}/readyz`);
     const rulesWhileBroken = await listRules(emulator);
@@ -161,14 +161,14 @@ describe('edgesync watch (the daemon as a process against the emulator)', () => 
     const rulesAfterDelete = await listRules(emulator);
     const statusAfterDelete = await getStatus(running);
 
-    expect(broken.manifestErrors.length).toBeGreaterThan(0);
-    expect(broken.manifestErrors[0]?.file).toContain('rules.yaml');
-    expect(broken.manifestErrors[0]?.line).toBeGreaterThan(0);
+    expect(broken.manifest_errors.length).toBeGreaterThan(0);
+    expect(broken.manifest_errors[0]?.file).toContain('rules.yaml');
+    expect(broken.manifest_errors[0]?.line).toBeGreaterThan(0);
     expect(readyWhileBroken.status).toBe(503);
     expect(rulesWhileBroken.map((rule) => rule.description)).toEqual(['first']);
     expect(fixed.description).toBe('third');
     expect(rulesAfterDelete.map((rule) => rule.id)).toEqual([fixed.id]);
-    expect(statusAfterDelete.lastPlan?.refusal?.code).toBe('empty-desired');
+    expect(statusAfterDelete.last_plan?.refusal?.code).toBe('empty-desired');
     expect(await running.stop('SIGTERM')).toBe(0);
     daemon = undefined;
   });
@@ -188,14 +188,14 @@ describe('edgesync watch (the daemon as a process against the emulator)', () => 
     await writeFile(file, rulesManifest({ office: { cidr: '203.0.113.0/24' } }));
     const refused = await eventually(async () => {
       const current = await getStatus(running);
-      return current.lastPlan?.refusal ? current : undefined;
+      return current.last_plan?.refusal ? current : undefined;
     });
     const ready = await fetch(`${running.url}/readyz`);
     const rules = await listRules(emulator);
 
-    expect(refused.lastPlan?.refusal?.code).toBe('max-destroy');
-    expect(refused.lastPlan?.applied).toBe(false);
-    expect(refused.lastReconcile?.result).toBe('refused');
+    expect(refused.last_plan?.refusal?.code).toBe('max-destroy');
+    expect(refused.last_plan?.applied).toBe(false);
+    expect(refused.last_reconcile?.result).toBe('refused');
     expect(ready.status).toBe(503);
     expect(rules.map((rule) => rule.cidr).sort()).toEqual(['198.51.100.0/24', '203.0.113.0/24']);
   });
@@ -206,7 +206,7 @@ describe('edgesync watch (the daemon as a process against the emulator)', () => 
     const running = daemon;
     const missing = await eventually(async () => {
       const current = await getStatus(running);
-      return current.manifestsValid === false ? current : undefined;
+      return current.manifests_valid === false ? current : undefined;
     });
 
     await mkdir(manifests);

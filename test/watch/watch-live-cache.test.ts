@@ -5,7 +5,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { EmulatorSeed } from '../../src/emulator/seed.js';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
 import { encodeMetadata } from '../../src/kinds/ownership-marker.js';
-import type { DaemonStatus } from '../../src/watch/daemon-status.js';
+import type { DaemonStatusJson } from '../../src/watch/daemon-status.js';
 import {
   assertBuilt,
   callService,
@@ -38,8 +38,8 @@ function rulesManifest(rules: Record<string, RuleSpec>): string {
   return `version: 1\nip_policy_rules:\n${entries.join('')}`;
 }
 
-async function getStatus(daemon: DaemonProcess): Promise<DaemonStatus> {
-  return (await (await fetch(`${daemon.url}/status`)).json()) as DaemonStatus;
+async function getStatus(daemon: DaemonProcess): Promise<DaemonStatusJson> {
+  return (await (await fetch(`${daemon.url}/status`)).json()) as DaemonStatusJson;
 }
 
 async function emulatorRoutes(emulator: RunningEmulator): Promise<Record<string, number>> {
@@ -121,7 +121,7 @@ describe('edgesync watch plans from its live-state cache (the daemon as a proces
     const created = await eventually(async () => withCidr(await listRules(service), '203.0.113.0/24')[0]);
     const during = await eventually(async () => {
       const status = await getStatus(running);
-      return status.liveCache?.fullReadInProgressSince ? status : undefined;
+      return status.live_cache?.full_read_in_progress_since ? status : undefined;
     });
 
     await writeFile(file, rulesManifest({ office: { cidr: '203.0.113.0/24', description: 'second' } }));
@@ -131,11 +131,13 @@ describe('edgesync watch plans from its live-state cache (the daemon as a proces
     });
     const after = await getStatus(running);
 
-    expect(during.liveCache?.lastFullCycle).toBeNull();
-    expect(after.liveCache?.lastFullCycle).toBeNull();
-    expect(after.liveCache?.fullReadInProgressSince).toBe(during.liveCache?.fullReadInProgressSince);
-    expect(after.liveCache?.requestsByPurpose['targeted-read']).toBeGreaterThanOrEqual(1);
-    expect(after.liveCache?.readShare).toBe(0.05);
+    expect(during.live_cache?.last_full_cycle).toBeNull();
+    expect(after.live_cache?.last_full_cycle).toBeNull();
+    expect(after.live_cache?.full_read_in_progress_since).toBe(
+      during.live_cache?.full_read_in_progress_since,
+    );
+    expect(after.live_cache?.requests_by_purpose.targeted_read).toBeGreaterThanOrEqual(1);
+    expect(after.live_cache?.read_share).toBe(0.05);
   });
 
   it('ends converged after writes against a stale cache (objects deleted or changed behind its back), duplicating and deleting nothing else', async () => {
@@ -188,10 +190,10 @@ describe('edgesync watch plans from its live-state cache (the daemon as a proces
       description: 'v2',
     });
     expect(byCidr(after, '192.0.2.0/24')).toEqual(byCidr(before, '192.0.2.0/24'));
-    expect(status.lastReconcile?.result).toBe('applied');
-    expect(status.liveCache?.lastFullCycle).toBeNull();
-    expect(status.lastReconcile?.trigger).toBe('change');
-    expect(status.liveCache?.lastChangeToFirstWriteMs).not.toBeNull();
+    expect(status.last_reconcile?.result).toBe('applied');
+    expect(status.live_cache?.last_full_cycle).toBeNull();
+    expect(status.last_reconcile?.trigger).toBe('change');
+    expect(status.live_cache?.last_change_to_first_write_ms).not.toBeNull();
   });
 
   it('checks a delete by GET first: a rule whose marker changed behind its back is not pruned', async () => {
@@ -209,20 +211,20 @@ describe('edgesync watch plans from its live-state cache (the daemon as a proces
     const handedOver = withCidr(before, '198.51.100.0/24')[0];
     const otherOwner = encodeMetadata(undefined, { owner: 'another-team', name: 'handed-over' });
     await callService(service, 'PATCH', `/ip_policy_rules/${handedOver?.id}`, { metadata: otherOwner });
-    const reconcilesBefore = (await getStatus(running)).lastReconcile?.finishedAt;
+    const reconcilesBefore = (await getStatus(running)).last_reconcile?.finished_at;
 
     await writeFile(file, rulesManifest({ kept: desired.kept }));
     const after = await eventually(async () => {
       const status = await getStatus(running);
-      return status.lastReconcile?.trigger === 'change' &&
-        status.lastReconcile.finishedAt !== reconcilesBefore
+      return status.last_reconcile?.trigger === 'change' &&
+        status.last_reconcile.finished_at !== reconcilesBefore
         ? status
         : undefined;
     });
     const rules = await listRules(service);
 
-    expect(after.lastReconcile?.result).toBe('in-sync');
-    expect(after.liveCache?.lastTargetedReads).toBe(1);
+    expect(after.last_reconcile?.result).toBe('in-sync');
+    expect(after.live_cache?.last_targeted_reads).toBe(1);
     expect(rules).toHaveLength(2);
     expect(withCidr(rules, '198.51.100.0/24')[0]).toMatchObject({ id: handedOver?.id, metadata: otherOwner });
   });
@@ -235,15 +237,15 @@ describe('edgesync watch plans from its live-state cache (the daemon as a proces
       '1h',
     ]);
     await eventually(async () =>
-      (await getStatus(running)).lastReconcile?.result === 'applied' ? true : undefined,
+      (await getStatus(running)).last_reconcile?.result === 'applied' ? true : undefined,
     );
-    const usedBefore = (await getStatus(running)).liveCache?.requestsByPurpose;
+    const usedBefore = (await getStatus(running)).live_cache?.requests_by_purpose;
 
     await writeFile(file, rulesManifest({ office: { cidr: '203.0.113.0/24', description: 'v2' } }));
     await eventually(async () =>
       withCidr(await listRules(service), '203.0.113.0/24')[0]?.description === 'v2' ? true : undefined,
     );
-    const usedAfterEdit = (await getStatus(running)).liveCache?.requestsByPurpose;
+    const usedAfterEdit = (await getStatus(running)).live_cache?.requests_by_purpose;
     // Someone else takes the CIDR the next edit adds; the cache does not know.
     const taken = await callService(service, 'POST', '/ip_policy_rules', {
       ip_policy_id: POLICY,
@@ -260,7 +262,7 @@ describe('edgesync watch plans from its live-state cache (the daemon as a proces
     );
     const refused = await eventually(async () => {
       const status = await getStatus(running);
-      return status.lastPlan?.errors.length ? status : undefined;
+      return status.last_plan?.errors.length ? status : undefined;
     });
     const samples = parsePrometheusText(await (await fetch(`${running.url}/metrics`)).text());
     await writeFile(
@@ -276,12 +278,12 @@ describe('edgesync watch plans from its live-state cache (the daemon as a proces
     });
 
     expect(usedAfterEdit).toEqual({
-      'full-read': usedBefore?.['full-read'],
-      'targeted-read': (usedBefore?.['targeted-read'] ?? 0) + 1,
+      full_read: usedBefore?.full_read,
+      targeted_read: (usedBefore?.targeted_read ?? 0) + 1,
       write: (usedBefore?.write ?? 0) + 1,
     });
     expect(sampleSum(samples, 'edgesync_live_cache_drops_total', { kind: 'ip_policy_rules' })).toBe(1);
-    expect(refused.lastPlan?.errors[0]?.message).toContain('198.51.100.0/24');
+    expect(refused.last_plan?.errors[0]?.message).toContain('198.51.100.0/24');
     expect(withCidr(converged, '198.51.100.0/24')).toEqual([
       expect.objectContaining({ id: (taken.body as LiveRule).id, description: 'not ours' }),
     ]);
@@ -305,7 +307,7 @@ describe('edgesync watch plans from its live-state cache (the daemon as a proces
       ['--mode', 'observe', '--interval', '1s'],
     );
     await eventually(async () =>
-      (await getStatus(running)).lastReconcile?.result === 'in-sync' ? true : undefined,
+      (await getStatus(running)).last_reconcile?.result === 'in-sync' ? true : undefined,
     );
     const [rule] = await listRules(service);
 
@@ -314,18 +316,20 @@ describe('edgesync watch plans from its live-state cache (the daemon as a proces
     });
     const drift = await eventually(async () => {
       const status = await getStatus(running);
-      return status.lastReconcile?.result === 'drift' ? status : undefined;
+      return status.last_reconcile?.result === 'drift' ? status : undefined;
     });
     const cycle = await eventually(async () => {
       const status = await getStatus(running);
-      return status.liveCache?.lastFullCycle?.kindsChanged.includes('ip_policy_rules') ? status : undefined;
+      return status.live_cache?.last_full_cycle?.kinds_changed.includes('ip_policy_rules')
+        ? status
+        : undefined;
     });
     const routes = await emulatorRoutes(service);
 
-    expect(drift.lastPlan?.changes).toEqual(['ip_policy_rules.office']);
-    expect(drift.lastPlan?.applied).toBe(false);
-    expect(drift.lastReconcile?.trigger).toBe('resync');
-    expect(cycle.liveCache?.requestsByPurpose.write).toBe(0);
+    expect(drift.last_plan?.changes).toEqual(['ip_policy_rules.office']);
+    expect(drift.last_plan?.applied).toBe(false);
+    expect(drift.last_reconcile?.trigger).toBe('resync');
+    expect(cycle.live_cache?.requests_by_purpose.write).toBe(0);
     expect(count(routes, isWrite)).toBe(1);
     expect((await listRules(service))[0]?.description).toBe('changed behind its back');
   });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
-import type { DaemonStatus } from '../../src/watch/daemon-status.js';
+import type { DaemonStatusJson } from '../../src/watch/daemon-status.js';
 import { assertBuilt, type DaemonProcess, eventually, listRules, startDaemon } from './daemon-process.js';
 
 const POLICY = 'ipp_WatchProtectPolicy000000001';
@@ -42,13 +42,13 @@ describe('edgesync watch and protect: true (issue 13)', () => {
 
     await writeFile(file, manifest(false));
     const refused = await eventually(async () => {
-      const status = (await (await fetch(`${watching.url}/status`)).json()) as DaemonStatus;
-      return status.lastPlan?.refusal ? status : undefined;
+      const status = (await (await fetch(`${watching.url}/status`)).json()) as DaemonStatusJson;
+      return status.last_plan?.refusal ? status : undefined;
     });
 
-    expect(refused.lastPlan?.refusal?.code).toBe('protected');
-    expect(refused.lastPlan?.refusal?.message).toContain('ip_policy_rules.guarded');
-    expect(refused.lastPlan?.applied).toBe(false);
+    expect(refused.last_plan?.refusal?.code).toBe('protected');
+    expect(refused.last_plan?.refusal?.message).toContain('ip_policy_rules.guarded');
+    expect(refused.last_plan?.applied).toBe(false);
     expect((await listRules(running)).map((rule) => rule.cidr).sort()).toEqual([
       '10.9.1.0/24',
       '10.9.2.0/24',

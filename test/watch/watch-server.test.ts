@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { DaemonStatus } from '../../src/watch/daemon-status.js';
+import type { DaemonStatus, DaemonStatusJson } from '../../src/watch/daemon-status.js';
 import { WatchMetrics } from '../../src/watch/watch-metrics.js';
 import { type RunningWatchServer, startWatchServer } from '../../src/watch/watch-server.js';
 import { parsePrometheusText, sampleSum } from './prometheus-text.js';
@@ -79,10 +79,10 @@ describe('watch server', () => {
     const { url } = await start(() => NOT_READY);
 
     const response = await fetch(`${url}/status`);
-    const body = (await response.json()) as DaemonStatus;
+    const body = (await response.json()) as DaemonStatusJson;
 
     expect(response.headers.get('content-type')).toContain('application/json');
-    expect(body.manifestErrors[0]).toEqual({
+    expect(body.manifest_errors[0]).toEqual({
       file: 'a.yaml',
       line: 3,
       column: 5,
@@ -90,6 +90,77 @@ describe('watch server', () => {
       message: 'bad',
     });
     expect(body.mode).toBe('enforce');
+  });
+
+  it('writes every /status key in snake_case, the cache, git and counts by purpose and operation included', async () => {
+    const full: DaemonStatus = {
+      ...NOT_READY,
+      lastReconcile: {
+        trigger: 'change',
+        result: 'applied',
+        startedAt: '2026-01-01T00:00:00.000Z',
+        finishedAt: '2026-01-01T00:00:01.000Z',
+        durationMs: 1000,
+      },
+      lastError: { code: 'plan_error', message: 'm', at: '2026-01-01T00:00:00.000Z' },
+      lastPlan: {
+        summary: {
+          create: 1,
+          adopt: 0,
+          update: 0,
+          replace: 0,
+          delete: 0,
+          'put-module': 2,
+          'delete-module': 0,
+          unchanged: 3,
+          unmanaged: 0,
+        },
+        changes: ['ip_policy_rules.office'],
+        errors: [],
+        applied: true,
+      },
+      lastApply: { done: 1, failed: 0, skipped: 0, notStarted: 0, interrupted: false, failures: [] },
+      git: { lastAppliedCommit: 'abc', lastAppliedAt: '2026-01-01T00:00:01.000Z', checkoutCommit: 'abc' },
+      liveCache: {
+        complete: true,
+        kindsToRead: [],
+        objects: 5,
+        ageMs: 10,
+        readShare: 0.25,
+        readShareRequestsPerMinute: 30,
+        fullReadInProgressSince: null,
+        lastFullCycle: {
+          finishedAt: '2026-01-01T00:00:01.000Z',
+          durationMs: 5,
+          requests: 2,
+          kindsChanged: ['ip_policy_rules'],
+        },
+        requestsByPurpose: { 'full-read': 2, 'targeted-read': 1, write: 1 },
+        lastTargetedReads: 1,
+        lastChangeToFirstWriteMs: 40,
+      },
+    };
+    const { url } = await start(() => full);
+
+    const body = (await (await fetch(`${url}/status`)).json()) as DaemonStatusJson;
+
+    const keys: string[] = [];
+    const collect = (value: unknown): void => {
+      if (Array.isArray(value)) value.forEach(collect);
+      else if (value !== null && typeof value === 'object')
+        for (const [key, item] of Object.entries(value)) {
+          keys.push(key);
+          collect(item);
+        }
+    };
+    collect(body);
+    expect(keys.filter((key) => !/^[a-z0-9]+(_[a-z0-9]+)*$/.test(key))).toEqual([]);
+    expect(body.live_cache?.requests_by_purpose).toEqual({ full_read: 2, targeted_read: 1, write: 1 });
+    expect(body.live_cache?.last_full_cycle?.kinds_changed).toEqual(['ip_policy_rules']);
+    expect(body.git?.last_applied_commit).toBe('abc');
+    expect(body.last_plan?.summary.put_module).toBe(2);
+    expect(body.last_apply?.not_started).toBe(0);
+    expect(body.not_ready_reason).toBe('2 manifest error(s); see /status');
   });
 
   it('serves its own registry as Prometheus text, with API requests from the client hook', async () => {
