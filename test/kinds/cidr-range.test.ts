@@ -1,3 +1,5 @@
+import fc from 'fast-check';
+import ipaddr from 'ipaddr.js';
 import { describe, expect, it } from 'vitest';
 import { cidrRange, cidrsOverlap } from '../../src/kinds/cidr.js';
 
@@ -20,6 +22,35 @@ describe('cidrRange', () => {
       expect(cidrRange(cidr)).toBeUndefined();
     },
   );
+});
+
+describe('cidrRange agrees with ipaddr.js', () => {
+  /** The range ipaddr.js gives: the reference the dotted-quad fast path must match. */
+  function reference(address: string, prefix: number): { family: string; first: bigint; last: bigint } {
+    const parsed = ipaddr.parse(address);
+    const bits = parsed.kind() === 'ipv4' ? 32 : 128;
+    let number = 0n;
+    for (const byte of parsed.toByteArray()) number = (number << 8n) | BigInt(byte);
+    const hostMask = (1n << BigInt(bits - prefix)) - 1n;
+    return { family: parsed.kind(), first: number & ~hostMask, last: (number & ~hostMask) | hostMask };
+  }
+
+  it('for any dotted quad and prefix', () => {
+    fc.assert(
+      fc.property(fc.ipV4(), fc.integer({ min: 0, max: 32 }), (address, prefix) => {
+        expect(cidrRange(`${address}/${prefix}`)).toEqual(reference(address, prefix));
+        expect(cidrRange(address)).toEqual(reference(address, 32));
+      }),
+    );
+  });
+
+  it('for any IPv6 address and prefix', () => {
+    fc.assert(
+      fc.property(fc.ipV6(), fc.integer({ min: 0, max: 128 }), (address, prefix) => {
+        expect(cidrRange(`${address}/${prefix}`)).toEqual(reference(address, prefix));
+      }),
+    );
+  });
 });
 
 describe('cidrsOverlap', () => {
