@@ -20,7 +20,9 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY schemas ./schemas
 COPY src ./src
-RUN npx tsc -p tsconfig.json
+COPY scripts/bundle-cli.mjs ./scripts/
+# The CLI is the bundle of the compiled sources (dist/cli: fewer files to load at each start).
+RUN npx tsc -p tsconfig.json && node scripts/bundle-cli.mjs
 RUN npm prune --omit=dev --no-audit --no-fund
 
 FROM node:${NODE_MAJOR}-slim@${NODE_IMAGE_DIGEST}
@@ -32,7 +34,7 @@ ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
-COPY --from=build /app/dist/src ./dist/src
+COPY --from=build /app/dist/cli ./dist/cli
 COPY schemas ./schemas
 # No examples/ here: it holds a sample secret and is not needed to run.
 # The image's own "node" user, numerically, so that Kubernetes' runAsNonRoot
@@ -43,5 +45,5 @@ EXPOSE 9090
 # which serve no /healthz and would be reported unhealthy. Kubernetes uses
 # the Deployments' probes (it ignores HEALTHCHECK); `docker run` and Compose
 # users of `watch` add the health check given in docs/operations.md.
-ENTRYPOINT ["/usr/bin/tini", "--", "node", "/app/dist/src/cli/main.js"]
+ENTRYPOINT ["/usr/bin/tini", "--", "node", "/app/dist/cli/main.js"]
 CMD ["watch", "/manifests", "--listen", "0.0.0.0:9090"]

@@ -19,5 +19,5 @@ function findRepoRoot(): string {
 
 export const REPO_ROOT = findRepoRoot();
 
-/** The built CLI entry; `npm run bench` builds it first. */
-export const CLI_PATH = join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js');
+/** The built CLI entry, the `edgesync` binary (the bundle); `npm run bench` builds it first. */
+export const CLI_PATH = join(REPO_ROOT, 'dist', 'cli', 'main.js');

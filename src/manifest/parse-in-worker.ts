@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import { ManifestError, type ManifestErrorCode } from './manifest-error.js';
 import type { ManifestFile } from './manifest-files.js';
 import type { ParsedManifest, ParseOutcome } from './parsed-manifest.js';
@@ -52,6 +51,8 @@ export async function parseInWorker(file: ManifestFile, bytes: Buffer): Promise<
     const { parseManifestBytes } = await import('./parse-manifest-file.js');
     return parseManifestBytes(file, bytes);
   }
+  // Imported here: a run whose files are all small never loads the worker machinery (issue 18: start time).
+  const { Worker } = await import('node:worker_threads');
   const transferred = await new Promise<TransferredOutcome | Error>((resolve) => {
     const worker = new Worker(WORKER_SCRIPT, {
       workerData: { file, bytes },

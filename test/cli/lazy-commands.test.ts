@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MODULE_ONLY_KINDS } from '../../src/cli/export-flags.js';
 import { SINGLE_FILE_NAME } from '../../src/export/render-manifests.js';
 import { KINDS } from '../../src/kinds/registry.js';
+import { INLINE_PARSE_BYTES } from '../../src/manifest/parse-in-worker.js';
 import { BUILT_CLI } from '../support/built-cli.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
@@ -35,12 +36,33 @@ async function runRecorded(args: readonly string[], dir: string): Promise<Run> {
   child.stderr.resume();
   const code = await new Promise<number | null>((done) => child.on('close', done));
   const root = pathToFileURL(REPO_ROOT).href;
-  const modules = (await readFile(logFile, 'utf8'))
+  const loaded = (await readFile(logFile, 'utf8'))
     .split('\n')
     .filter((line) => line !== '' && !line.startsWith('data:'))
     .map((url) => (url.startsWith(root) ? url.slice(root.length + 1) : url));
-  return { code, stdout, modules };
+  return { code, stdout, modules: await sourceModules(loaded) };
 }
+
+/**
+ * The CLI is a bundle (scripts/bundle-cli.mjs): each loaded chunk of dist/cli/
+ * stands for the modules it was built from, as the bundler recorded them in
+ * dist/cli/modules.json (`dist/src/…` and `node_modules/…` paths). The chunk
+ * itself stays in the list.
+ */
+async function sourceModules(loaded: readonly string[]): Promise<string[]> {
+  const chunks = JSON.parse(await readFile(join(REPO_ROOT, 'dist/cli/modules.json'), 'utf8')) as Record<
+    string,
+    string[]
+  >;
+  return loaded.flatMap((module) => {
+    if (!module.startsWith(BUNDLE_DIR)) return [module];
+    const sources = chunks[module.slice(BUNDLE_DIR.length)];
+    if (sources === undefined) throw new Error(`${module} is not in dist/cli/modules.json: a stale bundle?`);
+    return [module, ...sources];
+  });
+}
+
+const BUNDLE_DIR = 'dist/cli/';
 
 /** The error-code lists main.ts's exit table spreads: small, and loaded by every command. */
 const EXIT_TABLE = new Set(['dist/src/kinds/kind-error.js', 'dist/src/manifest/manifest-error.js']);
@@ -58,6 +80,14 @@ describe('each command loads its modules only when it runs (issue 18)', () => {
   let dir: string | undefined;
   afterEach(async () => {
     if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('the CLI tests run is the bundle package.json names as the edgesync binary', async () => {
+    const manifest = JSON.parse(await readFile(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+      bin: Record<string, string>;
+    };
+    expect(join(REPO_ROOT, manifest.bin.edgesync ?? '')).toBe(BUILT_CLI);
+    expect(BUILT_CLI.endsWith(join('dist', 'cli', 'main.js'))).toBe(true);
   });
 
   it('--version answers before commander and the commands load', async () => {
@@ -116,6 +146,30 @@ describe('each command loads its modules only when it runs (issue 18)', () => {
     expect(
       under(run.modules, /^dist\/src\/cli\/(apply|plan|show|watch|emulator|export)-command\.js$/),
     ).toEqual([]);
+  });
+
+  it('validate of small files starts no parsing worker; a file over 256 KB is parsed in the bundled one', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'edgesync-lazy-'));
+    const small = await runRecorded(['validate', 'examples/manifests'], dir);
+    expect(small.modules).not.toContain('node:worker_threads');
+    expect(small.modules).not.toContain('dist/src/manifest/parse-worker.js');
+
+    const manifests = join(dir, 'big');
+    await mkdir(manifests);
+    const rules = Array.from(
+      { length: 3000 },
+      (_, index) =>
+        `  rule-${index}:\n    ip_policy_id: ipp_BigManifestPolicy00000000001\n    action: allow\n` +
+        `    cidr: 10.${index >> 8}.${index & 255}.0/24\n    description: rule number ${index} of a large file\n`,
+    );
+    const text = `version: 1\nip_policy_rules:\n${rules.join('')}`;
+    expect(text.length).toBeGreaterThan(INLINE_PARSE_BYTES);
+    await writeFile(join(manifests, 'rules.yaml'), text);
+    const big = await runRecorded(['validate', '--allow-outside-root', manifests], dir);
+    expect(big.code).toBe(0);
+    expect(big.stdout).toMatch(/1 file valid \(3000 entries\)/);
+    // The worker thread's loads pass through the same hook: the worker script was found in the bundle.
+    expect(big.modules).toContain('dist/src/manifest/parse-worker.js');
   });
 
   it('an invalid manifest still exits 1 without loading the emulator or the exporter', async () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { RunningEmulator } from '../../src/emulator/server.js';
 
 /** The built CLI: the suite runs edgesync as users do (`npx tsc -p .` first). */
-export const CLI = join(import.meta.dirname, '..', '..', 'dist', 'src', 'cli', 'main.js');
+export const CLI = join(import.meta.dirname, '..', '..', 'dist', 'cli', 'main.js');
 
 export function assertBuilt(): void {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run "npx tsc -p ." before the reliability suite`);

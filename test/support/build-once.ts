@@ -15,12 +15,36 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
  */
 export default function setup(): void {
   const stale = staleSources(ROOT);
-  if (stale.length === 0) return;
-  process.stderr.write(
-    `build-once: ${stale.length} source file(s) newer than dist/ (${stale[0]}${stale.length > 1 ? ', …' : ''}); compiling\n`,
+  if (stale.length > 0) {
+    process.stderr.write(
+      `build-once: ${stale.length} source file(s) newer than dist/ (${stale[0]}${stale.length > 1 ? ', …' : ''}); compiling\n`,
+    );
+    const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+    execFileSync(process.execPath, [tsc, '-p', '.'], { cwd: ROOT, stdio: 'inherit' });
+  }
+  // The CLI tests run is the bundle of dist/src (scripts/bundle-cli.mjs, the second step of `npm run build`).
+  if (bundleIsStale(ROOT)) {
+    execFileSync(process.execPath, [join(ROOT, 'scripts', 'bundle-cli.mjs')], {
+      cwd: ROOT,
+      stdio: 'inherit',
+    });
+  }
+}
+
+/** Whether dist/cli/main.js is missing or older than a compiled module under dist/src. */
+export function bundleIsStale(root: string): boolean {
+  let bundledAt: number;
+  try {
+    bundledAt = statSync(join(root, 'dist', 'cli', 'main.js')).mtimeMs;
+  } catch {
+    return true;
+  }
+  return readdirSync(join(root, 'dist', 'src'), { withFileTypes: true, recursive: true }).some(
+    (entry) =>
+      entry.isFile() &&
+      entry.name.endsWith('.js') &&
+      statSync(join(entry.parentPath, entry.name)).mtimeMs > bundledAt,
   );
-  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  execFileSync(process.execPath, [tsc, '-p', '.'], { cwd: ROOT, stdio: 'inherit' });
 }
 
 /** Files under `src/` whose `dist/src/….js` is missing or older, relative to `root`. */

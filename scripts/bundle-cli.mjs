@@ -1,0 +1,78 @@
+#!/usr/bin/env node
+// `npm run build`, second step: bundles the compiled CLI (dist/src/cli/main.js)
+// into dist/cli/, the `edgesync` binary. Issue 18: `validate` loaded about 200
+// files (our modules, yaml's 80 CommonJS files, commander's), and resolving
+// and reading them was most of its start time; one file per lazily loaded
+// command is far less. Each command's dynamic import stays a separate chunk,
+// so a command still loads only its own code; dist/cli/modules.json names
+// the modules in each chunk for the test that proves it
+// (test/cli/lazy-commands.test.ts). Plain JavaScript so that it runs where
+// only src/ is compiled (the Dockerfile).
+import { writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { rolldown } from 'rolldown';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const OUT_DIR = join(ROOT, 'dist', 'cli');
+
+/**
+ * Packages bundled in: the ones `validate` and `plan` load, pure JavaScript.
+ * Every other package stays an import of node_modules: pino starts its
+ * transports (pino-pretty) by file name in worker threads, and the rest are
+ * loaded only by the commands that need them. The Ajv runtime helpers the
+ * generated validator requires through createRequire stay out as well.
+ */
+const BUNDLED_PACKAGES = new Set(['yaml', 'commander', 'ipaddr.js', 'p-queue', 'eventemitter3', 'p-timeout']);
+
+function packageName(specifier) {
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
+}
+
+function isExternal(specifier) {
+  if (specifier.startsWith('.') || specifier.startsWith('/') || specifier.startsWith('\0')) return false;
+  if (specifier.startsWith('node:')) return true;
+  return !BUNDLED_PACKAGES.has(packageName(specifier));
+}
+
+export async function bundleCli() {
+  const bundle = await rolldown({
+    input: {
+      main: join(ROOT, 'dist/src/cli/main.js'),
+      // parse-in-worker.js starts `./parse-worker.js` next to itself: in the bundle, next to every chunk.
+      'parse-worker': join(ROOT, 'dist/src/manifest/parse-worker.js'),
+    },
+    platform: 'node',
+    external: isExternal,
+    logLevel: 'warn',
+    onLog(level, log, report) {
+      // parse-in-worker.js imports the parser lazily only for sources run without a build; in the
+      // bundle the parser is loaded anyway, and rolldown's note that the import splits nothing is noise.
+      if (log.code === 'INEFFECTIVE_DYNAMIC_IMPORT') return;
+      report(level, log);
+    },
+  });
+  try {
+    const { output } = await bundle.write({
+      dir: OUT_DIR,
+      format: 'esm',
+      entryFileNames: '[name].js',
+      chunkFileNames: '[name]-[hash].js',
+      sourcemap: true,
+    });
+    const modules = {};
+    for (const chunk of output) {
+      if (chunk.type !== 'chunk') continue;
+      modules[chunk.fileName] = chunk.moduleIds
+        .filter((id) => !id.startsWith('\0'))
+        .map((id) => relative(ROOT, id).split('\\').join('/'))
+        .sort();
+    }
+    writeFileSync(join(OUT_DIR, 'modules.json'), `${JSON.stringify(modules, null, 2)}\n`);
+  } finally {
+    await bundle.close();
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await bundleCli();
