@@ -204,6 +204,8 @@ describe('emulator persistence', () => {
         rule.body.id,
       ]);
     } finally {
+      // The second emulator may still be writing its data file: close it before the directory goes.
+      await Promise.all(open.splice(0).map((h) => h.emulator.close()));
       await rm(dir, { recursive: true, force: true });
     }
   });
