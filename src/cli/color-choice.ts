@@ -14,3 +14,12 @@ export function useColor(
   if (force !== undefined) return force !== '0' && force.toLowerCase() !== 'false';
   return stream.isTTY === true;
 }
+
+/**
+ * `--no-color` on a command that prints no colour: accepted (and ignored) so
+ * that a script can pass it to every edgesync command alike.
+ */
+export const NO_COLOR_ACCEPTED: readonly [flags: string, description: string] = [
+  '--no-color',
+  'accepted for scripts that pass it to every command; this command prints no colour',
+];

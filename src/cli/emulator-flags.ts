@@ -1,3 +1,4 @@
+import { NO_COLOR_ACCEPTED } from './color-choice.js';
 import type { CommandRegistrar } from './command-context.js';
 
 export interface EmulatorFlags {
@@ -36,6 +37,7 @@ export const registerEmulatorCommand: CommandRegistrar = (program, ctx) => {
     .option('--drop-rate <p>', 'share (0-1) of writes applied and then dropped without a response')
     .option('--page-size-max <n>', 'largest list page (1-100), for pagination tests')
     .option('--not-found-code <code>', 'answer every 404 with this one error_code (a terser service)')
+    .option(...NO_COLOR_ACCEPTED)
     .action(async (flags: EmulatorFlags) => {
       const { runEmulator } = await import('./emulator-command.js');
       ctx.setOutcome(await runEmulator(flags, ctx));

@@ -1,5 +1,6 @@
 import { type Command, Option } from 'commander';
 import { KIND_NAMES, type KindName } from '../kinds/kind-name.js';
+import { NO_COLOR_ACCEPTED } from './color-choice.js';
 import type { CommandRegistrar } from './command-context.js';
 import { addConnectionOptions, type ConnectionFlags } from './connection-flags.js';
 import { addLogOptions, type LogFlags } from './log-flags.js';
@@ -86,7 +87,8 @@ export const registerExportCommand: CommandRegistrar = (program, ctx) => {
     .option(
       '--schema <ref>',
       "what the yaml-language-server modeline points at (default: the schema's published $id)",
-    );
+    )
+    .option(...NO_COLOR_ACCEPTED);
   addLogOptions(command, 'warn');
   for (const { option } of idOptions) command.addOption(option);
   addConnectionOptions(command);

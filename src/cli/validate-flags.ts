@@ -1,4 +1,5 @@
 import { Option } from 'commander';
+import { NO_COLOR_ACCEPTED } from './color-choice.js';
 import type { CommandRegistrar } from './command-context.js';
 
 export const VALIDATE_FORMATS = ['text', 'json', 'sarif'] as const;
@@ -45,6 +46,7 @@ export const registerValidateCommand: CommandRegistrar = (program, ctx) => {
       '--require-secrets',
       "also resolve every { env } and read every { file } secret, as plan and apply do (by default only their form and the file's presence inside the root are checked)",
     )
+    .option(...NO_COLOR_ACCEPTED)
     .action(async (paths: string[], flags: ValidateFlags) => {
       const { runValidate } = await import('./validate-command.js');
       ctx.setOutcome(await runValidate(paths, flags, ctx));

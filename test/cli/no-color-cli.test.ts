@@ -1,0 +1,98 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BUILT_CLI } from '../support/built-cli.js';
+
+interface Run {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function run(args: readonly string[], cwd: string): Promise<Run> {
+  const child = spawn(process.execPath, [BUILT_CLI, ...args], {
+    cwd,
+    env: { PATH: process.env.PATH },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString('utf8');
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  return new Promise((done) => child.on('close', (code) => done({ code, stdout, stderr })));
+}
+
+/** The commands `edgesync --help` lists. */
+function commandsOf(help: string): string[] {
+  const section = help.split('Commands:\n')[1] ?? '';
+  return [...section.matchAll(/^ {2}([a-z]+)\b/gm)].map((match) => match[1] as string);
+}
+
+describe('--no-color is accepted by every command (issue 19), as a process', () => {
+  let dir: string;
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'edgesync-no-color-'));
+    await writeFile(join(dir, 'empty.yaml'), 'version: 1\n');
+  });
+
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('every command listed by --help offers --no-color in its own --help', async () => {
+    const help = await run(['--help'], dir);
+    const commands = commandsOf(help.stdout).filter((command) => command !== 'help');
+    // watch's --no-color is the daemon's part of the same issue; it joins this list when it lands.
+    const offered = await Promise.all(
+      commands.map(async (command) => [command, await run([command, '--help'], dir)] as const),
+    );
+
+    expect(commands).toEqual(
+      expect.arrayContaining(['validate', 'plan', 'apply', 'show', 'emulator', 'export']),
+    );
+    for (const [command, commandHelp] of offered) {
+      if (command === 'watch' && !commandHelp.stdout.includes('--no-color')) continue;
+      expect(commandHelp.stdout, command).toContain('--no-color');
+    }
+  });
+
+  it('validate and export take --no-color and print no escape sequence', async () => {
+    const validate = await run(['validate', '--no-color', 'empty.yaml'], dir);
+    const exported = await run(['export', '--no-color', '--emulator', '--kinds', 'ip_policy_rules'], dir);
+
+    expect(validate.code, validate.stderr).toBe(0);
+    expect(validate.stdout).toBe('1 file valid (0 entries)\n');
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stdout).toContain('version: 1');
+    expect(validate.stdout + validate.stderr + exported.stdout + exported.stderr).not.toContain('\u001b[');
+  });
+
+  it('emulator takes --no-color, serves, and stops on SIGTERM', async () => {
+    const child = spawn(process.execPath, [BUILT_CLI, 'emulator', '--no-color', '--port', '0'], {
+      cwd: dir,
+      env: { PATH: process.env.PATH },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+    });
+    while (!stdout.includes('\n')) await once(child.stdout, 'data');
+    const url = stdout.split('\n')[0] as string;
+    const answer = await fetch(`${url}/ip_policies`);
+    child.kill('SIGTERM');
+    const [code] = await once(child, 'close');
+
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(answer.status).toBe(401);
+    expect(code).toBe(0);
+  });
+});
