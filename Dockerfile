@@ -23,7 +23,7 @@ COPY src ./src
 COPY scripts/bundle-cli.mjs ./scripts/
 # The CLI is the bundle of the compiled sources (dist/cli: fewer files to load at each start).
 RUN npx tsc -p tsconfig.json && node scripts/bundle-cli.mjs
-RUN npm prune --omit=dev --no-audit --no-fund
+RUN npm prune --omit=dev --omit=optional --no-audit --no-fund
 
 FROM node:${NODE_MAJOR}-slim@${NODE_IMAGE_DIGEST}
 # tini is PID 1: it forwards SIGTERM to node and reaps zombies.

