@@ -18,6 +18,9 @@ export interface PlanFootprint {
   readonly actions: number;
   readonly liveRequests: number;
   readonly maxRssMB: number;
+  /** Peak RSS when loading ended and when the live read ended (maxRSS is monotonic): where the peak is reached. */
+  readonly maxRssAfterLoadMB: number;
+  readonly maxRssAfterReadMB: number;
   readonly yamlParseMs: number;
   readonly jsonParseMs: number;
 }
@@ -51,10 +54,12 @@ async function main(): Promise<void> {
   const loaded = await loadDesiredState([dir], { owner, cwd: dir });
   if (!loaded.ok) throw new Error(`invalid manifests: ${loaded.errors[0]?.message}`);
   const loadMs = lap();
+  const maxRssAfterLoadMB = process.resourceUsage().maxRSS / 1024;
   const idsByKind: Partial<Record<KindName, string[]>> = {};
   for (const kind of KINDS) if (kind.ownership === 'modules-only') idsByKind[kind.name] = [];
   const live = await readLiveState(api, { idsByKind });
   const readLiveMs = lap();
+  const maxRssAfterReadMB = process.resourceUsage().maxRSS / 1024;
   const plan = planChanges(loaded.value, live, { owner });
   const planMs = lap();
   const maxRssMB = process.resourceUsage().maxRSS / 1024;
@@ -89,6 +94,8 @@ async function main(): Promise<void> {
     actions: plan.actions.length,
     liveRequests: live.stats.requests,
     maxRssMB,
+    maxRssAfterLoadMB,
+    maxRssAfterReadMB,
     yamlParseMs,
     jsonParseMs,
   };

@@ -5,6 +5,7 @@ import { KINDS } from '../kinds/registry.js';
 import { visitSpec } from '../kinds/visit-spec.js';
 import { ManifestError, type ManifestErrorCode } from './manifest-error.js';
 import { entryLocation, entryPath, type RawEntry } from './raw-entry.js';
+import type { SourceLocation } from './source-location.js';
 
 export const MAX_DESCRIPTION_BYTES = 255;
 export const MAX_METADATA_BYTES = 4096;
@@ -24,59 +25,100 @@ export function entryProblemError(entry: RawEntry, found: EntryProblem): Manifes
   );
 }
 
+/** A reference by name, checked when every file's names are known. */
+interface PendingReference {
+  readonly location: SourceLocation;
+  readonly path: string;
+  readonly reference: string;
+  readonly target: Kind;
+}
+
 /**
  * The checks the schema cannot express, over every entry of every file:
  * names (unique per kind, not ID-like), references between entries, and the
  * spec's rules on values. Entries the schema rejected only take part in the
  * name checks, so one mistake is not reported twice.
+ *
+ * Fed one entry at a time while its file's document is at hand (the loader
+ * drops each document once its entries are built): what needs only the
+ * entry is checked at once, and a reference by name, which needs every
+ * file's names, is kept with its place and path until `finish`.
  */
-export function checkEntries(
-  entries: readonly RawEntry[],
-  owner: string,
-  kinds: readonly Kind[] = KINDS,
-): ManifestError[] {
-  const kindByName = new Map(kinds.map((kind) => [kind.name as string, kind]));
-  const titles = idPrefixTitles(kinds);
-  const errors: ManifestError[] = [];
-  errors.push(...checkNames(entries, titles));
-  const namesByKind = new Map<string, Set<string>>();
-  for (const entry of entries) {
-    const names = namesByKind.get(entry.kind) ?? new Set<string>();
-    names.add(entry.name);
-    namesByKind.set(entry.kind, names);
-  }
-  for (const entry of entries) {
-    const kind = kindByName.get(entry.kind);
-    if (!entry.valid || kind === undefined) continue;
-    errors.push(...checkMetadataAndDescription(entry, kind, owner));
-    for (const found of kind.checkEntry?.(entry.value) ?? []) errors.push(entryProblemError(entry, found));
-    errors.push(...checkReferences(entry, kind, { namesByKind, kindByName, titles }));
-  }
-  return errors;
-}
+export class EntryChecks {
+  private readonly kindByName: ReadonlyMap<string, Kind>;
+  private readonly titles: ReadonlyMap<string, string>;
+  /** Where each name of each kind is first defined: duplicates, and what references resolve to. */
+  private readonly firstByName = new Map<string, Map<string, SourceLocation>>();
+  private readonly pending: PendingReference[] = [];
 
-function checkNames(entries: readonly RawEntry[], titles: ReadonlyMap<string, string>): ManifestError[] {
-  const errors: ManifestError[] = [];
-  const firstByKey = new Map<string, RawEntry>();
-  for (const entry of entries) {
-    const prefix = idPrefixOf(entry.name, titles);
+  constructor(
+    private readonly owner: string,
+    kinds: readonly Kind[] = KINDS,
+  ) {
+    this.kindByName = new Map(kinds.map((kind) => [kind.name as string, kind]));
+    this.titles = idPrefixTitles(kinds);
+  }
+
+  /** The problems of one entry that its own file shows; `location` is where its name is written. */
+  check(entry: RawEntry, location: SourceLocation): ManifestError[] {
+    const errors = this.checkName(entry, location);
+    const kind = this.kindByName.get(entry.kind);
+    if (!entry.valid || kind === undefined) return errors;
+    errors.push(...checkMetadataAndDescription(entry, kind, this.owner));
+    for (const found of kind.checkEntry?.(entry.value) ?? []) errors.push(entryProblemError(entry, found));
+    errors.push(...this.checkReferences(entry, kind));
+    return errors;
+  }
+
+  /** The references by name that no entry of any file answers. */
+  finish(): ManifestError[] {
+    const errors: ManifestError[] = [];
+    for (const { location, path, reference, target } of this.pending) {
+      if (this.firstByName.get(target.name)?.has(reference)) continue;
+      const otherKind = [...this.firstByName].find(([, names]) => names.has(reference))?.[0];
+      errors.push(
+        otherKind === undefined
+          ? new ManifestError(
+              'unknown_reference',
+              location,
+              path,
+              `no ${target.name} entry is named "${reference}" (and it is not ${referenceIdTitle(target)}, which starts with ${target.idPrefix})`,
+            )
+          : new ManifestError(
+              'wrong_reference_kind',
+              location,
+              path,
+              `"${reference}" is a ${otherKind} entry, not a ${target.name} entry`,
+            ),
+      );
+    }
+    this.pending.length = 0;
+    return errors;
+  }
+
+  private checkName(entry: RawEntry, location: SourceLocation): ManifestError[] {
+    const errors: ManifestError[] = [];
+    const prefix = idPrefixOf(entry.name, this.titles);
     if (prefix !== undefined) {
       errors.push(
         problem(
           'name_looks_like_id',
           entry,
           '',
-          `name "${entry.name}" looks like ${titles.get(prefix) ?? 'an ID'} (prefix ${prefix}); values with an ID prefix are read as IDs, so pick another name, and adopt an existing resource with "id:"`,
+          `name "${entry.name}" looks like ${this.titles.get(prefix) ?? 'an ID'} (prefix ${prefix}); values with an ID prefix are read as IDs, so pick another name, and adopt an existing resource with "id:"`,
         ),
       );
     }
-    const key = `${entry.kind}\u0000${entry.name}`;
-    const first = firstByKey.get(key);
-    if (first === undefined) {
-      firstByKey.set(key, entry);
-      continue;
+    let names = this.firstByName.get(entry.kind);
+    if (names === undefined) {
+      names = new Map();
+      this.firstByName.set(entry.kind, names);
     }
-    const firstAt = entryLocation(first);
+    const firstAt = names.get(entry.name);
+    if (firstAt === undefined) {
+      names.set(entry.name, location);
+      return errors;
+    }
     errors.push(
       problem(
         'duplicate_name',
@@ -85,8 +127,62 @@ function checkNames(entries: readonly RawEntry[], titles: ReadonlyMap<string, st
         `${entry.kind} "${entry.name}" is also defined at ${firstAt.file}:${firstAt.line}:${firstAt.column}; names are unique per kind across all files`,
       ),
     );
+    return errors;
   }
-  return errors;
+
+  /**
+   * Every reference field of the entry, in its fields, modules and route
+   * modules: each value names an entry of the referenced kind, or is an ID
+   * with that kind's prefix.
+   */
+  private checkReferences(entry: RawEntry, kind: Kind): ManifestError[] {
+    const errors: ManifestError[] = [];
+    visitSpec(kind, entry.value, ({ rules, record, pointer }) => {
+      if (record === undefined) return;
+      for (const rule of rules) {
+        const target = rule.references === undefined ? undefined : this.kindByName.get(rule.references);
+        const value = record[rule.name];
+        if (target === undefined || value === undefined) continue;
+        const fieldPointer = `${pointer}/${rule.name}`;
+        if (Array.isArray(value)) {
+          value.forEach((item, index) => {
+            errors.push(...this.checkReference(entry, `${fieldPointer}/${index}`, item, target));
+          });
+        } else {
+          errors.push(...this.checkReference(entry, fieldPointer, value, target));
+        }
+      }
+    });
+    return errors;
+  }
+
+  private checkReference(
+    entry: RawEntry,
+    pointer: string,
+    reference: unknown,
+    target: Kind,
+  ): ManifestError[] {
+    if (typeof reference !== 'string') return [];
+    const prefix = idPrefixOf(reference, this.titles);
+    if (prefix === target.idPrefix) return [];
+    if (prefix !== undefined) {
+      return [
+        problem(
+          'wrong_reference_kind',
+          entry,
+          pointer,
+          `"${reference}" is ${this.titles.get(prefix) ?? 'an ID of another kind'}; expected a ${target.name} entry name or ${referenceIdTitle(target)} (${target.idPrefix}…)`,
+        ),
+      ];
+    }
+    this.pending.push({
+      location: entryLocation(entry, pointer),
+      path: entryPath(entry, pointer),
+      reference,
+      target,
+    });
+    return [];
+  }
 }
 
 function checkMetadataAndDescription(entry: RawEntry, kind: Kind, owner: string): ManifestError[] {
@@ -136,76 +232,4 @@ function checkMetadataAndDescription(entry: RawEntry, kind: Kind, owner: string)
     );
   }
   return errors;
-}
-
-interface ReferenceContext {
-  readonly namesByKind: ReadonlyMap<string, ReadonlySet<string>>;
-  readonly kindByName: ReadonlyMap<string, Kind>;
-  readonly titles: ReadonlyMap<string, string>;
-}
-
-/**
- * Every reference field of the entry, in its fields, modules and route
- * modules: each value names an entry of the referenced kind, or is an ID
- * with that kind's prefix.
- */
-function checkReferences(entry: RawEntry, kind: Kind, context: ReferenceContext): ManifestError[] {
-  const errors: ManifestError[] = [];
-  visitSpec(kind, entry.value, ({ rules, record, pointer }) => {
-    if (record === undefined) return;
-    for (const rule of rules) {
-      const target = rule.references === undefined ? undefined : context.kindByName.get(rule.references);
-      const value = record[rule.name];
-      if (target === undefined || value === undefined) continue;
-      const fieldPointer = `${pointer}/${rule.name}`;
-      if (Array.isArray(value)) {
-        value.forEach((item, index) => {
-          errors.push(...checkReference(entry, `${fieldPointer}/${index}`, item, target, context));
-        });
-      } else {
-        errors.push(...checkReference(entry, fieldPointer, value, target, context));
-      }
-    }
-  });
-  return errors;
-}
-
-function checkReference(
-  entry: RawEntry,
-  pointer: string,
-  reference: unknown,
-  target: Kind,
-  { namesByKind, titles }: ReferenceContext,
-): ManifestError[] {
-  if (typeof reference !== 'string') return [];
-  const prefix = idPrefixOf(reference, titles);
-  if (prefix === target.idPrefix) return [];
-  const idTitle = referenceIdTitle(target);
-  if (prefix !== undefined) {
-    return [
-      problem(
-        'wrong_reference_kind',
-        entry,
-        pointer,
-        `"${reference}" is ${titles.get(prefix) ?? 'an ID of another kind'}; expected a ${target.name} entry name or ${idTitle} (${target.idPrefix}…)`,
-      ),
-    ];
-  }
-  if (namesByKind.get(target.name)?.has(reference)) return [];
-  const otherKind = [...namesByKind].find(([, names]) => names.has(reference))?.[0];
-  return [
-    otherKind === undefined
-      ? problem(
-          'unknown_reference',
-          entry,
-          pointer,
-          `no ${target.name} entry is named "${reference}" (and it is not ${idTitle}, which starts with ${target.idPrefix})`,
-        )
-      : problem(
-          'wrong_reference_kind',
-          entry,
-          pointer,
-          `"${reference}" is a ${otherKind} entry, not a ${target.name} entry`,
-        ),
-  ];
 }

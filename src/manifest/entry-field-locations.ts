@@ -1,19 +1,20 @@
-import type { ParsedManifest } from './parsed-manifest.js';
-import type { SourceLocation } from './source-location.js';
+import type { FilePositions } from './file-positions.js';
 
-/** Field locations of each entry of a file, keyed by the entry's pointer (`/kind/name`). */
-export type FieldLocationsByEntry = ReadonlyMap<string, Readonly<Record<string, SourceLocation>>>;
+/** The fields of one entry and where each is written: pointers relative to the entry (`/cidr`) and character offsets. */
+export interface EntryFieldOffsets {
+  readonly pointers: string[];
+  readonly offsets: number[];
+}
 
 /**
- * Groups a file's locations by the entry they fall in, in one pass, so that
+ * Groups a file's positions by the entry they fall in, in one pass, so that
  * looking up one entry's fields does not scan the whole file (which made
- * loading quadratic in the entries of a file). Keys of each record are
- * pointers relative to the entry (`/cidr`); the entry's own location and
+ * loading quadratic in the entries of a file). The entry's own position and
  * the top-level keys belong to no entry and are left out.
  */
-export function fieldLocationsByEntry(manifest: ParsedManifest): FieldLocationsByEntry {
-  const byEntry = new Map<string, Record<string, SourceLocation>>();
-  for (const [pointer, location] of manifest.locations) {
+export function fieldOffsetsByEntry(positions: FilePositions): Map<string, EntryFieldOffsets> {
+  const byEntry = new Map<string, EntryFieldOffsets>();
+  for (const [pointer, offset] of positions.offsets) {
     const kindEnd = pointer.indexOf('/', 1);
     if (kindEnd === -1) continue;
     const entryEnd = pointer.indexOf('/', kindEnd + 1);
@@ -21,10 +22,11 @@ export function fieldLocationsByEntry(manifest: ParsedManifest): FieldLocationsB
     const entryPointer = pointer.slice(0, entryEnd);
     let fields = byEntry.get(entryPointer);
     if (fields === undefined) {
-      fields = {};
+      fields = { pointers: [], offsets: [] };
       byEntry.set(entryPointer, fields);
     }
-    fields[pointer.slice(entryEnd)] = location;
+    fields.pointers.push(pointer.slice(entryEnd));
+    fields.offsets.push(offset);
   }
   return byEntry;
 }

@@ -36,7 +36,13 @@ interface ValidateFunction {
 }
 
 function validatorOf(validate: ValidateFunction): ManifestValidator {
-  return (data) => (validate(data) ? [] : [...(validate.errors ?? [])]);
+  return (data) => {
+    if (validate(data)) return [];
+    const errors = [...(validate.errors ?? [])];
+    // Ajv keeps the last errors (and through them the document's values) on the function until the next call.
+    validate.errors = null;
+    return errors;
+  };
 }
 
 /**

@@ -25,7 +25,7 @@ export type TransferredOutcome =
 
 export function transferOutcome(outcome: ParseOutcome): TransferredOutcome {
   if (outcome.ok)
-    return { ok: true, manifest: { data: outcome.manifest.data, locations: outcome.manifest.locations } };
+    return { ok: true, manifest: { data: outcome.manifest.data, positions: outcome.manifest.positions } };
   return {
     ok: false,
     errors: outcome.errors.map((error) => ({

@@ -167,9 +167,9 @@ export function parseManifestBytes(file: ManifestFile, bytes: Uint8Array): Parse
     );
   }
 
-  const locations = new Map<string, SourceLocation>();
-  locations.set('', locate(first.contents.range?.[0] ?? 0));
-  walkNode(first.contents, '', 1, locations, errors, locate);
+  const offsets = new Map<string, number>();
+  offsets.set('', first.contents.range?.[0] ?? 0);
+  walkNode(first.contents, '', 1, offsets, errors, locate);
   if (errors.length > 0) return { ok: false, errors };
 
   let data: unknown;
@@ -186,7 +186,8 @@ export function parseManifestBytes(file: ManifestFile, bytes: Uint8Array): Parse
       ),
     );
   }
-  return { ok: true, manifest: { file, data, locations } };
+  const positions = { file: file.display, lineStarts: Int32Array.from(lineCounter.lineStarts), offsets };
+  return { ok: true, manifest: { file, data, positions } };
 }
 
 function toPlainData(document: Document): unknown {
@@ -215,7 +216,7 @@ function walkNode(
   node: unknown,
   pointer: string,
   depth: number,
-  locations: Map<string, SourceLocation>,
+  offsets: Map<string, number>,
   errors: ManifestError[],
   locate: (offset: number) => SourceLocation,
 ): void {
@@ -248,33 +249,34 @@ function walkNode(
     node.items.forEach((item, index) => {
       const itemPointer = `${pointer}/${index}`;
       const itemStart = (item as YamlNode | null)?.range?.[0];
-      locations.set(itemPointer, itemStart === undefined ? locate(start) : locate(itemStart));
-      walkNode(item, itemPointer, depth + 1, locations, errors, locate);
+      offsets.set(itemPointer, itemStart ?? start);
+      walkNode(item, itemPointer, depth + 1, offsets, errors, locate);
     });
     return;
   }
-  const firstByKey = new Map<string, SourceLocation>();
+  const firstByKey = new Map<string, number>();
   for (const pair of node.items) {
     if (!isPair(pair)) continue;
     const keyNode = pair.key as YamlNode | null;
     const key = isScalar(keyNode) ? String(keyNode.value) : String(keyNode);
-    const keyLocation = locate(keyNode?.range?.[0] ?? start);
+    const keyOffset = keyNode?.range?.[0] ?? start;
     const memberPointer = `${pointer}/${pointerToken(key)}`;
-    const first = firstByKey.get(key);
-    if (first !== undefined) {
+    const firstOffset = firstByKey.get(key);
+    if (firstOffset !== undefined) {
+      const first = locate(firstOffset);
       errors.push(
         new ManifestError(
           'duplicate_key',
-          keyLocation,
+          locate(keyOffset),
           pointerToLabel(memberPointer),
           `duplicate key "${key}"; first set at line ${first.line}:${first.column}`,
         ),
       );
       continue;
     }
-    firstByKey.set(key, keyLocation);
-    locations.set(memberPointer, keyLocation);
-    walkNode(pair.value, memberPointer, depth + 1, locations, errors, locate);
+    firstByKey.set(key, keyOffset);
+    offsets.set(memberPointer, keyOffset);
+    walkNode(pair.value, memberPointer, depth + 1, offsets, errors, locate);
   }
 }
 

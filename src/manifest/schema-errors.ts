@@ -1,6 +1,7 @@
 import type { ErrorObject } from 'ajv';
 import { pointerOf, pointerTokens } from '../json-pointer.js';
 import { dottedPath, isSensitivePath } from './field-path.js';
+import { locationIn } from './file-positions.js';
 import { ManifestError } from './manifest-error.js';
 import type { ParsedManifest } from './parsed-manifest.js';
 import type { SourceLocation } from './source-location.js';
@@ -13,13 +14,7 @@ export interface LocatedSchemaError {
 
 /** The location of `pointer`, or of its nearest ancestor that has one (values under an alias have none). */
 export function locationOf(manifest: ParsedManifest, pointer: string): SourceLocation {
-  let current = pointer;
-  for (;;) {
-    const found = manifest.locations.get(current);
-    if (found !== undefined) return found;
-    if (current === '') return { file: manifest.file.display, line: 1, column: 1 };
-    current = current.slice(0, current.lastIndexOf('/'));
-  }
+  return locationIn(manifest.positions, pointer);
 }
 
 /**

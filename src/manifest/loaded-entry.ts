@@ -1,0 +1,108 @@
+import type { KindName } from '../kinds/kind-name.js';
+import type { DesiredEntry } from './desired-state.js';
+import type { SourceLocation } from './source-location.js';
+
+/**
+ * The line and column of every field of one file's entries, in two typed
+ * arrays: what the loader keeps of a file's positions once its document is
+ * dropped. Rows are appended while the file's entries are built, then sealed.
+ */
+export class FieldPositionTable {
+  readonly file: string;
+  private lines: number[] | Int32Array = [];
+  private columns: number[] | Int32Array = [];
+
+  constructor(file: string) {
+    this.file = file;
+  }
+
+  /** Appends a row; returns its index. */
+  add(location: SourceLocation): number {
+    const lines = this.lines as number[];
+    lines.push(location.line);
+    (this.columns as number[]).push(location.column);
+    return lines.length - 1;
+  }
+
+  /** Ends appending: the rows move into typed arrays (4 bytes a number instead of a tagged slot each). */
+  seal(): void {
+    this.lines = Int32Array.from(this.lines);
+    this.columns = Int32Array.from(this.columns);
+  }
+
+  at(row: number): SourceLocation {
+    return { file: this.file, line: this.lines[row] ?? 1, column: this.columns[row] ?? 1 };
+  }
+}
+
+/**
+ * The lists of field pointers of the entries, one shared array per distinct
+ * list: 100,000 rules written alike hold one array of `/cidr`, `/action`, …
+ * between them instead of one each.
+ */
+export class FieldPointerLists {
+  private readonly lists = new Map<string, readonly string[]>();
+
+  shared(pointers: readonly string[]): readonly string[] {
+    const key = JSON.stringify(pointers);
+    const found = this.lists.get(key);
+    if (found !== undefined) return found;
+    const list = Object.freeze([...pointers]);
+    this.lists.set(key, list);
+    return list;
+  }
+}
+
+export interface LoadedEntryFields {
+  readonly kind: KindName;
+  readonly name: string;
+  readonly id?: string;
+  readonly protect: boolean;
+  readonly spec: Readonly<Record<string, unknown>>;
+  readonly location: SourceLocation;
+}
+
+/**
+ * A DesiredEntry as the loader builds it. The fields' locations are not kept
+ * as an object per field (about 200 bytes an entry, most of what an entry
+ * cost beyond its spec) but as rows of its file's FieldPositionTable, and
+ * `fieldLocations` builds the record when read: rarely, and only for
+ * messages. Nothing copies entries (no spread, no structuredClone), so the
+ * getter on the prototype is always there.
+ */
+export class LoadedEntry implements DesiredEntry {
+  readonly kind: KindName;
+  readonly name: string;
+  declare readonly id?: string;
+  readonly protect: boolean;
+  readonly spec: Readonly<Record<string, unknown>>;
+  readonly location: SourceLocation;
+  readonly #table: FieldPositionTable;
+  readonly #pointers: readonly string[];
+  readonly #firstRow: number;
+
+  constructor(
+    fields: LoadedEntryFields,
+    table: FieldPositionTable,
+    pointers: readonly string[],
+    firstRow: number,
+  ) {
+    this.kind = fields.kind;
+    this.name = fields.name;
+    if (fields.id !== undefined) (this as { id?: string }).id = fields.id;
+    this.protect = fields.protect;
+    this.spec = fields.spec;
+    this.location = fields.location;
+    this.#table = table;
+    this.#pointers = pointers;
+    this.#firstRow = firstRow;
+  }
+
+  get fieldLocations(): Readonly<Record<string, SourceLocation>> {
+    const locations: Record<string, SourceLocation> = {};
+    for (const [index, pointer] of this.#pointers.entries()) {
+      locations[pointer] = this.#table.at(this.#firstRow + index);
+    }
+    return locations;
+  }
+}
