@@ -56,14 +56,14 @@ export interface CidrRange {
 export function cidrRange(value: string): CidrRange | undefined {
   const ipv4 = ipv4Range(value);
   if (ipv4 !== undefined) return ipv4;
-  const canonical = canonicalCidr(value);
-  const slash = canonical.indexOf('/');
-  if (slash === -1) return undefined;
-  const addressText = canonical.slice(0, slash);
-  const prefixText = canonical.slice(slash + 1);
-  if (!/^\d{1,3}$/.test(prefixText)) return undefined;
+  // Parsed once, as canonicalCidr would parse it (which adds only a spelling, not a different range).
+  const trimmed = value.trim();
+  const slash = trimmed.indexOf('/');
+  const addressText = slash === -1 ? trimmed : trimmed.slice(0, slash);
   const address = parseStrictAddress(addressText);
   if (address === undefined) return undefined;
+  const prefixText = slash === -1 ? String(address.kind() === 'ipv4' ? 32 : 128) : trimmed.slice(slash + 1);
+  if (!/^\d{1,3}$/.test(prefixText)) return undefined;
   const bits = address.kind() === 'ipv4' ? 32 : 128;
   const prefix = Number(prefixText);
   if (prefix > bits) return undefined;

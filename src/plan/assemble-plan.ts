@@ -22,8 +22,8 @@ export function assemblePlan(
   drafts: readonly DraftChange[],
   drafted: readonly DraftAction[],
 ): Plan {
-  const kindOrder = [...state.kindsByName.keys()];
-  const kindIndex = (kind: KindName): number => kindOrder.indexOf(kind);
+  const kindOrder = new Map([...state.kindsByName.keys()].map((kind, index) => [kind, index]));
+  const kindIndex = (kind: KindName): number => kindOrder.get(kind) ?? -1;
   const sortedDrafts = drafts
     .map((draft, position) => ({ draft, position }))
     .sort(

@@ -18,7 +18,9 @@ export function indexLive(
       if (kindsByName.get(kindName)?.ownership !== 'metadata') continue;
       const byName = managed.get(kindName) ?? new Map<string, LiveObject[]>();
       managed.set(kindName, byName);
-      byName.set(object.marker.name, [...(byName.get(object.marker.name) ?? []), object]);
+      const copies = byName.get(object.marker.name);
+      if (copies === undefined) byName.set(object.marker.name, [object]);
+      else copies.push(object);
     }
   }
   // Several objects with one marker happen when an apply stopped between a

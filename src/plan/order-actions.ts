@@ -226,8 +226,10 @@ function freeKeysBeforeTaking(actions: readonly DraftAction[]): Map<string, stri
   for (const action of actions) {
     if (action.frees !== undefined) freedBy.set(action.frees, [...(freedBy.get(action.frees) ?? []), action]);
   }
-  // What each action already waits for before this rule adds anything.
-  const before = new Map(actions.map((action) => [action, new Set(action.dependsOn)]));
+  // What each freer already waits for before this rule adds anything (only freers are asked).
+  const before = new Map<DraftAction, Set<string>>();
+  for (const freers of freedBy.values())
+    for (const freer of freers) before.set(freer, new Set(freer.dependsOn));
   const takers = new Map<string, string[]>();
   for (const action of actions) {
     if (action.takes === undefined) continue;
@@ -356,10 +358,17 @@ function forEachOverlap<T extends { readonly range: AddressRange | undefined }>(
       else for (const other of left) if (other.range !== undefined) visit(other, item);
     }
   }
-  starts.sort(
-    (a, b) =>
-      a.range.family.localeCompare(b.range.family) ||
-      (a.range.first < b.range.first ? -1 : a.range.first > b.range.first ? 1 : 0),
+  // Plain comparisons: localeCompare on the family was most of this sort at 100,000 rules (issue 18).
+  starts.sort((a, b) =>
+    a.range.family !== b.range.family
+      ? a.range.family < b.range.family
+        ? -1
+        : 1
+      : a.range.first < b.range.first
+        ? -1
+        : a.range.first > b.range.first
+          ? 1
+          : 0,
   );
   // Ranges open on each side: every one started no later than the current
   // start; those that end before it are dropped when next looked at.
