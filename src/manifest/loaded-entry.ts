@@ -44,13 +44,18 @@ export class FieldPointerLists {
   private readonly lists = new Map<string, readonly string[]>();
 
   shared(pointers: readonly string[]): readonly string[] {
-    const key = JSON.stringify(pointers);
+    const key = pointers.join('\u0000');
     const found = this.lists.get(key);
-    if (found !== undefined) return found;
+    // A pointer holding NUL could make two lists join alike: compare before sharing.
+    if (found !== undefined && sameList(found, pointers)) return found;
     const list = Object.freeze([...pointers]);
-    this.lists.set(key, list);
+    if (found === undefined) this.lists.set(key, list);
     return list;
   }
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((item, index) => item === b[index]);
 }
 
 export interface LoadedEntryFields {
