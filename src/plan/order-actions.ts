@@ -167,9 +167,8 @@ export function moveAcrossPolicySwitch(state: PlanState): DraftAction | undefine
 function waitForPendingIds(actions: readonly DraftAction[]): void {
   const keys = new Set(actions.map((action) => action.key));
   for (const action of actions) {
-    for (const key of [...pendingKeysIn(action.request.body), ...pendingKeysInPath(action.request.path)]) {
-      if (keys.has(key)) action.dependsOn.add(key);
-    }
+    for (const key of pendingKeysIn(action.request.body)) if (keys.has(key)) action.dependsOn.add(key);
+    for (const key of pendingKeysInPath(action.request.path)) if (keys.has(key)) action.dependsOn.add(key);
   }
 }
 

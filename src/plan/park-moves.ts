@@ -48,7 +48,11 @@ export const PARKING_GUARD_PREFIX = '~parking.';
  * after the move, so the move itself only widens and goes late.
  */
 export function orderActionsParkingMoves(state: PlanState): void {
-  const initial = new Map(state.actions.map((action) => [action, new Set(action.dependsOn)]));
+  // Non-empty ones only (an action missing here is restored with none): most are drafted with none,
+  // and copying 100,000 empty sets was a cost of its own (issue 18).
+  const initial = new Map<DraftAction, Set<string>>();
+  for (const action of state.actions)
+    if (action.dependsOn.size > 0) initial.set(action, new Set(action.dependsOn));
   const errorCount = state.errors.length;
   const parked = new Set<string>();
   for (;;) {
