@@ -82,25 +82,46 @@ function moduleOf(action: DraftAction): string | undefined {
 }
 
 /**
- * An edge's guard never opens mid-apply: on one edge, a guard module is
- * removed (mutual TLS, a route's OIDC) only after every guard module that
- * is put on it, so a route moving from one guard to the other is never
- * unguarded in between. A PUT replaces a module at once, so a change of
- * CAs needs no ordering of its own.
+ * An edge's guard never opens mid-apply. On one edge, a guard action either
+ * closes (a module put and enabled) or opens (a module removed, or put
+ * disabled): every opening waits for every closing, so a route moving from
+ * one guard to the other is never unguarded in between. A mutual TLS PUT
+ * both closes and opens: it replaces the CAs at once, but the CAs it adds
+ * let certificates through that a route's OIDC now stops, so it also waits
+ * for every OIDC put on the edge: the routes gaining OIDC are closed to every
+ * certificate before the edge accepts new ones.
  */
 function neverOpenGuards(actions: readonly DraftAction[]): void {
-  const puts = new Map<string, DraftAction[]>();
+  const closings = new Map<string, DraftAction[]>();
   for (const action of actions) {
-    const module = moduleOf(action);
-    if (action.op !== 'put-module' || module === undefined || !GUARD_MODULES.has(module)) continue;
-    if (action.objectId !== undefined)
-      puts.set(action.objectId, [...(puts.get(action.objectId) ?? []), action]);
+    if (guardEffect(action) !== 'closes' || action.objectId === undefined) continue;
+    closings.set(action.objectId, [...(closings.get(action.objectId) ?? []), action]);
   }
   for (const action of actions) {
+    const effect = guardEffect(action);
+    if (effect === undefined) continue;
     const module = moduleOf(action);
-    if (action.op !== 'delete-module' || module === undefined || !GUARD_MODULES.has(module)) continue;
-    for (const put of puts.get(action.objectId ?? '') ?? []) action.dependsOn.add(put.key);
+    for (const closing of closings.get(action.objectId ?? '') ?? []) {
+      if (closing === action) continue;
+      if (effect === 'opens' || (module === 'mutual_tls' && moduleOf(closing) === 'oidc'))
+        action.dependsOn.add(closing.key);
+    }
   }
+}
+
+/** Whether a guard module action closes its edge (or route) to clients or opens it; undefined when not a guard action. */
+function guardEffect(action: DraftAction): 'closes' | 'opens' | undefined {
+  const module = moduleOf(action);
+  if (module === undefined || !GUARD_MODULES.has(module)) return undefined;
+  if (action.op === 'delete-module') return 'opens';
+  const body = action.request.body as Readonly<Record<string, unknown>> | null | undefined;
+  // The HTTPS edge's mutual TLS is written by the edge's PATCH: the module is under its name.
+  const value = (body !== null && typeof body === 'object' && module in body ? body[module] : body) as
+    | Readonly<Record<string, unknown>>
+    | null
+    | undefined;
+  if (value === null || value === undefined || value.enabled === false) return 'opens';
+  return 'closes';
 }
 
 /**
@@ -323,6 +344,8 @@ function accessEffects(action: DraftAction): {
     return { narrows: [movedFrom, range], widens: [movedFrom, range] };
   const arrives = subtract(range, movedFrom);
   const leaves = subtract(movedFrom, range);
+  // A deny whose target a temporary deny already holds (park-moves.ts) closes nothing new where it arrives.
+  if (action.guardedBy !== undefined && !allow) return { narrows: [], widens: leaves };
   return allow ? { narrows: leaves, widens: arrives } : { narrows: arrives, widens: leaves };
 }
 

@@ -70,13 +70,15 @@ export function orderActionsParkingMoves(state: PlanState): void {
       // Only an allow is worth parking: leaving its old range narrows (early),
       // reaching the new one widens (late). A parked deny would still have to
       // leave before it arrives.
-      move = state.actions.find(
-        (action) =>
-          inCycle.has(action.key) &&
-          action.movedFrom !== undefined &&
-          action.access === 'allow' &&
-          !parked.has(action.change),
+      const moves = state.actions.filter(
+        (action) => inCycle.has(action.key) && action.movedFrom !== undefined && !parked.has(action.change),
       );
+      // With no allow to park (two denies trading ranges), a deny's target is
+      // held by a temporary deny: its move then narrows nothing and only
+      // waits for what narrows the range it leaves.
+      move =
+        moves.find((action) => action.access === 'allow') ??
+        (order.ok ? undefined : moves.find((action) => action.access === 'deny'));
     }
     if (move !== undefined) parked.add(move.change);
     const added =

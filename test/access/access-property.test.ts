@@ -23,20 +23,6 @@ describe('access never widens: found cases', () => {
   });
 });
 
-/**
- * Cases the property found that the planner does not handle yet, each with
- * why: they must keep failing (a fix moves them into access-corpus.json).
- */
-const KNOWN = JSON.parse(
-  readFileSync(new URL('./access-known-widenings.json', import.meta.url), 'utf8'),
-) as readonly (AccessScenario & { readonly name: string })[];
-
-describe('access widens: known cases, not handled yet', () => {
-  it.fails.each(KNOWN)('$name', async (scenario) => {
-    await checkScenario(scenario);
-  });
-});
-
 const RUNS = Number(process.env.ACCESS_PROPERTY_RUNS ?? 3);
 
 describe('access never widens: property', () => {

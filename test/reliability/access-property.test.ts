@@ -8,8 +8,7 @@ import { checkScenario, scenarioArb } from '../access/access-scenario.js';
  * against the emulator, every answer replayed through the access checker.
  * ACCESS_PROPERTY_RUNS sets the count (default 100), ACCESS_PROPERTY_SEED
  * the seed. The default seed is fixed so that CI judges the same cases on
- * every run: cases other seeds find that the planner does not handle yet are
- * kept in test/access/access-known-widenings.json and docs/plan.md.
+ * every run; a case another seed finds goes into test/access/access-corpus.json.
  * ACCESS_PROPERTY_SEED=random searches with a new seed (printed on failure).
  */
 const RUNS = Number(process.env.ACCESS_PROPERTY_RUNS ?? 100);
