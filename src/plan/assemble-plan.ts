@@ -1,5 +1,6 @@
 import type { KindName } from '../kinds/kind-name.js';
 import { type DraftAction, type DraftChange, toAction } from './draft-action.js';
+import { PARKING_GUARD_PREFIX } from './park-moves.js';
 import {
   type Action,
   OPERATIONS,
@@ -83,6 +84,8 @@ function safetyOf(state: PlanState, drafts: readonly DraftChange[], actions: rea
   for (const { change, protect } of drafts) {
     if (change.op !== 'delete' && change.op !== 'replace') continue;
     const live = change.id === undefined ? undefined : state.liveById.get(change.id);
+    // A temporary deny a killed apply left is ours and was never wanted: its prune destroys nothing.
+    if (isLeftoverParkingGuard(state, live)) continue;
     const protectedBy = protect ? 'manifest' : live?.marker?.protect === true ? 'account' : undefined;
     destroys.push({
       address: change.address,
@@ -109,12 +112,21 @@ function safetyOf(state: PlanState, drafts: readonly DraftChange[], actions: rea
   };
 }
 
-/** How many live objects carry our owner's marker. */
+/** How many live objects carry our owner's marker, leftover temporary denies aside. */
 function ownedCount(state: PlanState): number {
-  return [...state.managed.values()].reduce(
-    (total, byName) => total + [...byName.values()].reduce((sum, objects) => sum + objects.length, 0),
-    0,
-  );
+  let owned = 0;
+  for (const byName of state.managed.values()) {
+    for (const objects of byName.values())
+      owned += objects.filter((object) => !isLeftoverParkingGuard(state, object)).length;
+  }
+  return owned;
+}
+
+function isLeftoverParkingGuard(
+  state: PlanState,
+  object: { readonly marker: { readonly owner: string; readonly name: string } | null } | undefined,
+): boolean {
+  return object?.marker?.owner === state.options.owner && object.marker.name.startsWith(PARKING_GUARD_PREFIX);
 }
 
 /**

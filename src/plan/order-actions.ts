@@ -275,9 +275,17 @@ function orderReplacements(state: PlanState, takers: ReadonlyMap<string, readonl
   for (const [deleteKey, createKey] of state.replacements) {
     const remove = byKey.get(deleteKey);
     if (remove === undefined) continue;
+    const create = byKey.get(createKey);
     const keyWanted = remove.frees !== undefined && (takers.get(remove.frees) ?? []).length > 0;
+    // An access rule whose old key another action takes (a deny moving to
+    // another policy while an allow takes its old CIDR) needs no edge of its
+    // own: the taker waits for the delete (uniqueness) and the access
+    // ordering places the create and the delete; tying them here too made a
+    // cycle with the deny's delete waiting for its own create.
+    const keyWantedByOther = keyWanted && create?.takes !== remove.frees;
+    if (keyWantedByOther && remove.access !== undefined) continue;
     if (!keyWanted && remove.access !== 'allow') remove.dependsOn.add(createKey);
-    else byKey.get(createKey)?.dependsOn.add(deleteKey);
+    else create?.dependsOn.add(deleteKey);
   }
 }
 

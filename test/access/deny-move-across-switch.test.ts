@@ -86,6 +86,33 @@ describe('a deny rule moving while an endpoint switches IP policy lists', () => 
     }
   });
 
+  it('a temporary deny left by a killed apply is pruned without counting toward --max-destroy', async () => {
+    if (SCENARIO === undefined) throw new Error('corpus case missing');
+    const harness = await startAccessHarness(ACCESS_SEED);
+    try {
+      await applyPlan(harness, await planAgainst(harness, entriesOf(SCENARIO.a)));
+      await applyPlan(harness, await planAgainst(harness, entriesOf(SCENARIO.b)), {
+        killAfter: 1,
+        concurrency: 1,
+      });
+      const strict = { force: false, maxDestroy: { count: 0 } } as const;
+      const again = await planAgainst(harness, entriesOf(SCENARIO.b), strict);
+      expect(again.changes.find((change) => change.address === 'ip_policy_rules.~parking.r1')?.op).toBe(
+        'delete',
+      );
+      expect(again.refusal).toBeUndefined();
+      expect(again.safety.facts.destroys).toEqual([]);
+      // A rule of the manifests removed in the same plan still counts, alone.
+      const [kept, ...dropped] = SCENARIO.b.rules;
+      if (kept === undefined || dropped.length === 0) throw new Error('scenario needs two rules');
+      const fewer = await planAgainst(harness, entriesOf({ ...SCENARIO.b, rules: [kept] }), strict);
+      expect(fewer.refusal?.code).toBe('max-destroy');
+      expect(fewer.refusal?.message).toContain(`deletes or replaces ${dropped.length} object(s)`);
+    } finally {
+      await harness.emulator.close();
+    }
+  });
+
   it('to 0.0.0.0/0, which no CIDR encloses, is held by two temporary denies on its halves', async () => {
     if (SCENARIO === undefined) throw new Error('corpus case missing');
     const harness = await startAccessHarness(ACCESS_SEED);
