@@ -199,6 +199,7 @@ export const httpsEdges: Kind = {
     { name: 'metadata', onChange: 'update' },
     { name: 'hostports', onChange: 'update', setLike: true },
   ],
+  uniqueItems: ['hostports'],
   modules: [
     { name: 'mutual_tls', scope: 'resource', fields: MUTUAL_TLS_FIELDS },
     { name: 'tls_termination', scope: 'resource', fields: TLS_TERMINATION_FIELDS['https-edge'] },

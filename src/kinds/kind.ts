@@ -138,6 +138,13 @@ export interface Kind {
    */
   readonly uniqueKey?: readonly string[];
   /**
+   * Optional: list fields each item of which one object of the account holds
+   * at most, across every kind with that field (a hostport is served by one
+   * edge). The planner reports two entries, or an entry and an object it does
+   * not own, claiming one item, and frees an item before another object takes it.
+   */
+  readonly uniqueItems?: readonly string[];
+  /**
    * Optional: for access rules, the field that decides allow or deny and its
    * two values. The planner creates deny rules before the allow rules they
    * overlap and deletes allow rules before the deny rules they overlap, so

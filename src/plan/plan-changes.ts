@@ -12,7 +12,7 @@ import { planManagedEntry } from './plan-resources.js';
 import { createPlanState } from './plan-state.js';
 import type { PlanOptions } from './planner-options.js';
 import { kindsInReferenceOrder } from './resolve-references.js';
-import { checkUniqueKeys, matchUniqueKeys } from './unique-keys.js';
+import { checkUniqueItems, checkUniqueKeys, matchUniqueKeys } from './unique-keys.js';
 
 /**
  * The pure planner: what must happen for the live account to match the
@@ -38,6 +38,7 @@ export function planChanges(desired: DesiredState, live: LiveState, options: Pla
     }
   }
   planPrunes(state);
+  checkUniqueItems(state);
   // Dependencies are decided once every action is known: the rules relate actions of different entries.
   orderActionsParkingMoves(state);
   const { changes, actions } = narrowPlan(state.changes, state.actions, options, state.errors);

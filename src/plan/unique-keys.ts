@@ -4,7 +4,7 @@ import type { LiveObject } from '../kinds/live-state.js';
 import type { DesiredEntry } from '../manifest/desired-state.js';
 import { formatLocation } from '../manifest/source-location.js';
 import { diffFields } from './compare-fields.js';
-import { sourceOf } from './draft-action.js';
+import { type DraftAction, sourceOf } from './draft-action.js';
 import { normalizedSpecOf, type PlanState } from './plan-state.js';
 
 /** The uniqueness-key value of a spec, prefixed by kind; undefined for kinds without one. */
@@ -90,4 +90,123 @@ function reportKeyHeld(state: PlanState, kind: Kind, entry: DesiredEntry, holder
     message: `${entry.kind}.${entry.name}: ${values} is already held by ${holder.id} (${owner}); the service holds only one. To manage that object here, add \`id: ${holder.id}\` to this entry; otherwise change the entry or remove ${holder.id}`,
     source: sourceOf(entry, `/${fields[0] ?? ''}`),
   });
+}
+
+/** One entry's claim on an item of a unique list field (a hostport). */
+interface ItemClaim {
+  readonly entry: DesiredEntry;
+  readonly kind: Kind;
+  readonly field: string;
+  readonly pointer: string;
+}
+
+/**
+ * Items of unique list fields (`Kind.uniqueItems`: an edge's hostports),
+ * once every entry has its live object:
+ * - two entries claiming one item: `unique_key_conflict`, naming both;
+ * - an item a live object holds that no entry stands for and edgesync does
+ *   not own: `unique_key_taken`, naming the holder and how to adopt it;
+ * - an item another object of ours holds (pruned, or updated by its entry to
+ *   let it go): the actions of the entry that takes it wait for every action
+ *   on that object, so the service never sees two edges serving it.
+ * An entry that leaves a field out (an adopted edge) claims nothing.
+ */
+export function checkUniqueItems(state: PlanState): void {
+  const fields = new Set<string>();
+  for (const kind of state.kindsByName.values())
+    for (const field of kind.uniqueItems ?? []) fields.add(field);
+  if (fields.size === 0) return;
+  const claims = new Map<string, ItemClaim>();
+  for (const entry of state.desired.entries) {
+    const kind = state.kindsByName.get(entry.kind);
+    for (const field of kind?.uniqueItems ?? []) {
+      const items = entry.spec[field];
+      if (kind === undefined || !Array.isArray(items)) continue;
+      items.forEach((item, index) => {
+        const value = `${field} ${String(item)}`;
+        const claim = { entry, kind, field, pointer: `/${field}/${index}` };
+        const first = claims.get(value);
+        if (first === undefined) claims.set(value, claim);
+        else if (first.entry !== entry) reportItemClaimedTwice(state, claim, first, String(item));
+      });
+    }
+  }
+  const ownObjectOf = new Map<DesiredEntry, string>();
+  for (const [id, entry] of state.entryByObjectId) ownObjectOf.set(entry, id);
+  for (const object of state.liveById.values()) {
+    for (const field of fields) {
+      const items = object.spec[field];
+      if (!Array.isArray(items)) continue;
+      for (const item of items) {
+        const claim = claims.get(`${field} ${String(item)}`);
+        if (claim === undefined || ownObjectOf.get(claim.entry) === object.id) continue;
+        const releases = releasesOf(state, object, field, String(item));
+        if (releases === 'claimed') continue;
+        if (releases.length === 0) {
+          reportItemHeld(state, claim, object, String(item));
+          continue;
+        }
+        const takers = state.actions.filter(
+          (action) => action.change === `${claim.kind.name}.${claim.entry.name}` && action.op !== 'delete',
+        );
+        for (const taker of takers) {
+          for (const release of releases) {
+            // A second copy of the taker's own entry waits for the kept copy
+            // (plan-prunes.ts), but the service gives the item to the kept copy
+            // only once the other lets it go: that copy goes first.
+            release.dependsOn.delete(taker.key);
+            taker.dependsOn.add(release.key);
+          }
+        }
+      }
+    }
+  }
+}
+
+/**
+ * The actions that take `item` off a live object: its prune, or the writes
+ * of the entry that stands for it when that entry no longer lists the item.
+ * `claimed` when that entry lists it too (reported as two claims); none
+ * when the object keeps it.
+ */
+function releasesOf(
+  state: PlanState,
+  object: LiveObject,
+  field: string,
+  item: string,
+): readonly DraftAction[] | 'claimed' {
+  const entry = state.entryByObjectId.get(object.id);
+  const actions = state.actions.filter((action) => action.objectId === object.id);
+  if (entry === undefined) return actions.filter((action) => action.op === 'delete');
+  const listed = entry.spec[field];
+  if (!Array.isArray(listed)) return [];
+  return listed.map(String).includes(item) ? 'claimed' : actions;
+}
+
+function reportItemClaimedTwice(state: PlanState, claim: ItemClaim, first: ItemClaim, item: string): void {
+  state.errors.push({
+    code: 'unique_key_conflict',
+    message: `${claim.entry.kind}.${claim.entry.name}: ${singular(claim.field)} ${item} is also claimed by ${first.entry.kind}.${first.entry.name} (${formatLocation(sourceOf(first.entry, first.pointer))}); the service gives it to one object only`,
+    source: sourceOf(claim.entry, claim.pointer),
+  });
+}
+
+function reportItemHeld(state: PlanState, claim: ItemClaim, holder: LiveObject, item: string): void {
+  const owner = holder.marker
+    ? `owned by "${holder.marker.owner}" as ${holder.kind}.${holder.marker.name}`
+    : 'not owned by edgesync';
+  const adoptable = holder.kind === claim.kind.name;
+  const remedy = adoptable
+    ? `To manage that object here, add \`id: ${holder.id}\` to this entry; otherwise change the entry or remove ${holder.id}`
+    : `Change the entry, or take ${item} off ${holder.id} first`;
+  state.errors.push({
+    code: 'unique_key_taken',
+    message: `${claim.entry.kind}.${claim.entry.name}: ${singular(claim.field)} ${item} is already held by ${holder.kind} ${holder.id} (${owner}); the service gives it to one object only. ${remedy}`,
+    source: sourceOf(claim.entry, claim.pointer),
+  });
+}
+
+/** `hostports` → `hostport`, for messages. */
+function singular(field: string): string {
+  return field.endsWith('s') ? field.slice(0, -1) : field;
 }

@@ -54,7 +54,7 @@ const caArb = fc.record({
 
 const edgeArb = fc.record({
   name: fc.constantFrom('web', 'api'),
-  hostports: fc.subarray(['a.example.com:443', 'b.example.com:443'], { minLength: 1 }),
+  hostports: fc.subarray(['a.example.com:443', 'b.example.com:443', 'c.example.com:443'], { minLength: 1 }),
   cas: fc.option(fc.subarray(['corp', 'partner']), { nil: undefined }),
   tls: fc.constantFrom(undefined, null, { min_version: '1.2' }, { min_version: '1.3' }),
 });
@@ -64,7 +64,14 @@ const scenarioArb = fc.record({
     .uniqueArray(ruleArb, { selector: (rule) => rule.name, maxLength: 4 })
     .filter((rules) => new Set(rules.map(ruleKey)).size === rules.length),
   cas: fc.uniqueArray(caArb, { selector: (ca) => ca.name, maxLength: 2 }),
-  edges: fc.uniqueArray(edgeArb, { selector: (edge) => edge.name, maxLength: 2 }),
+  // One edge per hostport, as the service holds.
+  edges: fc
+    .uniqueArray(edgeArb, { selector: (edge) => edge.name, maxLength: 2 })
+    .filter(
+      (edges) =>
+        new Set(edges.flatMap((edge) => edge.hostports)).size ===
+        edges.flatMap((edge) => edge.hostports).length,
+    ),
   liveRules: fc.array(fc.record({ rule: ruleArb, owner: liveOwner }), { maxLength: 5 }),
   liveCas: fc.array(fc.record({ ca: caArb, owner: liveOwner }), { maxLength: 3 }),
   liveEdges: fc.array(fc.record({ edge: edgeArb, owner: liveOwner }), { maxLength: 2 }),
@@ -74,9 +81,9 @@ type Scenario = typeof scenarioArb extends fc.Arbitrary<infer T> ? T : never;
 
 /**
  * The account before planning. Rules keep the service's uniqueness; desired
- * rules never collide with an unmanaged one (that is an apply-time conflict
- * a person must resolve, not a planning choice); unmanaged edges name only
- * unmanaged CAs.
+ * rules and hostports never collide with an unmanaged one (that is a plan
+ * error a person must resolve, not a planning choice); each hostport is
+ * served by one live edge; unmanaged edges name only unmanaged CAs.
  */
 function buildAccount(scenario: Scenario): { account: InMemoryAccount; unmanaged: Set<string> } {
   const account = new InMemoryAccount();
@@ -121,7 +128,12 @@ function buildAccount(scenario: Scenario): { account: InMemoryAccount; unmanaged
       ...metadataFor(owner, ca.name),
     });
   });
+  const desiredHostports = new Set(scenario.edges.flatMap((edge) => edge.hostports));
+  const served = new Set<string>();
   scenario.liveEdges.forEach(({ edge, owner }, index) => {
+    if (edge.hostports.some((hostport) => served.has(hostport))) return;
+    if (owner !== 'ours' && edge.hostports.some((hostport) => desiredHostports.has(hostport))) return;
+    for (const hostport of edge.hostports) served.add(hostport);
     const id = `edghts_live${index}`;
     const pool = owner === 'ours' ? [...managedCas, ...unmanagedCas] : unmanagedCas;
     const cas = edge.cas === undefined ? undefined : pool.slice(0, edge.cas.length);

@@ -7,6 +7,7 @@ import {
 } from '../edge-modules.js';
 import { checkObject, edgeRules } from '../field-rules.js';
 import type { HandlerEnv, RouteDefinition } from '../handler.js';
+import { checkHostportsFree } from '../hostports.js';
 import { moduleRoutes } from '../module-routes.js';
 import { findRecord, newBaseRecord, renderBase } from '../record-base.js';
 import type { HttpsEdgeRecord } from '../records.js';
@@ -51,6 +52,7 @@ function checkEdgeBody(env: HandlerEnv, body: unknown): Partial<HttpsEdgeRecord>
 
 export function createHttpsEdge(env: HandlerEnv, body: unknown, fixedId?: string): HttpsEdgeRecord {
   const checked = checkEdgeBody(env, body);
+  checkHostportsFree(env, (checked.hostports as string[] | undefined) ?? [], fixedId);
   const record: HttpsEdgeRecord = {
     ...newBaseRecord(env, 'https_edge', 'https_edges', fixedId, checked),
     hostports: (checked.hostports as string[] | undefined) ?? [],
@@ -94,6 +96,7 @@ export const HTTPS_EDGE_ROUTES: readonly RouteDefinition[] = [
     create: createHttpsEdge,
     update: (record, body, env) => {
       const checked = checkEdgeBody(env, body);
+      if (checked.hostports !== undefined) checkHostportsFree(env, checked.hostports, record.id);
       if (checked.hostports !== undefined) record.hostports = checked.hostports;
       if (checked.mutual_tls !== undefined) record.mutual_tls = checked.mutual_tls;
       if (checked.tls_termination !== undefined) record.tls_termination = checked.tls_termination;

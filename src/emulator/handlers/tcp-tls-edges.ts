@@ -9,6 +9,7 @@ import {
 } from '../edge-modules.js';
 import { checkObject, DESCRIPTION_RULE, edgeRules, METADATA_RULE } from '../field-rules.js';
 import type { HandlerEnv, RouteDefinition } from '../handler.js';
+import { checkHostportsFree } from '../hostports.js';
 import { moduleRoutes } from '../module-routes.js';
 import { findRecord, newBaseRecord, renderBase } from '../record-base.js';
 import type { TcpEdgeRecord, TlsEdgeRecord } from '../records.js';
@@ -64,6 +65,7 @@ export function createTcpEdge(env: HandlerEnv, body: unknown, fixedId?: string):
     checked.ip_restriction === undefined || checked.ip_restriction === null
       ? null
       : checkIpRestriction(env, checked.ip_restriction, 'ip_restriction');
+  checkHostportsFree(env, (checked.hostports as string[] | undefined) ?? [], fixedId);
   const record: TcpEdgeRecord = {
     ...newBaseRecord(env, 'tcp_edge', 'tcp_edges', fixedId, checked),
     hostports: [...new Set((checked.hostports as string[] | undefined) ?? [])],
@@ -83,6 +85,7 @@ export function createTlsEdge(env: HandlerEnv, body: unknown, fixedId?: string):
         : checkTlsTermination(checked.tls_termination, 'tls_termination'),
   };
   checkUpstreamExclusive(modules, 'mutual_tls');
+  checkHostportsFree(env, (checked.hostports as string[] | undefined) ?? [], fixedId);
   const record: TlsEdgeRecord = {
     ...newBaseRecord(env, 'tls_edge', 'tls_edges', fixedId, checked),
     hostports: [...new Set((checked.hostports as string[] | undefined) ?? [])],
