@@ -1,4 +1,4 @@
-import type { KindName } from './kind-name.js';
+import type { BuiltInKindName, KindName } from './kind-name.js';
 
 /** The marker edgesync writes into `metadata` under the reserved key `edgesync`. */
 export interface OwnershipMarker {
@@ -40,9 +40,16 @@ export interface LiveStateStats {
   readonly durationMs: number;
 }
 
+/**
+ * The live objects of each kind read: every built-in kind is there (read or
+ * empty); a kind of another registry only once it has been read.
+ */
+export type LiveObjectsByKind = Readonly<Record<BuiltInKindName, readonly LiveObject[]>> &
+  Readonly<Partial<Record<KindName, readonly LiveObject[]>>>;
+
 /** A snapshot of the account: what the planner diffs the desired state against. */
 export interface LiveState {
-  readonly objects: Readonly<Record<KindName, readonly LiveObject[]>>;
+  readonly objects: LiveObjectsByKind;
   /**
    * True only when every page of every list was read and every module read
    * answered. The planner makes no deletes from an incomplete snapshot.

@@ -1,7 +1,7 @@
 import type { EdgeApi } from '../api/edge-api.js';
 import type { Kind } from './kind.js';
 import { KindError } from './kind-error.js';
-import { KIND_NAMES, type KindName } from './kind-name.js';
+import { type BuiltInKindName, KIND_NAMES, type KindName } from './kind-name.js';
 import type { LiveObject, LiveState } from './live-state.js';
 import { KINDS } from './registry.js';
 
@@ -79,11 +79,14 @@ export async function readLiveState(api: EdgeApi, options: ReadLiveStateOptions 
   };
 }
 
-function emptyObjects(): Record<KindName, readonly LiveObject[]> {
+/** Every built-in kind, empty: read kinds (of any registry) are set over it. */
+function emptyObjects(): Record<BuiltInKindName, readonly LiveObject[]> &
+  Record<KindName, readonly LiveObject[]> {
   return Object.fromEntries(KIND_NAMES.map((name) => [name, []])) as unknown as Record<
-    KindName,
+    BuiltInKindName,
     readonly LiveObject[]
-  >;
+  > &
+    Record<KindName, readonly LiveObject[]>;
 }
 
 function messageOf(error: unknown): string {

@@ -2,12 +2,12 @@ import { certificateAuthorities } from './certificate-authorities.js';
 import { httpsEdges } from './https-edges.js';
 import { ipPolicyRules } from './ip-policy-rules.js';
 import type { Kind } from './kind.js';
-import { KIND_NAMES, type KindName } from './kind-name.js';
+import { type BuiltInKindName, KIND_NAMES, type KindName } from './kind-name.js';
 import { reservedAddrs } from './reserved-addrs.js';
 import { tcpEdges } from './tcp-edges.js';
 import { tlsEdges } from './tls-edges.js';
 
-const KIND_BY_NAME: Readonly<Record<KindName, Kind>> = {
+const KIND_BY_NAME: Readonly<Record<BuiltInKindName, Kind>> = {
   ip_policy_rules: ipPolicyRules,
   reserved_addrs: reservedAddrs,
   certificate_authorities: certificateAuthorities,
@@ -19,6 +19,9 @@ const KIND_BY_NAME: Readonly<Record<KindName, Kind>> = {
 /** The one list of kinds, in KIND_NAMES order: everything else iterates over it. */
 export const KINDS: readonly Kind[] = KIND_NAMES.map((name) => KIND_BY_NAME[name]);
 
+/** The built-in kind of this name; a name outside the built-in registry is a bug of the caller. */
 export function kindByName(name: KindName): Kind {
-  return KIND_BY_NAME[name];
+  const kind = (KIND_BY_NAME as Readonly<Record<KindName, Kind | undefined>>)[name];
+  if (kind === undefined) throw new Error(`no built-in kind is named ${JSON.stringify(name)}`);
+  return kind;
 }

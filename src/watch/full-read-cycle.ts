@@ -132,7 +132,7 @@ export class FullReadCycle {
               signal: this.#controller.signal,
             }),
           );
-          const objects = live.objects[kind.name];
+          const objects = live.objects[kind.name] ?? [];
           this.#readVersions.delete(kind.name);
           const differs = this.#options.cache.differs(kind.name, objects, live.missingIds);
           this.#options.cache.acceptFullRead({

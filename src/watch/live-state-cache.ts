@@ -1,5 +1,5 @@
 import { KIND_NAMES, type KindName } from '../kinds/kind-name.js';
-import type { LiveObject, LiveState } from '../kinds/live-state.js';
+import type { LiveObject, LiveObjectsByKind, LiveState } from '../kinds/live-state.js';
 
 /** One kind as last read in full, then kept current by the daemon's own reads and writes. */
 interface KindEntry {
@@ -185,7 +185,7 @@ export class LiveStateCache {
   snapshot(): LiveState {
     const objects = Object.fromEntries(
       KIND_NAMES.map((kind) => [kind, [...(this.#kinds.get(kind)?.objects.values() ?? [])]]),
-    ) as unknown as Record<KindName, readonly LiveObject[]>;
+    ) as unknown as LiveObjectsByKind;
     const missingIds = KIND_NAMES.flatMap((kind) => [...(this.#kinds.get(kind)?.missing ?? [])]);
     return {
       objects,

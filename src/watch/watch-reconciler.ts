@@ -13,8 +13,8 @@ import { type LoadOptions, loadDesiredState } from '../manifest/load-desired-sta
 import type { ManifestError } from '../manifest/manifest-error.js';
 import type { Plan } from '../plan/plan.js';
 import { planChanges } from '../plan/plan-changes.js';
-import { summaryToJson } from '../plan/render-json.js';
 import type { PlanOptions } from '../plan/planner-options.js';
+import { summaryToJson } from '../plan/render-json.js';
 import { CacheWritingApi } from './cache-writing-api.js';
 import type { DaemonClock } from './daemon-clock.js';
 import {
@@ -376,7 +376,7 @@ export class WatchReconciler {
       const ids = new Set(named.get(kind) ?? []);
       cache.acceptFullRead({
         kind,
-        objects: live.objects[kind],
+        objects: live.objects[kind] ?? [],
         missingIds: live.missingIds.filter((id) => ids.has(id)),
         startedAtVersion: versions[index] ?? 0,
         finishedAt,
@@ -428,10 +428,10 @@ export class WatchReconciler {
   }
 
   #recordPlanMetrics(desired: DesiredState, live: LiveState, plan: Plan): void {
-    const owned: Partial<Record<KindName, number>> = {};
-    const drifted: Partial<Record<KindName, number>> = {};
+    const owned: Record<KindName, number> = {};
+    const drifted: Record<KindName, number> = {};
     for (const kind of KINDS) {
-      const objects = live.objects[kind.name];
+      const objects = live.objects[kind.name] ?? [];
       owned[kind.name] =
         kind.ownership === 'metadata'
           ? objects.filter((object) => object.marker?.owner === this.#options.plan.owner).length
@@ -467,7 +467,7 @@ export class WatchReconciler {
 
   /** After a complete apply the account holds exactly the desired entries (bar module-only edges that are missing). */
   #recordOwnedAfterApply(desired: DesiredState, live: LiveState): void {
-    const owned: Partial<Record<KindName, number>> = {};
+    const owned: Record<KindName, number> = {};
     for (const kind of KINDS) {
       owned[kind.name] = desired.entries.filter(
         (entry) =>

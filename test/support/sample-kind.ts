@@ -1,5 +1,5 @@
 import type { Kind } from '../../src/kinds/kind.js';
-import { ID_PREFIXES, type KindName } from '../../src/kinds/kind-name.js';
+import { ID_PREFIXES } from '../../src/kinds/kind-name.js';
 import { metadataKind } from '../../src/kinds/metadata-kind.js';
 import { KINDS } from '../../src/kinds/registry.js';
 import { SAMPLE_KIND_SCHEMA } from './sample-kind.schema.js';
@@ -11,8 +11,7 @@ import { SAMPLE_KIND_SCHEMA } from './sample-kind.schema.js';
  * registry is the default (loader, planner, live reads, export).
  */
 export const sampleKind: Kind = metadataKind({
-  // KindName is the union of the built-in kinds; a kind from outside the registry passes itself off as one.
-  name: 'endpoint_configurations' as KindName,
+  name: 'endpoint_configurations',
   title: 'endpoint configuration',
   idPrefix: ID_PREFIXES.endpoint_configuration,
   path: '/endpoint_configurations',
