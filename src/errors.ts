@@ -2,7 +2,7 @@
  * The codes of errors raised across layers (a flag, the network, a plan
  * file). Families with many codes of their own (ManifestError, KindError,
  * ExportError, the emulator's ServiceError) keep their lists beside their
- * class. src/cli/main.ts maps every code of every family to an exit code in
+ * class. src/cli/run-edgesync.ts maps every code of every family to an exit code in
  * one exhaustive table, so a new code without an exit code does not compile.
  */
 export const CORE_ERROR_CODES = [

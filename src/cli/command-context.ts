@@ -2,7 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { Command } from 'commander';
 import type { CoreErrorCode } from '../errors.js';
 
-/** What a command may touch of the process; main.ts fills it from the real one. */
+/** What a command may touch of the process; main.ts fills it from the real one, tests from their own streams. */
 export interface CommandContext {
   readonly stdout: Writable & { isTTY?: boolean };
   readonly stderr: Writable & { isTTY?: boolean };
@@ -10,7 +10,7 @@ export interface CommandContext {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly cwd: string;
   /**
-   * How the command ended, once its action resolves; main.ts maps it to the
+   * How the command ended, once its action resolves; run-edgesync.ts maps it to the
    * exit code. An error code here means the command already reported it.
    */
   setOutcome(outcome: CommandOutcome): void;

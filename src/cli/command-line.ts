@@ -27,12 +27,17 @@ const COMMANDS: readonly CommandRegistrar[] = [
   registerExportCommand,
 ];
 
-/** The program main.ts parses `process.argv` with. */
+/** The program run-edgesync.ts parses the command line with. */
 export function commandLine(ctx: CommandContext): Command {
   const program = new Command('edgesync')
     .description('Keep an Edge Configuration Service account equal to YAML manifests in Git.')
     .version(VERSION, '-V, --version')
     .exitOverride()
+    // Help and usage errors go where the command's own output goes (the process's streams, or a test's).
+    .configureOutput({
+      writeOut: (text) => ctx.stdout.write(text),
+      writeErr: (text) => ctx.stderr.write(text),
+    })
     .showHelpAfterError();
   flagsFromEnvironment(program);
   for (const register of COMMANDS) register(program, ctx);

@@ -78,7 +78,8 @@ describe('an interrupted apply settles what it sent', () => {
       api: clientFor(account.server.url),
       logger: silentLogger,
       concurrency: 3,
-      graceMs: 400,
+      // The marker lookups that find the landed creates run in the second half: room for them on a loaded machine.
+      graceMs: 2000,
       signal: controller.signal,
     });
 

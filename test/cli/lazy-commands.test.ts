@@ -64,8 +64,12 @@ async function sourceModules(loaded: readonly string[]): Promise<string[]> {
 
 const BUNDLE_DIR = 'dist/cli/';
 
-/** The error-code lists main.ts's exit table spreads: small, and loaded by every command. */
-const EXIT_TABLE = new Set(['dist/src/kinds/kind-error.js', 'dist/src/manifest/manifest-error.js']);
+/** The exit table (run-edgesync.js, beside main.js) and the error-code lists it spreads: small, and loaded by every command. */
+const EXIT_TABLE = new Set([
+  'dist/src/cli/run-edgesync.js',
+  'dist/src/kinds/kind-error.js',
+  'dist/src/manifest/manifest-error.js',
+]);
 
 function under(modules: readonly string[], pattern: RegExp): string[] {
   return modules.filter((module) => pattern.test(module) && !EXIT_TABLE.has(module));

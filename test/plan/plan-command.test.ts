@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,45 +8,13 @@ import { loadSeedFile } from '../../src/emulator/seed.js';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
 import { parseSavedPlan } from '../../src/plan/saved-plan.js';
 import { BUILT_CLI } from '../support/built-cli.js';
+import { runEdgesyncInProcess, runEdgesyncProcess } from '../support/edgesync-cli.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const CLI = BUILT_CLI;
 const EXAMPLES = join(ROOT, 'examples/manifests');
 const SEED = join(ROOT, 'examples/emulator-seed.yaml');
 const EXAMPLE_SECRET = readFileSync(join(EXAMPLES, 'secrets/oidc-client-secret.txt'), 'utf8').trim();
-
-interface CliRun {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/** Runs the built CLI as a process; async so the emulator in this process keeps answering. */
-function runCli(
-  emulator: RunningEmulator,
-  args: readonly string[],
-  env: Record<string, string> = {},
-): Promise<CliRun> {
-  return new Promise((resolveRun) => {
-    execFile(
-      process.execPath,
-      [CLI, ...args],
-      {
-        cwd: ROOT,
-        env: {
-          PATH: process.env.PATH ?? '',
-          EDGE_API_URL: emulator.url,
-          EDGE_API_KEY: emulator.apiKey,
-          ...env,
-        },
-      },
-      (error, stdout, stderr) => {
-        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
-        resolveRun({ code, stdout, stderr });
-      },
-    );
-  });
-}
 
 describe('edgesync plan (CLI against the emulator)', () => {
   let emulator: RunningEmulator;
@@ -62,14 +29,20 @@ describe('edgesync plan (CLI against the emulator)', () => {
     scratch = await mkdtemp(join(tmpdir(), 'edgesync-plan-'));
   });
 
+  /** As a process: what the exit code and the streams are (one test per exit code). */
+  const cliProcess = (args: readonly string[]) => runEdgesyncProcess(args, { emulator });
+  /** In this process: what the command decides and prints. */
+  const cli = (args: readonly string[], env: Record<string, string> = {}) =>
+    runEdgesyncInProcess(args, { emulator, env });
+
   afterEach(async () => {
     await emulator.close();
     await rm(scratch, { recursive: true, force: true });
   });
 
   it('prints the text plan and exits 0, or 2 with --detailed-exitcode; secrets never shown', async () => {
-    const plain = await runCli(emulator, ['plan', EXAMPLES]);
-    const detailed = await runCli(emulator, ['plan', '--detailed-exitcode', EXAMPLES]);
+    const plain = await cliProcess(['plan', EXAMPLES]);
+    const detailed = await cliProcess(['plan', '--detailed-exitcode', EXAMPLES]);
 
     expect(plain.code).toBe(0);
     expect(detailed.code).toBe(2);
@@ -84,7 +57,7 @@ describe('edgesync plan (CLI against the emulator)', () => {
     const schema = JSON.parse(await readFile(join(ROOT, 'schemas/plan.schema.json'), 'utf8'));
     const validate = new Ajv({ allErrors: true, strict: false }).compile(schema);
 
-    const run = await runCli(emulator, ['plan', '--format', 'json', EXAMPLES]);
+    const run = await cli(['plan', '--format', 'json', EXAMPLES]);
     const output = JSON.parse(run.stdout);
 
     expect(run.code).toBe(0);
@@ -96,7 +69,7 @@ describe('edgesync plan (CLI against the emulator)', () => {
   });
 
   it('--format markdown renders a pull-request comment', async () => {
-    const run = await runCli(emulator, ['plan', '--format', 'markdown', EXAMPLES]);
+    const run = await cli(['plan', '--format', 'markdown', EXAMPLES]);
 
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('### edgesync plan — owner `default`');
@@ -107,7 +80,7 @@ describe('edgesync plan (CLI against the emulator)', () => {
   });
 
   it('--format markdown names manifests from --repo-root and keeps to --max-chars', async () => {
-    const run = await runCli(emulator, [
+    const run = await cli([
       'plan',
       '--format',
       'markdown',
@@ -117,7 +90,7 @@ describe('edgesync plan (CLI against the emulator)', () => {
       '1500',
       EXAMPLES,
     ]);
-    const tooSmall = await runCli(emulator, ['plan', '--format', 'markdown', '--max-chars', '99', EXAMPLES]);
+    const tooSmall = await cli(['plan', '--format', 'markdown', '--max-chars', '99', EXAMPLES]);
 
     expect(run.code).toBe(0);
     expect(run.stdout.length).toBeLessThanOrEqual(1500);
@@ -128,9 +101,9 @@ describe('edgesync plan (CLI against the emulator)', () => {
   });
 
   it('--target takes KIND or KIND.NAME; one that matches nothing or names no kind exits 1', async () => {
-    const kind = await runCli(emulator, ['plan', '--target', 'ip_policy_rules', EXAMPLES]);
-    const missing = await runCli(emulator, ['plan', '--target', 'ip_policy_rules.nope', EXAMPLES]);
-    const unknown = await runCli(emulator, ['plan', '--target', 'ip_rules', EXAMPLES]);
+    const kind = await cli(['plan', '--target', 'ip_policy_rules', EXAMPLES]);
+    const missing = await cli(['plan', '--target', 'ip_policy_rules.nope', EXAMPLES]);
+    const unknown = await cli(['plan', '--target', 'ip_rules', EXAMPLES]);
 
     expect(kind.code).toBe(0);
     expect(kind.stdout).toContain('Plan: 2 to create, 0 to update, 0 to replace, 0 to delete.');
@@ -145,13 +118,13 @@ describe('edgesync plan (CLI against the emulator)', () => {
 
   it('show renders a saved plan as text, JSON and markdown, like plan did, without secrets', async () => {
     const file = join(scratch, 'plan.json');
-    const planned = await runCli(emulator, ['plan', '--format', 'json', '--out', file, EXAMPLES]);
-    const plannedText = await runCli(emulator, ['plan', EXAMPLES]);
+    const planned = await cli(['plan', '--format', 'json', '--out', file, EXAMPLES]);
+    const plannedText = await cli(['plan', EXAMPLES]);
 
-    const text = await runCli(emulator, ['show', file]);
-    const json = await runCli(emulator, ['show', '--format', 'json', file]);
-    const markdown = await runCli(emulator, ['show', '--format', 'markdown', file]);
-    const broken = await runCli(emulator, ['show', join(scratch, 'missing.json')]);
+    const text = await cli(['show', file]);
+    const json = await cli(['show', '--format', 'json', file]);
+    const markdown = await cli(['show', '--format', 'markdown', file]);
+    const broken = await cli(['show', join(scratch, 'missing.json')]);
 
     expect([text.code, json.code, markdown.code]).toEqual([0, 0, 0]);
     expect(text.stdout).toBe(plannedText.stdout);
@@ -183,12 +156,12 @@ describe('edgesync plan (CLI against the emulator)', () => {
         diagnostics: { severity: string; code: string; message: string; source: unknown; path: unknown }[];
       };
 
-    const manifest = await runCli(emulator, ['plan', '--format', 'json', broken]);
-    const option = await runCli(emulator, ['plan', '--format', 'json', '--target', 'nope', EXAMPLES]);
-    const network = await runCli(emulator, ['plan', '--format', 'json', EXAMPLES], {
+    const manifest = await cli(['plan', '--format', 'json', broken]);
+    const option = await cli(['plan', '--format', 'json', '--target', 'nope', EXAMPLES]);
+    const network = await cli(['plan', '--format', 'json', EXAMPLES], {
       EDGE_API_URL: 'http://127.0.0.1:1',
     });
-    const show = await runCli(emulator, ['show', '--format', 'json', join(scratch, 'missing.json')]);
+    const show = await cli(['show', '--format', 'json', join(scratch, 'missing.json')]);
 
     expect(manifest.code).toBe(1);
     expect(parsed(manifest.stdout).format_version).toBe(1);
@@ -214,7 +187,7 @@ describe('edgesync plan (CLI against the emulator)', () => {
   it('--out saves a plan file with hashed secrets that reads back', async () => {
     const file = join(scratch, 'plan.json');
 
-    const run = await runCli(emulator, ['plan', '--out', file, EXAMPLES]);
+    const run = await cli(['plan', '--out', file, EXAMPLES]);
     const text = await readFile(file, 'utf8');
     const saved = parseSavedPlan(text);
 
@@ -226,9 +199,9 @@ describe('edgesync plan (CLI against the emulator)', () => {
   });
 
   it('after apply, plan finds no changes (exit 0 even with --detailed-exitcode)', async () => {
-    const applied = await runCli(emulator, ['apply', '--yes', EXAMPLES]);
+    const applied = await cli(['apply', '--yes', EXAMPLES]);
 
-    const run = await runCli(emulator, ['plan', '--detailed-exitcode', EXAMPLES]);
+    const run = await cli(['plan', '--detailed-exitcode', EXAMPLES]);
 
     expect(applied.code, applied.stderr.slice(-1500)).toBe(0);
     expect(run.code).toBe(0);
@@ -236,10 +209,10 @@ describe('edgesync plan (CLI against the emulator)', () => {
   });
 
   it('refuses (exit 4) an empty manifest set that would prune everything the owner owns', async () => {
-    await runCli(emulator, ['apply', '--yes', EXAMPLES]);
+    await cli(['apply', '--yes', EXAMPLES]);
     await writeFile(join(scratch, 'empty.yaml'), 'version: 1\n');
 
-    const run = await runCli(emulator, ['plan', scratch]);
+    const run = await cliProcess(['plan', scratch]);
 
     expect(run.code).toBe(4);
     expect(run.stdout).toContain('Refused (empty-desired)');
@@ -262,7 +235,7 @@ describe('edgesync plan (CLI against the emulator)', () => {
       ].join('\n'),
     );
 
-    const run = await runCli(emulator, ['plan', scratch]);
+    const run = await cli(['plan', scratch]);
 
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/Error: .*edges\.yaml:7:\d+: .*matches 0 routes/);
@@ -274,7 +247,7 @@ describe('edgesync plan (CLI against the emulator)', () => {
       'version: 1\nip_policy_rules:\n  x:\n    cidr: 10.0.0.0/8\n    action: maybe\n',
     );
 
-    const run = await runCli(emulator, ['plan', scratch]);
+    const run = await cliProcess(['plan', scratch]);
 
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/bad\.yaml:\d+:\d+/);
