@@ -8,7 +8,7 @@
 // the modules in each chunk for the test that proves it
 // (test/cli/lazy-commands.test.ts). Plain JavaScript so that it runs where
 // only src/ is compiled (the Dockerfile).
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rolldown } from 'rolldown';
@@ -37,6 +37,8 @@ function isExternal(specifier) {
 }
 
 export async function bundleCli() {
+  // Chunk names carry a content hash: without this, every build would leave the previous chunks behind.
+  rmSync(OUT_DIR, { recursive: true, force: true });
   const bundle = await rolldown({
     input: {
       main: join(ROOT, 'dist/src/cli/main.js'),
