@@ -10,6 +10,7 @@ import { parseMetadata } from '../../src/kinds/ownership-marker.js';
 import { serializeSavedPlan, toSavedPlan } from '../../src/plan/saved-plan.js';
 import { preparePlan } from '../../src/plan-session/prepare-plan.js';
 import {
+  applyInProcess,
   CLI,
   finished,
   inspectClient,
@@ -54,8 +55,8 @@ describe('edgesync apply (CLI process)', () => {
   it('applies every example, after which there is nothing left to change', async () => {
     const running = await start();
 
-    const first = await runCli(running, ['--yes', EXAMPLES]);
-    const second = await runCli(running, ['--yes', EXAMPLES]);
+    const first = await applyInProcess(running, ['--yes', EXAMPLES]);
+    const second = await applyInProcess(running, ['--yes', EXAMPLES]);
 
     expect(first.stderr).not.toContain('failed');
     expect(first.stdout).toMatch(
@@ -108,7 +109,7 @@ describe('edgesync apply (CLI process)', () => {
   it('--dry-run prints the requests with secrets masked and sends no write', async () => {
     const running = await start();
 
-    const run = await runCli(running, ['--dry-run', EXAMPLES]);
+    const run = await applyInProcess(running, ['--dry-run', EXAMPLES]);
 
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('POST /ip_policy_rules');
@@ -138,7 +139,7 @@ describe('edgesync apply (CLI process)', () => {
   it('refuses a saved plan whose objects changed since it was made (exit 3)', async () => {
     const running = await start();
     const paths = [await manifestDir(rulesManifest(2))];
-    await runCli(running, ['--yes', ...paths]);
+    await applyInProcess(running, ['--yes', ...paths]);
     await writeFile(
       join(paths[0] as string, 'rules.yaml'),
       rulesManifest(2).replace('action: deny\n', 'action: deny\n    description: changed\n'),
@@ -175,7 +176,7 @@ describe('edgesync apply (CLI process)', () => {
     await writeFile(planFile, serializeSavedPlan(toSavedPlan(prepared.value.plan, paths)));
     await writeFile(join(paths[0] as string, 'rules.yaml'), rulesManifest(3));
 
-    const run = await runCli(running, ['--yes', '--plan', planFile]);
+    const run = await applyInProcess(running, ['--yes', '--plan', planFile]);
 
     expect(run.code).toBe(3);
     expect(run.stderr).toContain('the manifests changed');
@@ -185,11 +186,11 @@ describe('edgesync apply (CLI process)', () => {
   it('refuses with exit code 4 when the plan destroys more than --max-destroy, unless --force', async () => {
     const running = await start();
     const paths = [await manifestDir(rulesManifest(4))];
-    await runCli(running, ['--yes', ...paths]);
+    await applyInProcess(running, ['--yes', ...paths]);
     await writeFile(join(paths[0] as string, 'rules.yaml'), rulesManifest(1));
 
     const refused = await runCli(running, ['--yes', '--max-destroy', '2', ...paths]);
-    const forced = await runCli(running, ['--yes', '--max-destroy', '2', '--force', ...paths]);
+    const forced = await applyInProcess(running, ['--yes', '--max-destroy', '2', '--force', ...paths]);
 
     expect(refused.code).toBe(4);
     expect(refused.stderr).toContain('more than the limit');
@@ -207,8 +208,8 @@ describe('edgesync apply (CLI process)', () => {
     await waitFor(async () => (await listRules(running)).length >= 6);
     child.kill('SIGKILL');
     const first = await killed;
-    const rerun = await runCli(running, ['--yes', ...paths]);
-    const check = await runCli(running, ['--yes', ...paths]);
+    const rerun = await applyInProcess(running, ['--yes', ...paths]);
+    const check = await applyInProcess(running, ['--yes', ...paths]);
 
     expect(first.signal).toBe('SIGKILL');
     expect(rerun.code).toBe(0);

@@ -1,61 +1,42 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { resolve } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { createApiClient } from '../../src/api/client.js';
 import { RequestBudget } from '../../src/api/request-budget.js';
 import type { RunningEmulator } from '../../src/emulator/server.js';
 import { BUILT_CLI } from '../support/built-cli.js';
+import {
+  type CliRun,
+  finished,
+  ROOT,
+  runEdgesyncInProcess,
+  runEdgesyncProcess,
+  spawnEdgesync,
+} from '../support/edgesync-cli.js';
 import { emulatorStats, listAll } from './apply-harness.js';
 
-export const ROOT = resolve(import.meta.dirname, '../..');
+export { type CliRun, finished, ROOT };
 export const CLI = BUILT_CLI;
 export const POLICY = 'ipp_BlockListPolicy000000000001';
-
-export interface CliRun {
-  readonly code: number | null;
-  readonly signal: NodeJS.Signals | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
 
 export interface RuleItem {
   readonly id: string;
   readonly metadata?: string;
 }
 
+/** The examples' OIDC secret is read from the environment: any value does. */
+const APPLY_ENV = { OIDC_CLIENT_SECRET: 'x' };
+
 /** `edgesync apply ARGS` as a process against the emulator, with pipes (no TTY). */
 export function spawnCli(emulator: RunningEmulator, args: readonly string[]): ChildProcess {
-  return spawn(process.execPath, [CLI, 'apply', ...args], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH,
-      EDGE_API_URL: emulator.url,
-      EDGE_API_KEY: emulator.apiKey,
-      OIDC_CLIENT_SECRET: 'x',
-    },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-}
-
-/** What the process wrote and how it ended; `output()` reads what it has written so far. */
-export function finished(child: ChildProcess): Promise<CliRun> & { output(): CliRun } {
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString('utf8');
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8');
-  });
-  const done = new Promise<CliRun>((resolveRun) => {
-    child.on('close', (code, signal) => resolveRun({ code, signal, stdout, stderr }));
-  });
-  return Object.assign(done, { output: (): CliRun => ({ code: null, signal: null, stdout, stderr }) });
+  return spawnEdgesync(['apply', ...args], { emulator, env: APPLY_ENV });
 }
 
 export function runCli(emulator: RunningEmulator, args: readonly string[]): Promise<CliRun> {
-  const child = spawnCli(emulator, args);
-  child.stdin?.end();
-  return finished(child);
+  return runEdgesyncProcess(['apply', ...args], { emulator, env: APPLY_ENV });
+}
+
+/** `edgesync apply ARGS` in this process: for tests of what apply decides, not of the process. */
+export function applyInProcess(emulator: RunningEmulator, args: readonly string[]): Promise<CliRun> {
+  return runEdgesyncInProcess(['apply', ...args], { emulator, env: APPLY_ENV });
 }
 
 export function inspectClient(emulator: RunningEmulator) {
@@ -96,11 +77,5 @@ export function rulesManifest(count: number): string {
 
 /** `edgesync ARGS` as a process with exactly this environment (plus PATH), stdin closed. */
 export function runEdgesync(args: readonly string[], env: Readonly<Record<string, string>>): Promise<CliRun> {
-  const child = spawn(process.execPath, [CLI, ...args], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  child.stdin?.end();
-  return finished(child);
+  return runEdgesyncProcess(args, { env });
 }

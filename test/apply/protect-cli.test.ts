@@ -1,43 +1,19 @@
-import { spawn } from 'node:child_process';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadSeedFile } from '../../src/emulator/seed.js';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
 import { parseMetadata } from '../../src/kinds/ownership-marker.js';
-import { BUILT_CLI } from '../support/built-cli.js';
+import { applyInProcess, ROOT, runCli } from './cli-process.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
 const SEED = join(ROOT, 'examples/emulator-seed.yaml');
 
-interface CliRun {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function apply(emulator: RunningEmulator, args: readonly string[]): Promise<CliRun> {
-  const child = spawn(process.execPath, [BUILT_CLI, 'apply', '--yes', ...args], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH,
-      EDGE_API_URL: emulator.url,
-      EDGE_API_KEY: emulator.apiKey,
-      OIDC_CLIENT_SECRET: 'x',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString('utf8');
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8');
-  });
-  return new Promise((done) => child.on('close', (code) => done({ code, stdout, stderr })));
-}
+/** `edgesync apply --yes ARGS` as a process: what a person's refused apply exits with. */
+const apply = (emulator: RunningEmulator, args: readonly string[]) => runCli(emulator, ['--yes', ...args]);
+/** The same in this process: for the steps the test is not about. */
+const applyHere = (emulator: RunningEmulator, args: readonly string[]) =>
+  applyInProcess(emulator, ['--yes', ...args]);
 
 async function reservedAddrs(emulator: RunningEmulator): Promise<{ id: string; metadata?: string }[]> {
   const response = await fetch(`${emulator.url}/reserved_addrs?limit=100`, {
@@ -62,7 +38,7 @@ describe('protect: true holds against the CLI (issue 13)', () => {
     dir = await mkdtemp(join(tmpdir(), 'edgesync-protect-'));
     const manifests = join(dir, 'manifests');
     await cp(join(ROOT, 'examples/manifests'), manifests, { recursive: true });
-    const first = await apply(emulator, [manifests]);
+    const first = await applyHere(emulator, [manifests]);
     expect(first.code).toBe(0);
     return { running: emulator, manifests };
   }
@@ -94,9 +70,9 @@ describe('protect: true holds against the CLI (issue 13)', () => {
       (await readFile(file, 'utf8')).replace(/^ {4}protect: true/m, '    protect: false'),
     );
 
-    const unprotect = await apply(running, [manifests]);
+    const unprotect = await applyHere(running, [manifests]);
     await rm(file);
-    const remove = await apply(running, [manifests]);
+    const remove = await applyHere(running, [manifests]);
 
     expect(unprotect.code).toBe(0);
     expect(unprotect.stdout).toMatch(/1 updated, 0 replaced, 0 deleted/);
