@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BUILT_CLI } from '../support/built-cli.js';
+import { runEdgesyncInProcess, runEdgesyncProcess, spawnEdgesync } from '../support/edgesync-cli.js';
 
 const COMMANDS = ['apply', 'validate', 'plan', 'show', 'watch', 'emulator', 'export'];
 const RULES = `version: 1
@@ -13,28 +12,12 @@ reserved_addrs:
     region: eu
 `;
 
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function run(args: readonly string[], cwd: string, env: Record<string, string> = {}): Promise<Run> {
-  const child = spawn(process.execPath, [BUILT_CLI, ...args], {
-    cwd,
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString('utf8');
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8');
-  });
-  return new Promise((done) => child.on('close', (code) => done({ code, stdout, stderr })));
-}
+/** edgesync as a process in `cwd` with exactly `env` (plus PATH). */
+const run = (args: readonly string[], cwd: string, env: Record<string, string> = {}) =>
+  runEdgesyncProcess(args, { cwd, env });
+/** The same in this process (commander reads the flags' variables from process.env all the same). */
+const runHere = (args: readonly string[], cwd: string, env: Record<string, string> = {}) =>
+  runEdgesyncInProcess(args, { cwd, env });
 
 /** Flags in the Options section of a command's help, without --help. */
 function optionCount(help: string): number {
@@ -53,7 +36,7 @@ describe('every flag can come from the environment as EDGESYNC_<FLAG> (issue 19)
   });
 
   it.each(COMMANDS)('%s --help names a variable for every flag', async (command) => {
-    const { stdout } = await run([command, '--help'], dir);
+    const { stdout } = await runHere([command, '--help'], dir);
 
     expect(optionCount(stdout)).toBeGreaterThan(0);
     expect(stdout.match(/env:/g)?.length).toBe(optionCount(stdout));
@@ -62,8 +45,8 @@ describe('every flag can come from the environment as EDGESYNC_<FLAG> (issue 19)
   it('plan takes --owner and --format from the environment; the command line wins', async () => {
     const env = { EDGESYNC_OWNER: 'team-env', EDGESYNC_FORMAT: 'json', EDGESYNC_EMULATOR: 'true' };
 
-    const fromEnv = await run(['plan', 'policies.yaml'], dir, env);
-    const fromFlag = await run(['plan', '--owner', 'team-flag', 'policies.yaml'], dir, env);
+    const fromEnv = await runHere(['plan', 'policies.yaml'], dir, env);
+    const fromFlag = await runHere(['plan', '--owner', 'team-flag', 'policies.yaml'], dir, env);
 
     expect(JSON.parse(fromEnv.stdout).owner).toBe('team-env');
     expect(JSON.parse(fromFlag.stdout).owner).toBe('team-flag');
@@ -85,7 +68,7 @@ describe('every flag can come from the environment as EDGESYNC_<FLAG> (issue 19)
   });
 
   it('a bad value names the variable it came from', async () => {
-    const { code, stderr } = await run(['plan', 'policies.yaml'], dir, {
+    const { code, stderr } = await runHere(['plan', 'policies.yaml'], dir, {
       EDGESYNC_EMULATOR: '1',
       EDGESYNC_LOG_FORMAT: 'fancy',
     });
@@ -95,21 +78,19 @@ describe('every flag can come from the environment as EDGESYNC_<FLAG> (issue 19)
   });
 
   it('watch takes --listen, --interval and --owner from the environment', async () => {
-    const child = spawn(process.execPath, [BUILT_CLI, 'watch', 'policies.yaml'], {
+    const child = spawnEdgesync(['watch', 'policies.yaml'], {
       cwd: dir,
       env: {
-        PATH: process.env.PATH ?? '',
         EDGESYNC_EMULATOR: 'true',
         EDGESYNC_LISTEN: '127.0.0.1:0',
         EDGESYNC_INTERVAL: '1h',
         EDGESYNC_OWNER: 'team-daemon',
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
     });
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     const url = await new Promise<string>((resolve, reject) => {
       let stdout = '';
-      child.stdout.on('data', (chunk: Buffer) => {
+      child.stdout?.on('data', (chunk: Buffer) => {
         stdout += chunk.toString();
         const match = /^listening on (http:\/\/\S+)\n/.exec(stdout);
         if (match?.[1]) resolve(match[1]);

@@ -1,37 +1,19 @@
-import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUILT_CLI } from '../support/built-cli.js';
+import { runEdgesyncInProcess, runEdgesyncProcess } from '../support/edgesync-cli.js';
 
-const run = promisify(execFile);
 const CLI = BUILT_CLI;
 
-interface CliResult {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-async function edgesync(
-  args: readonly string[],
-  cwd = process.cwd(),
-  env: Record<string, string> = {},
-): Promise<CliResult> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], {
-      cwd,
-      env: { PATH: process.env.PATH, ...env },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
+/** edgesync as a process: for the exit codes and what reaches the streams. */
+const edgesyncProcess = (args: readonly string[], cwd = process.cwd(), env: Record<string, string> = {}) =>
+  runEdgesyncProcess(args, { cwd, env });
+/** edgesync in this process, with the same environment: for what validate decides and prints. */
+const edgesync = (args: readonly string[], cwd = process.cwd(), env: Record<string, string> = {}) =>
+  runEdgesyncInProcess(args, { cwd, env });
 
 describe('edgesync validate (as a process)', () => {
   beforeAll(() => {
@@ -39,7 +21,7 @@ describe('edgesync validate (as a process)', () => {
   });
 
   it('accepts the examples and says how many files and entries', async () => {
-    const result = await edgesync(['validate', 'examples/manifests']);
+    const result = await edgesyncProcess(['validate', 'examples/manifests']);
 
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('6 files valid (7 entries)\n');
@@ -58,7 +40,7 @@ describe('edgesync validate (as a process)', () => {
       .split('\n')
       .map((line) => join('examples/invalid/wrong-reference-kind', line));
 
-    const result = await edgesync(['validate', 'examples/invalid/wrong-reference-kind']);
+    const result = await edgesyncProcess(['validate', 'examples/invalid/wrong-reference-kind']);
 
     expect(result.code).toBe(1);
     expect(result.stdout.trimEnd().split('\n')).toEqual(expected);
@@ -181,7 +163,7 @@ describe('edgesync validate (as a process)', () => {
   });
 
   it('rejects an unknown format with exit code 1', async () => {
-    const result = await edgesync(['validate', '--format', 'xml', 'examples/manifests']);
+    const result = await edgesyncProcess(['validate', '--format', 'xml', 'examples/manifests']);
 
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('xml');
