@@ -1,12 +1,11 @@
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { BUILT_CLI } from '../support/built-cli.js';
+import { runEdgesyncInProcess, runEdgesyncProcess } from '../support/edgesync-cli.js';
 import {
   IDS,
   OWNER,
@@ -16,26 +15,14 @@ import {
   type VariedAccount,
 } from './varied-account.js';
 
-const run = promisify(execFile);
 const CLI = BUILT_CLI;
 
-interface CliResult {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-async function edgesync(args: readonly string[], env: Record<string, string> = {}): Promise<CliResult> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], {
-      env: { PATH: process.env.PATH, ...env },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
+/** edgesync as a process: for exit codes and the streams. */
+const edgesync = (args: readonly string[], env: Record<string, string> = {}) =>
+  runEdgesyncProcess(args, { env });
+/** In this process: for what export decides and prints. */
+const edgesyncHere = (args: readonly string[], env: Record<string, string> = {}) =>
+  runEdgesyncInProcess(args, { env });
 
 describe('edgesync export (as a process)', () => {
   let account: VariedAccount;
@@ -85,7 +72,7 @@ describe('edgesync export (as a process)', () => {
   });
 
   it('prints one manifest on stdout, CA PEMs inline and secrets as env references', async () => {
-    const result = await edgesync(
+    const result = await edgesyncHere(
       ['export', '--owner', OWNER, '--include-unmanaged', '--kinds', 'certificate_authorities,https_edges'],
       connection,
     );
@@ -102,7 +89,7 @@ describe('edgesync export (as a process)', () => {
 
   it('refuses to overwrite a file it did not write (exit 1), and overwrites it with --force', async () => {
     const out = join(directory, 'hand-written');
-    await edgesync(['export', '--owner', OWNER, '--out', out, '--single-file'], connection);
+    await edgesyncHere(['export', '--owner', OWNER, '--out', out, '--single-file'], connection);
     await writeFile(join(out, 'manifest.yaml'), 'version: 1\n');
 
     const refused = await edgesync(['export', '--owner', OWNER, '--out', out, '--single-file'], connection);
@@ -118,8 +105,8 @@ describe('edgesync export (as a process)', () => {
   });
 
   it('rejects an ID of the wrong kind and an unknown kind before reading anything', async () => {
-    const wrongId = await edgesync(['export', '--tcp-edge', IDS.tlsEdge], connection);
-    const wrongKind = await edgesync(['export', '--kinds', 'ip_policies'], connection);
+    const wrongId = await edgesyncHere(['export', '--tcp-edge', IDS.tlsEdge], connection);
+    const wrongKind = await edgesyncHere(['export', '--kinds', 'ip_policies'], connection);
 
     expect(wrongId.code).toBe(1);
     expect(wrongId.stderr).toContain('--tcp-edge: expected an ID starting with edgtcp_');

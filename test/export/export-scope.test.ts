@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,31 +5,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
 import { RequestBudget } from '../../src/api/request-budget.js';
 import { MANIFEST_SCHEMA_ID } from '../../src/kinds/kind-schema.js';
-import { BUILT_CLI } from '../support/built-cli.js';
+import { runEdgesyncInProcess, runEdgesyncProcess } from '../support/edgesync-cli.js';
 import { IDS, OWNER, startVariedAccount, type VariedAccount } from './varied-account.js';
 
-interface CliResult {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function edgesync(args: readonly string[], env: Record<string, string>): Promise<CliResult> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [BUILT_CLI, ...args],
-      { env: { PATH: process.env.PATH, ...env } },
-      (error, stdout, stderr) => {
-        resolve({
-          code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1,
-          stdout,
-          stderr,
-        });
-      },
-    );
-  });
-}
+/** edgesync export in this process: what export writes is the subject here, not the process. */
+const edgesync = (args: readonly string[], env: Record<string, string>) =>
+  runEdgesyncInProcess(args, { env });
+/** As a process: for the exit code of a refusal. */
+const edgesyncProcess = (args: readonly string[], env: Record<string, string>) =>
+  runEdgesyncProcess(args, { env });
 
 /** Every file below `directory` with its text, by relative path. */
 async function snapshot(directory: string): Promise<Record<string, string>> {
@@ -97,7 +80,10 @@ describe('edgesync export --out DIR, run again (as a process)', () => {
     );
     const before = await snapshot(out);
 
-    const refused = await edgesync(['export', '--owner', OWNER, '--out', out, ...edgeFlags], connection);
+    const refused = await edgesyncProcess(
+      ['export', '--owner', OWNER, '--out', out, ...edgeFlags],
+      connection,
+    );
     const kept = await snapshot(out);
     const forced = await edgesync(
       ['export', '--owner', OWNER, '--out', out, '--force', ...edgeFlags],
