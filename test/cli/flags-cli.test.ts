@@ -1,29 +1,11 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BUILT_CLI } from '../support/built-cli.js';
+import { runEdgesyncProcess } from '../support/edgesync-cli.js';
 
-function run(
-  args: readonly string[],
-  cwd: string,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [BUILT_CLI, ...args], {
-    cwd,
-    env: { PATH: process.env.PATH },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString('utf8');
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8');
-  });
-  return new Promise((done) => child.on('close', (code) => done({ code, stdout, stderr })));
-}
+/** edgesync as a process in `cwd`, with PATH alone. */
+const run = (args: readonly string[], cwd: string) => runEdgesyncProcess(args, { cwd });
 
 describe('duration and rate flags take units on every command (issue 17.5)', () => {
   let dir: string | undefined;

@@ -1,43 +1,22 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
-import { BUILT_CLI } from '../support/built-cli.js';
+import { runEdgesyncInProcess } from '../support/edgesync-cli.js';
 
 /**
  * edgesync against a service whose every 404 says the same thing: module
  * edges still read as "module not set" versus "edge gone", by status alone.
  */
-const ROOT = resolve(import.meta.dirname, '../..');
 const POLICY = 'ipp_Generic404Policy00000000001';
 const TCP = 'edgtcp_Generic404Tcp00000000000001';
 const TLS = 'edgtls_Generic404Tls00000000000001';
 const GONE = 'edgtcp_Generic404Gone0000000000001';
 
-interface CliRun {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function runCli(emulator: RunningEmulator, args: readonly string[]): Promise<CliRun> {
-  return new Promise((resolveRun) => {
-    execFile(
-      process.execPath,
-      [BUILT_CLI, ...args],
-      {
-        cwd: ROOT,
-        env: { PATH: process.env.PATH ?? '', EDGE_API_URL: emulator.url, EDGE_API_KEY: emulator.apiKey },
-      },
-      (error, stdout, stderr) => {
-        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
-        resolveRun({ code, stdout, stderr });
-      },
-    );
-  });
-}
+/** edgesync in this process against the emulator: how it reads 404s is the subject, not the process. */
+const runCli = (emulator: RunningEmulator, args: readonly string[]) =>
+  runEdgesyncInProcess(args, { emulator });
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary response JSON
 async function get(emulator: RunningEmulator, path: string): Promise<{ status: number; body: any }> {
