@@ -8,6 +8,8 @@ import { performance } from 'node:perf_hooks';
 const bin = (name) => `node_modules/.bin/${name}`;
 const steps = [
   ['build', bin('tsc'), ['-p', 'tsconfig.json']],
+  // The second half of `npm run build`: the `edgesync` binary the process tests run.
+  ['bundle', process.execPath, ['scripts/bundle-cli.mjs']],
   ['biome', bin('biome'), ['check', '.']],
   ['vitest', bin('vitest'), ['run', ...process.argv.slice(2)]],
 ];
