@@ -26,11 +26,29 @@ export function entryProblemError(entry: RawEntry, found: EntryProblem): Manifes
 }
 
 /** A reference by name, checked when every file's names are known. */
-interface PendingReference {
+export interface PendingReference {
   readonly location: SourceLocation;
   readonly path: string;
   readonly reference: string;
   readonly target: Kind;
+}
+
+/** An entry's name, where it is written: what the duplicate check across files needs. */
+export interface NameFact {
+  readonly kind: string;
+  readonly name: string;
+  readonly location: SourceLocation;
+  readonly path: string;
+}
+
+/**
+ * What one file gives the checks across files (its names, its references
+ * by name), kept apart from what its own entries show so that the daemon
+ * can keep a file's checks between loads and run only these again.
+ */
+export interface FileFacts {
+  readonly names: NameFact[];
+  readonly references: PendingReference[];
 }
 
 /**
@@ -61,12 +79,34 @@ export class EntryChecks {
 
   /** The problems of one entry that its own file shows; `location` is where its name is written. */
   check(entry: RawEntry, location: SourceLocation): ManifestError[] {
-    const errors = this.checkName(entry, location);
+    const facts: FileFacts = { names: [], references: [] };
+    return [...this.checkAlone(entry, location, facts), ...this.takeFacts(facts)];
+  }
+
+  /**
+   * The problems of one entry alone (an ID-like name, sizes, the kind's
+   * rules, a reference with another kind's ID prefix); its name and its
+   * references by name go into `facts`, for `takeFacts`.
+   */
+  checkAlone(entry: RawEntry, location: SourceLocation, facts: FileFacts): ManifestError[] {
+    const errors = this.checkIdLikeName(entry);
+    facts.names.push({ kind: entry.kind, name: entry.name, location, path: entryPath(entry) });
     const kind = this.kindByName.get(entry.kind);
     if (!entry.valid || kind === undefined) return errors;
     errors.push(...checkMetadataAndDescription(entry, kind, this.owner));
     for (const found of kind.checkEntry?.(entry.value) ?? []) errors.push(entryProblemError(entry, found));
-    errors.push(...this.checkReferences(entry, kind));
+    errors.push(...this.checkReferences(entry, kind, facts.references));
+    return errors;
+  }
+
+  /** A file's names and references, in file order: names defined twice now, references at `finish`. */
+  takeFacts(facts: FileFacts): ManifestError[] {
+    const errors: ManifestError[] = [];
+    for (const fact of facts.names) {
+      const duplicate = this.takeName(fact);
+      if (duplicate !== undefined) errors.push(duplicate);
+    }
+    this.pending.push(...facts.references);
     return errors;
   }
 
@@ -96,38 +136,36 @@ export class EntryChecks {
     return errors;
   }
 
-  private checkName(entry: RawEntry, location: SourceLocation): ManifestError[] {
-    const errors: ManifestError[] = [];
+  private checkIdLikeName(entry: RawEntry): ManifestError[] {
     const prefix = idPrefixOf(entry.name, this.titles);
-    if (prefix !== undefined) {
-      errors.push(
-        problem(
-          'name_looks_like_id',
-          entry,
-          '',
-          `name "${entry.name}" looks like ${this.titles.get(prefix) ?? 'an ID'} (prefix ${prefix}); values with an ID prefix are read as IDs, so pick another name, and adopt an existing resource with "id:"`,
-        ),
-      );
-    }
-    let names = this.firstByName.get(entry.kind);
-    if (names === undefined) {
-      names = new Map();
-      this.firstByName.set(entry.kind, names);
-    }
-    const firstAt = names.get(entry.name);
-    if (firstAt === undefined) {
-      names.set(entry.name, location);
-      return errors;
-    }
-    errors.push(
+    if (prefix === undefined) return [];
+    return [
       problem(
-        'duplicate_name',
+        'name_looks_like_id',
         entry,
         '',
-        `${entry.kind} "${entry.name}" is also defined at ${firstAt.file}:${firstAt.line}:${firstAt.column}; names are unique per kind across all files`,
+        `name "${entry.name}" looks like ${this.titles.get(prefix) ?? 'an ID'} (prefix ${prefix}); values with an ID prefix are read as IDs, so pick another name, and adopt an existing resource with "id:"`,
       ),
+    ];
+  }
+
+  private takeName(fact: NameFact): ManifestError | undefined {
+    let names = this.firstByName.get(fact.kind);
+    if (names === undefined) {
+      names = new Map();
+      this.firstByName.set(fact.kind, names);
+    }
+    const firstAt = names.get(fact.name);
+    if (firstAt === undefined) {
+      names.set(fact.name, fact.location);
+      return undefined;
+    }
+    return new ManifestError(
+      'duplicate_name',
+      fact.location,
+      fact.path,
+      `${fact.kind} "${fact.name}" is also defined at ${firstAt.file}:${firstAt.line}:${firstAt.column}; names are unique per kind across all files`,
     );
-    return errors;
   }
 
   /**
@@ -135,7 +173,7 @@ export class EntryChecks {
    * modules: each value names an entry of the referenced kind, or is an ID
    * with that kind's prefix.
    */
-  private checkReferences(entry: RawEntry, kind: Kind): ManifestError[] {
+  private checkReferences(entry: RawEntry, kind: Kind, pending: PendingReference[]): ManifestError[] {
     const errors: ManifestError[] = [];
     visitSpec(kind, entry.value, ({ rules, record, pointer }) => {
       if (record === undefined) return;
@@ -146,10 +184,10 @@ export class EntryChecks {
         const fieldPointer = `${pointer}/${rule.name}`;
         if (Array.isArray(value)) {
           value.forEach((item, index) => {
-            errors.push(...this.checkReference(entry, `${fieldPointer}/${index}`, item, target));
+            errors.push(...this.checkReference(entry, `${fieldPointer}/${index}`, item, target, pending));
           });
         } else {
-          errors.push(...this.checkReference(entry, fieldPointer, value, target));
+          errors.push(...this.checkReference(entry, fieldPointer, value, target, pending));
         }
       }
     });
@@ -161,6 +199,7 @@ export class EntryChecks {
     pointer: string,
     reference: unknown,
     target: Kind,
+    pending: PendingReference[],
   ): ManifestError[] {
     if (typeof reference !== 'string') return [];
     const prefix = idPrefixOf(reference, this.titles);
@@ -175,7 +214,7 @@ export class EntryChecks {
         ),
       ];
     }
-    this.pending.push({
+    pending.push({
       location: entryLocation(entry, pointer),
       path: entryPath(entry, pointer),
       reference,

@@ -6,13 +6,14 @@ import type { Kind, SourceResolver } from '../kinds/kind.js';
 import { assembleManifestSchema } from '../kinds/kind-schema.js';
 import { KINDS } from '../kinds/registry.js';
 import { visitSpec } from '../kinds/visit-spec.js';
-import { EntryChecks, entryProblemError } from './check-entries.js';
+import { EntryChecks, entryProblemError, type FileFacts } from './check-entries.js';
 import type { DesiredEntry, DesiredState } from './desired-state.js';
 import { type EntryFieldOffsets, entryPointerOf, fieldOffsetsByEntry } from './entry-field-locations.js';
 import { positionAt } from './file-positions.js';
 import { FieldPointerLists, FieldPositionTable, LoadedEntry } from './loaded-entry.js';
 import { compareManifestErrors, type ManifestError } from './manifest-error.js';
-import { walkManifestTree } from './manifest-files.js';
+import { type ManifestFile, walkManifestTree } from './manifest-files.js';
+import type { LoadedFile, ManifestMemo } from './manifest-memo.js';
 import { compileManifestSchema, type ManifestValidator } from './manifest-schema.js';
 import { parseManifestFile } from './parse-manifest-file.js';
 import type { ParsedManifest } from './parsed-manifest.js';
@@ -47,6 +48,13 @@ export interface LoadOptions {
    * @default the committed schema compiled on each call, or the assembly of `kinds` when given
    */
   readonly validator?: ManifestValidator;
+  /**
+   * What each file gave the last load, kept by the daemon: unchanged files
+   * are not parsed, checked or built again (manifest-memo.ts). The checks
+   * across files (duplicate names, references) always run over the whole
+   * set. @default none: every file is read
+   */
+  readonly memo?: ManifestMemo;
 }
 
 export const DEFAULT_OWNER = 'default';
@@ -74,60 +82,26 @@ export async function loadDesiredState(
   const collected = await walkManifestTree(paths, { cwd, allowOutsideRoot: references.allowOutsideRoot });
   const errors: ManifestError[] = [...collected.errors];
   const checks = new EntryChecks(owner, kinds);
-  const pointerLists = new FieldPointerLists();
+  const context: FileContext = {
+    validate,
+    kindByName,
+    checks,
+    pointerLists: new FieldPointerLists(),
+    references,
+  };
   const desired: DesiredEntry[] = [];
+  options.memo?.retain(collected.files);
   // One file at a time: parse, check, build its entries, then let its document,
   // positions and schema errors go before the next file is read. Only the
   // built entries (with their fields' positions in a typed table) outlive it.
   for (const file of collected.files) {
-    const parsed = await parseManifestFile(file);
-    if (!parsed.ok) {
-      errors.push(...parsed.errors);
-      continue;
-    }
-    const manifest = parsed.manifest;
-    const schemaErrors = mapSchemaErrors(validate(manifest.data), manifest);
-    for (const located of schemaErrors) errors.push(located.error);
-    const entries = rawEntries(
-      kindByName,
-      manifest,
-      schemaErrors.map((located) => located.pointer),
-    );
-    const fieldsByEntry = fieldOffsetsByEntry(manifest.positions);
-    const table = new FieldPositionTable(file.display);
-    for (const entry of entries) {
-      const location = entryLocation(entry);
-      for (const error of checks.check(entry, location)) errors.push(error);
-      const kind = kindByName.get(entry.kind);
-      if (!entry.valid || kind === undefined) continue;
-      const found = fieldsByEntry.get(entry.pointer);
-      // The entry's own lists (fieldOffsetsByEntry builds one pair per entry): buildEntry may append moved fields.
-      const fields = found ?? { pointers: [], offsets: [] };
-      const built = await buildEntry(entry, kind, fields, references);
-      for (const error of built.errors) errors.push(error);
-      if (built.spec === undefined) continue;
-      let firstRow = -1;
-      for (const offset of fields.offsets) {
-        const row = table.add(positionAt(file.display, manifest.positions.lineStarts, offset));
-        if (firstRow === -1) firstRow = row;
-      }
-      desired.push(
-        new LoadedEntry(
-          {
-            kind: entry.kind,
-            name: entry.name,
-            ...(built.id === undefined ? {} : { id: built.id }),
-            protect: built.protect,
-            spec: built.spec,
-            location,
-          },
-          table,
-          pointerLists.shared(fields.pointers),
-          firstRow,
-        ),
-      );
-    }
-    table.seal();
+    const loaded =
+      options.memo === undefined
+        ? await loadFile(file, context)
+        : await options.memo.take(file, () => loadFile(file, context));
+    for (const error of loaded.errors) errors.push(error);
+    for (const error of checks.takeFacts(loaded.facts)) errors.push(error);
+    for (const entry of loaded.built) desired.push(entry);
   }
   for (const error of checks.finish()) errors.push(error);
 
@@ -148,6 +122,71 @@ export async function loadDesiredState(
       hash: hashEntries(desired),
     },
   };
+}
+
+interface FileContext {
+  readonly validate: ManifestValidator;
+  readonly kindByName: ReadonlyMap<string, Kind>;
+  readonly checks: EntryChecks;
+  readonly pointerLists: FieldPointerLists;
+  readonly references: ReferenceOptions;
+}
+
+/**
+ * One file parsed, checked and built: its own errors, what it gives the
+ * checks across files, and its valid entries. Its document is not kept.
+ */
+async function loadFile(file: ManifestFile, context: FileContext): Promise<LoadedFile> {
+  const facts: FileFacts = { names: [], references: [] };
+  const parsed = await parseManifestFile(file);
+  if (!parsed.ok) return { errors: parsed.errors, facts, built: [] };
+  const { validate, kindByName, checks, pointerLists, references } = context;
+  const errors: ManifestError[] = [];
+  const built: DesiredEntry[] = [];
+  const manifest = parsed.manifest;
+  const schemaErrors = mapSchemaErrors(validate(manifest.data), manifest);
+  for (const located of schemaErrors) errors.push(located.error);
+  const entries = rawEntries(
+    kindByName,
+    manifest,
+    schemaErrors.map((located) => located.pointer),
+  );
+  const fieldsByEntry = fieldOffsetsByEntry(manifest.positions);
+  const table = new FieldPositionTable(file.display);
+  for (const entry of entries) {
+    const location = entryLocation(entry);
+    for (const error of checks.checkAlone(entry, location, facts)) errors.push(error);
+    const kind = kindByName.get(entry.kind);
+    if (!entry.valid || kind === undefined) continue;
+    const found = fieldsByEntry.get(entry.pointer);
+    // The entry's own lists (fieldOffsetsByEntry builds one pair per entry): buildEntry may append moved fields.
+    const fields = found ?? { pointers: [], offsets: [] };
+    const result = await buildEntry(entry, kind, fields, references);
+    for (const error of result.errors) errors.push(error);
+    if (result.spec === undefined) continue;
+    let firstRow = -1;
+    for (const offset of fields.offsets) {
+      const row = table.add(positionAt(file.display, manifest.positions.lineStarts, offset));
+      if (firstRow === -1) firstRow = row;
+    }
+    built.push(
+      new LoadedEntry(
+        {
+          kind: entry.kind,
+          name: entry.name,
+          ...(result.id === undefined ? {} : { id: result.id }),
+          protect: result.protect,
+          spec: result.spec,
+          location,
+        },
+        table,
+        pointerLists.shared(fields.pointers),
+        firstRow,
+      ),
+    );
+  }
+  table.seal();
+  return { errors, facts, built };
 }
 
 function rawEntries(
@@ -276,19 +315,25 @@ function copyPlainData(value: unknown): unknown {
   return copy;
 }
 
+/** Canonical JSON of each entry's hashed part: entries the daemon's memo keeps between loads are not serialized again. */
+const canonicalOfEntry = new WeakMap<DesiredEntry, string>();
+
 function hashEntries(entries: readonly DesiredEntry[]): string {
   const hash = createHash('sha256').update('[');
   for (const [index, entry] of entries.entries()) {
     if (index > 0) hash.update(',');
-    hash.update(
-      canonicalJson({
+    let canonical = canonicalOfEntry.get(entry);
+    if (canonical === undefined) {
+      canonical = canonicalJson({
         kind: entry.kind,
         name: entry.name,
         id: entry.id,
         protect: entry.protect,
         spec: entry.spec,
-      }),
-    );
+      });
+      canonicalOfEntry.set(entry, canonical);
+    }
+    hash.update(canonical);
   }
   return hash.update(']').digest('hex');
 }

@@ -11,6 +11,7 @@ import { caExpiries } from '../manifest/ca-expiry.js';
 import type { DesiredState } from '../manifest/desired-state.js';
 import { type LoadOptions, loadDesiredState } from '../manifest/load-desired-state.js';
 import type { ManifestError } from '../manifest/manifest-error.js';
+import { ManifestMemo } from '../manifest/manifest-memo.js';
 import type { Plan } from '../plan/plan.js';
 import { planChanges } from '../plan/plan-changes.js';
 import type { PlanOptions } from '../plan/planner-options.js';
@@ -95,6 +96,8 @@ export class WatchReconciler {
   #rateLimitWaitMs = 0;
   #lastChangeToFirstWriteMs: number | null = null;
   #lastTargetedReads: number | null = null;
+  /** Each manifest file's entries since it last changed: a file event re-reads only the files that changed. */
+  readonly #memo = new ManifestMemo();
 
   constructor(options: WatchReconcilerOptions) {
     this.#options = options;
@@ -152,7 +155,7 @@ export class WatchReconciler {
     const changeEventAt = this.#options.takeChangeEventAt?.() ?? null;
     let outcome: Outcome;
     try {
-      outcome = await this.#reconcile(log, runLog, signal, changeEventAt);
+      outcome = await this.#reconcile(log, runLog, signal, changeEventAt, trigger);
     } catch (err) {
       const code = err instanceof EdgesyncError ? err.code : 'unexpected';
       const message = err instanceof Error ? err.message : String(err);
@@ -199,8 +202,12 @@ export class WatchReconciler {
     runLog: Logger,
     signal: AbortSignal,
     changeEventAt: number | null,
+    trigger: ReconcileTrigger,
   ): Promise<Outcome> {
-    const loaded = await loadDesiredState(this.#options.paths, this.#options.load);
+    // A resync (the timer, SIGHUP) reads every file again, and the files their entries reference,
+    // which raise no event of their own; a change re-reads only the manifest files that changed.
+    if (trigger !== 'change') this.#memo.clear();
+    const loaded = await loadDesiredState(this.#options.paths, { ...this.#options.load, memo: this.#memo });
     if (loaded.ok) {
       this.#lastValid = loaded.value;
       this.#manifestErrors = [];

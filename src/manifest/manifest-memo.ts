@@ -1,0 +1,90 @@
+import { createHash } from 'node:crypto';
+import { realpath } from 'node:fs/promises';
+import type { FileFacts } from './check-entries.js';
+import type { DesiredEntry } from './desired-state.js';
+import type { ManifestError } from './manifest-error.js';
+import type { ManifestFile } from './manifest-files.js';
+import { MAX_MANIFEST_BYTES } from './parse-manifest-file.js';
+import { readBoundedFile } from './read-bounded-file.js';
+
+/** What one manifest file gave a load: everything but the checks across files. */
+export interface LoadedFile {
+  /** Parse and schema errors, the checks of each entry alone, and unresolvable references. */
+  readonly errors: readonly ManifestError[];
+  /** Its names and references by name, for the checks across files. */
+  readonly facts: FileFacts;
+  /** Its valid entries, built (references resolved). */
+  readonly built: readonly DesiredEntry[];
+}
+
+interface Remembered {
+  /** Real path and sha256 of the bytes: an edit, or a symlink swapped to another target (git-sync, a ConfigMap), changes it. */
+  readonly identity: string;
+  readonly loaded: LoadedFile;
+}
+
+/**
+ * The daemon's memory of each manifest file between loads (issue 15): a file
+ * whose bytes and real path are unchanged gives the same entries, so a change to
+ * one file of many re-parses that file only. The checks across files still
+ * run over the whole set every time. A file no longer walked is forgotten
+ * (deleted, renamed); `clear` forgets everything, for the reload on SIGHUP
+ * and the resync, which also re-read the files that entries reference (a CA
+ * PEM, a secret file) and that raise no event of their own.
+ *
+ * The identity reads each file once more per load (the content decides, not
+ * timestamps whose granularity can hide a quick second write); a swap of a
+ * whole tree (git-sync, a ConfigMap's `..data`) changes every real path, so
+ * nothing of the old tree is kept and its referenced files are read again.
+ */
+export class ManifestMemo {
+  #files = new Map<string, Remembered>();
+
+  /** Files remembered now. */
+  get size(): number {
+    return this.#files.size;
+  }
+
+  clear(): void {
+    this.#files.clear();
+  }
+
+  /**
+   * What `file` gave last time if it is unchanged since, or else what `load`
+   * gives now (remembered for next time). Files not passed to `take` between
+   * two `retain` calls are forgotten by the second.
+   */
+  async take(file: ManifestFile, load: () => Promise<LoadedFile>): Promise<LoadedFile> {
+    const key = `${file.display}\u0000${file.absolute}`;
+    const identity = await identityOf(file.absolute);
+    const remembered = this.#files.get(key);
+    if (identity !== undefined && remembered?.identity === identity) return remembered.loaded;
+    const loaded = await load();
+    if (identity === undefined) this.#files.delete(key);
+    else this.#files.set(key, { identity, loaded });
+    return loaded;
+  }
+
+  /** Forgets every file but `files`: the ones the last walk found. */
+  retain(files: readonly ManifestFile[]): void {
+    const kept = new Set(files.map((file) => `${file.display}\u0000${file.absolute}`));
+    for (const key of this.#files.keys()) if (!kept.has(key)) this.#files.delete(key);
+  }
+}
+
+/**
+ * Real path and sha256 of a regular file within the loader's size cap;
+ * undefined for anything else (a FIFO, a device, a file gone or too large),
+ * which is then loaded every time and reported by the loader as it is. Read
+ * as the loader reads (non-blocking, bounded), so nothing here can hang.
+ */
+async function identityOf(path: string): Promise<string | undefined> {
+  try {
+    const real = await realpath(path);
+    const read = await readBoundedFile(real, MAX_MANIFEST_BYTES);
+    if (!read.ok) return undefined;
+    return `${real}\u0000${createHash('sha256').update(read.bytes).digest('hex')}`;
+  } catch {
+    return undefined;
+  }
+}
