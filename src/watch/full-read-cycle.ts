@@ -1,11 +1,25 @@
+import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import type { EdgeApi } from '../api/edge-api.js';
+import type { Kind } from '../kinds/kind.js';
 import { isKindName, type KindName } from '../kinds/kind-name.js';
+import type { LiveObject } from '../kinds/live-state.js';
 import { readLiveState } from '../kinds/read-live-state.js';
 import { KINDS, kindByName } from '../kinds/registry.js';
 import type { DaemonClock } from './daemon-clock.js';
 import type { LiveStateCache } from './live-state-cache.js';
 import { withPurpose } from './request-purpose.js';
+import { readTargetsInto } from './targeted-read.js';
+
+/**
+ * Objects one list page may show missing and have confirmed by GET. More
+ * than this means the service does not list in the order the last read saw
+ * (or a mass delete): the end of the kind's read finds them instead.
+ */
+const MAX_CONFIRMS_PER_PAGE = 3;
+
+/** Module-only edges read at once by a background cycle, as the kind's own read does. */
+const EDGES_AT_ONCE = 8;
 
 /** What one background full read took, for `/status` and the metrics. */
 export interface FullCycleRecord {
@@ -51,6 +65,10 @@ export class FullReadCycle {
   readonly #readVersions = new Map<KindName, number>();
   /** Kinds of this cycle whose pages held changed objects. */
   readonly #changedInPages = new Set<KindName>();
+  /** How far into the last full read's listing this cycle's pages of each kind have come. */
+  readonly #reached = new Map<KindName, number>();
+  /** GETs confirming objects a page did not show: awaited before the cycle ends. */
+  readonly #confirming = new Set<Promise<void>>();
 
   constructor(options: FullReadCycleOptions) {
     this.#options = options;
@@ -78,23 +96,95 @@ export class FullReadCycle {
     if (version === undefined) return;
     const kind = kindByName(label);
     let changed = false;
+    const ids: string[] = [];
     for (const item of items) {
       try {
-        if (this.#options.cache.takeInListed(kind.fromApi(item), version)) changed = true;
+        const object = kind.fromApi(item);
+        ids.push(object.id);
+        if (this.#options.cache.takeInListed(object, version)) changed = true;
       } catch {
         // The kind's read rejects the same item in a moment, with the error that says why.
       }
     }
+    // A deleted object shows as a gap: without this it is seen only when a whole listing ends, up to two cycles later.
+    const { reached, suspects } = this.#options.cache.unlistedOnPage(
+      label,
+      ids,
+      this.#reached.get(label) ?? -1,
+      version,
+    );
+    this.#reached.set(label, reached);
+    if (suspects.length > 0 && suspects.length <= MAX_CONFIRMS_PER_PAGE) this.#confirmGone(label, suspects);
     if (!changed) return;
     this.#changedInPages.add(label);
     this.#options.onDrift();
   };
+
+  /**
+   * A module-only kind read edge by edge, each taken into the cache as soon
+   * as its modules are read (a changed module, or an edge now gone): the
+   * listed kinds' pages do the same, so drift waits at most one cycle.
+   */
+  #edgeByEdge(kind: Kind, version: number): Kind {
+    const { cache } = this.#options;
+    const found = (changed: boolean): void => {
+      if (!changed) return;
+      this.#changedInPages.add(kind.name);
+      this.#options.onDrift();
+    };
+    return {
+      ...kind,
+      readLive: async (ctx) => {
+        const queue = new PQueue({ concurrency: EDGES_AT_ONCE });
+        const read = await Promise.all(
+          [...new Set(ctx.ids)].map((id) =>
+            queue.add(async () => {
+              const [edge] = await kind.readLive({ ...ctx, ids: [id] });
+              found(
+                edge === undefined
+                  ? cache.takeInMissing(kind.name, id, version)
+                  : cache.takeInListed(edge, version),
+              );
+              return edge;
+            }),
+          ),
+        ).finally(() => queue.clear());
+        return read.filter((edge): edge is LiveObject => edge !== undefined);
+      },
+    };
+  }
+
+  /** GETs each object a page did not show; a 404 takes it out of the cache at once, as drift. */
+  #confirmGone(kind: KindName, ids: readonly string[]): void {
+    const { cache } = this.#options;
+    const confirming = readTargetsInto(
+      this.#options.api,
+      cache,
+      new Map([[kind, ids]]),
+      new Map(),
+      this.#controller.signal,
+    ).then(
+      () => {
+        if (ids.some((id) => cache.get(kind, id) === undefined)) {
+          this.#changedInPages.add(kind);
+          this.#options.onDrift();
+        }
+      },
+      (err: unknown) => {
+        // The end of the kind's read still finds it.
+        if (!this.#stopped) this.#log.debug({ err, kind }, 'confirming a missing object failed');
+      },
+    );
+    this.#confirming.add(confirming);
+    void confirming.finally(() => this.#confirming.delete(confirming));
+  }
 
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#cancelTimer?.();
     this.#controller.abort(new Error('daemon stopping'));
     await this.#running;
+    await Promise.all(this.#confirming);
   }
 
   #schedule(delayMs: number): void {
@@ -118,6 +208,7 @@ export class FullReadCycle {
     }
     const sentBefore = this.#options.api.sent;
     this.#changedInPages.clear();
+    this.#reached.clear();
     const kindsChanged: KindName[] = [];
     let failed = false;
     await Promise.all(
@@ -127,7 +218,7 @@ export class FullReadCycle {
         try {
           const live = await withPurpose('full-read', () =>
             readLiveState(this.#options.api, {
-              kinds: [kind],
+              kinds: [kind.ownership === 'modules-only' ? this.#edgeByEdge(kind, version) : kind],
               idsByKind: { [kind.name]: named.get(kind.name) ?? [] },
               signal: this.#controller.signal,
             }),
@@ -157,6 +248,7 @@ export class FullReadCycle {
         }
       }),
     );
+    await Promise.all(this.#confirming);
     if (this.#stopped) return;
     const finishedAt = this.#options.clock.now();
     if (!failed) {

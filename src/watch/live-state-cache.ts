@@ -10,6 +10,10 @@ interface KindEntry {
   readonly fullReadAt: number;
   /** The cache's version when that read began. */
   readonly readStartedAtVersion: number;
+  /** IDs in the order that read listed them (a listed kind's pages, newest first in the emulator). */
+  readonly listed: readonly string[];
+  /** Each listed ID's index in `listed`. */
+  readonly position: ReadonlyMap<string, number>;
 }
 
 /**
@@ -96,11 +100,14 @@ export class LiveStateCache {
       if (previous?.missing.has(id) === true) missing.add(id);
       else missing.delete(id);
     }
+    const listed = read.objects.map((object) => object.id);
     this.#kinds.set(read.kind, {
       objects,
       missing,
       fullReadAt: read.finishedAt,
       readStartedAtVersion: read.startedAtVersion,
+      listed,
+      position: new Map(listed.map((id, index) => [id, index])),
     });
     this.#forgetOldTouches(read.kind);
   }
@@ -127,6 +134,53 @@ export class LiveStateCache {
     if ((this.#touched.get(object.kind)?.get(object.id) ?? 0) > startedAtVersion) return false;
     if (entry.objects.get(object.id)?.fingerprint === object.fingerprint) return false;
     entry.objects.set(object.id, object);
+    entry.missing.delete(object.id);
+    return true;
+  }
+
+  /**
+   * Objects a list page of a full read begun at `startedAtVersion` should
+   * have held but did not: those the last full read listed after `after`
+   * (an index into its listing) and up to the last object of this page it
+   * knows, not touched by the daemon since. If the service lists in a stable
+   * order (by creation) they were deleted; since the spec does not promise
+   * an order, the caller confirms each by GET before the cache forgets it.
+   * `reached` is the index to pass as `after` with the next page.
+   */
+  unlistedOnPage(
+    kind: KindName,
+    pageIds: readonly string[],
+    after: number,
+    startedAtVersion: number,
+  ): { readonly reached: number; readonly suspects: readonly string[] } {
+    const entry = this.#kinds.get(kind);
+    if (entry === undefined) return { reached: after, suspects: [] };
+    let reached = after;
+    for (const id of pageIds) reached = Math.max(reached, entry.position.get(id) ?? -1);
+    const onPage = new Set(pageIds);
+    const touched = this.#touched.get(kind);
+    const suspects: string[] = [];
+    for (let index = after + 1; index <= reached; index += 1) {
+      const id = entry.listed[index];
+      if (id === undefined || onPage.has(id) || !entry.objects.has(id)) continue;
+      if ((touched?.get(id) ?? 0) > startedAtVersion) continue;
+      suspects.push(id);
+    }
+    return { reached, suspects };
+  }
+
+  /**
+   * A module-only edge the manifests name that a full read begun at
+   * `startedAtVersion` found gone, taken in at once (unless the daemon
+   * touched it since). True when the cache held it.
+   */
+  takeInMissing(kind: KindName, id: string, startedAtVersion: number): boolean {
+    const entry = this.#kinds.get(kind);
+    if (entry === undefined) return false;
+    if ((this.#touched.get(kind)?.get(id) ?? 0) > startedAtVersion) return false;
+    if (entry.missing.has(id)) return false;
+    entry.objects.delete(id);
+    entry.missing.add(id);
     return true;
   }
 

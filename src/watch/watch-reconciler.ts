@@ -230,7 +230,41 @@ export class WatchReconciler {
       return { ...(invalid ?? { result: 'failed', notReadyReason: 'no desired state' }), retry: true };
     }
     const { live, plan } = await this.#planFromCache(desired, signal, log);
-    this.#recordPlanMetrics(desired, live, plan);
+    // The plan's metrics scan every live object and parse each CA's PEM: taken once the writes are done, not before the first.
+    let metricsRecorded = false;
+    const recordPlanMetrics = (): void => {
+      if (metricsRecorded) return;
+      metricsRecorded = true;
+      this.#recordPlanMetrics(desired, live, plan);
+    };
+    try {
+      return await this.#actOnPlan(desired, live, plan, invalid, {
+        log,
+        runLog,
+        signal,
+        changeEventAt,
+        recordPlanMetrics,
+      });
+    } finally {
+      recordPlanMetrics();
+    }
+  }
+
+  /** What a reconcile does with its plan: report it, or apply it (enforce, nothing refused). */
+  async #actOnPlan(
+    desired: DesiredState,
+    live: LiveState,
+    plan: Plan,
+    invalid: Outcome | null,
+    run: {
+      readonly log: Logger;
+      readonly runLog: Logger;
+      readonly signal: AbortSignal;
+      readonly changeEventAt: number | null;
+      readonly recordPlanMetrics: () => void;
+    },
+  ): Promise<Outcome> {
+    const { log, runLog, signal, changeEventAt } = run;
     const planned: PlanRecord = {
       summary: plan.summary,
       changes: plan.changes.map((change) => change.address),
@@ -293,6 +327,7 @@ export class WatchReconciler {
         }),
       ),
     );
+    run.recordPlanMetrics();
     await this.#readBackStale(namedModuleOnlyIds(desired), signal);
 
     this.#lastPlan = { ...planned, applied: true };

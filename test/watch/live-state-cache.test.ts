@@ -138,4 +138,42 @@ describe('LiveStateCache', () => {
     expect(cache.differs('ip_policy_rules', [], [])).toBe(true);
     expect(cache.differs('reserved_addrs' as KindName, [], [])).toBe(false);
   });
+
+  it('names what a list page should have held in the last read’s order, skipping what the daemon touched since', () => {
+    const cache = filled(['ipr_1', 'ipr_2', 'ipr_3', 'ipr_4', 'ipr_5'].map((id) => rule(id, 'x')));
+    const version = cache.beginFullRead('ip_policy_rules');
+    cache.put(rule('ipr_2', 'ours'));
+
+    const first = cache.unlistedOnPage('ip_policy_rules', ['ipr_new', 'ipr_3'], -1, version);
+    const second = cache.unlistedOnPage('ip_policy_rules', ['ipr_5'], first.reached, version);
+    const unknownOnly = cache.unlistedOnPage('ip_policy_rules', ['ipr_other'], second.reached, version);
+
+    expect(first).toEqual({ reached: 2, suspects: ['ipr_1'] });
+    expect(second).toEqual({ reached: 4, suspects: ['ipr_4'] });
+    expect(unknownOnly).toEqual({ reached: 4, suspects: [] });
+  });
+
+  it('takes in a named module-only edge found gone by a full read, unless the daemon touched it since', () => {
+    const cache = filled([]);
+    const edge: LiveObject = {
+      kind: 'tcp_edges',
+      id: 'edgetcp_1',
+      marker: null,
+      spec: {},
+      outputs: {},
+      fingerprint: 'f',
+    };
+    const other: LiveObject = { ...edge, id: 'edgetcp_2' };
+    cache.put(edge);
+    cache.put(other);
+    const version = cache.beginFullRead('tcp_edges');
+    cache.put({ ...other, fingerprint: 'g' });
+
+    expect(cache.takeInMissing('tcp_edges', 'edgetcp_1', version)).toBe(true);
+    expect(cache.takeInMissing('tcp_edges', 'edgetcp_1', version)).toBe(false);
+    expect(cache.takeInMissing('tcp_edges', 'edgetcp_2', version)).toBe(false);
+    expect(cache.knows('tcp_edges', 'edgetcp_1')).toBe(true);
+    expect(cache.get('tcp_edges', 'edgetcp_1')).toBeUndefined();
+    expect(cache.get('tcp_edges', 'edgetcp_2')?.fingerprint).toBe('g');
+  });
 });

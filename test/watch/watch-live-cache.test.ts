@@ -80,8 +80,13 @@ describe('edgesync watch plans from its live-state cache (the daemon as a proces
   const start = async (
     seed: EmulatorSeed,
     args: readonly string[],
+    pageSizeMax?: number,
   ): Promise<[RunningEmulator, DaemonProcess]> => {
-    const service = await startEmulator({ seed, rateLimit: BUDGET });
+    const service = await startEmulator({
+      seed,
+      rateLimit: BUDGET,
+      ...(pageSizeMax === undefined ? {} : { pageSizeMax }),
+    });
     emulator = service;
     daemon = await startDaemon(
       service,
@@ -138,6 +143,57 @@ describe('edgesync watch plans from its live-state cache (the daemon as a proces
     );
     expect(after.live_cache?.requests_by_purpose.targeted_read).toBeGreaterThanOrEqual(1);
     expect(after.live_cache?.read_share).toBe(0.05);
+  });
+
+  it('re-creates a rule deleted behind its back within one full cycle: the next listing shows the gap on its page', async () => {
+    await writeFile(join(manifests, 'rules.yaml'), rulesManifest({ office: { cidr: '203.0.113.0/24' } }));
+    // 100 rules of someone else, 10 a page, then ours (the newest, so on the first page): a listing of 11 pages.
+    const others = Array.from({ length: 100 }, (_, index) => ({
+      ip_policy_id: POLICY,
+      cidr: `10.9.0.${index}/32`,
+      action: 'allow',
+    }));
+    const ours = {
+      ip_policy_id: POLICY,
+      cidr: '203.0.113.0/24',
+      action: 'allow',
+      metadata: encodeMetadata(undefined, { owner: OWNER, name: 'office' }),
+    };
+    const [service, running] = await start(
+      { ip_policies: [{ id: POLICY, description: 'cache tests' }], ip_policy_rules: [...others, ours] },
+      ['--interval', '1s', '--read-share', '10%'],
+      10,
+    );
+    const listPages = async (): Promise<number> =>
+      count(await emulatorRoutes(service), (route) => route === 'GET /ip_policy_rules');
+    const firstCycle = await eventually(
+      async () => (await getStatus(running)).live_cache?.last_full_cycle?.finished_at ?? undefined,
+      60_000,
+    );
+    // Delete it once the cycle in progress has read the first page: that cycle lists it still.
+    const pagesAtFirstCycle = await listPages();
+    await eventually(async () => ((await listPages()) >= pagesAtFirstCycle + 2 ? true : undefined), 60_000);
+    const [rule] = withCidr(await listRules(service), '203.0.113.0/24');
+    await callService(service, 'DELETE', `/ip_policy_rules/${rule?.id}`);
+
+    const cyclesFinished = new Set<string>();
+    const corrected = await eventually(async () => {
+      const status = await getStatus(running);
+      const finished = status.live_cache?.last_full_cycle?.finished_at;
+      if (finished !== undefined && finished !== firstCycle) cyclesFinished.add(finished);
+      return status.last_plan?.changes.includes('ip_policy_rules.office') &&
+        status.last_reconcile?.result === 'applied'
+        ? status
+        : undefined;
+    }, 60_000);
+    const recreated = withCidr(await listRules(service), '203.0.113.0/24');
+
+    expect(recreated).toHaveLength(1);
+    expect(recreated[0]?.id).not.toBe(rule?.id);
+    // The cycle that was reading when the rule went finished; the next one found the gap on its first page, before it ended.
+    expect(cyclesFinished.size).toBeLessThanOrEqual(1);
+    expect(corrected.live_cache?.full_read_in_progress_since).not.toBeNull();
+    expect(corrected.last_reconcile?.trigger).toBe('resync');
   });
 
   it('ends converged after writes against a stale cache (objects deleted or changed behind its back), duplicating and deleting nothing else', async () => {
