@@ -18,6 +18,8 @@ export interface LoggerOptions {
   readonly level?: string;
   /** File descriptor or stream logs go to. @default 2 (stderr: stdout is for results) */
   readonly destination?: number | NodeJS.WritableStream;
+  /** false (`watch --no-color`): pretty logs without ANSI colours even on a terminal. @default pino-pretty's choice */
+  readonly color?: boolean;
 }
 
 /** How deep below a log record's top level a kind's secret field is looked for. */
@@ -83,7 +85,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       ignore: 'pid,hostname,app',
       // One line per event: fields follow the message on the same line.
       singleLine: true,
-      ...(typeof destination === 'number' ? {} : { colorize: false }),
+      ...(typeof destination === 'number' && options.color !== false ? {} : { colorize: false }),
     });
     return pino(base, stream);
   }

@@ -32,7 +32,7 @@ export async function runWatch(
   if (intervalMs < 1000) {
     throw new EdgesyncError('invalid_option', `--interval: expected at least 1s (found "${flags.interval}")`);
   }
-  const logger = createLogger({ format: flags.logFormat, level: flags.logLevel });
+  const logger = createLogger({ format: flags.logFormat, level: flags.logLevel, color: flags.color });
   const metrics = new WatchMetrics();
   const connection = await openConnection(flags, {
     logger,

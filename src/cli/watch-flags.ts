@@ -21,6 +21,8 @@ export interface WatchFlags extends ConnectionFlags, PlanFlags {
   readonly readShare: string;
   readonly logFormat: LogFormat;
   readonly logLevel: string;
+  /** commander's `--no-color`: false when given. */
+  readonly color: boolean;
 }
 
 export const registerWatchCommand: CommandRegistrar = (program, ctx) => {
@@ -52,7 +54,9 @@ export const registerWatchCommand: CommandRegistrar = (program, ctx) => {
         .choices(LOG_FORMATS)
         .default('json'),
     )
-    .option('--log-level <level>', 'pino level', 'info');
+    .option('--log-level <level>', 'pino level', 'info')
+    // Like plan and apply: --log-format pretty on a terminal is the only colour watch prints.
+    .option('--no-color', 'no ANSI colours in --log-format pretty (NO_COLOR is honoured too)');
   addConnectionOptions(command);
   addPlanOptions(command);
   // Shared with plan/apply, but the daemon refuses them: keep them out of its help.

@@ -47,12 +47,18 @@ export class WatchMetrics {
 
   constructor() {
     const registers = [this.registry];
-    this.reconciles = new Counter({
-      name: 'edgesync_reconciles_total',
-      help: 'Reconciles by result.',
-      labelNames: ['result'],
-      registers,
-    });
+    // One line per metric: name, help and labels say all that differs between them.
+    const counter = <Label extends string = string>(
+      name: string,
+      help: string,
+      labelNames: readonly Label[] = [],
+    ) => new Counter<Label>({ name, help, labelNames, registers });
+    const gauge = <Label extends string = string>(
+      name: string,
+      help: string,
+      labelNames: readonly Label[] = [],
+    ) => new Gauge<Label>({ name, help, labelNames, registers });
+    this.reconciles = counter('edgesync_reconciles_total', 'Reconciles by result.', ['result']);
     for (const result of RECONCILE_RESULTS) this.reconciles.inc({ result }, 0);
     this.reconcileDuration = new Histogram({
       name: 'edgesync_reconcile_duration_seconds',
@@ -60,51 +66,43 @@ export class WatchMetrics {
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
       registers,
     });
-    this.driftedObjects = new Gauge({
-      name: 'edgesync_drifted_objects',
-      help: 'Objects whose live state differed from the manifests at the last reconcile, by kind.',
-      labelNames: ['kind'],
-      registers,
-    });
-    this.ownedObjects = new Gauge({
-      name: 'edgesync_owned_objects',
-      help: 'Live objects managed by this owner at the last reconcile, by kind.',
-      labelNames: ['kind'],
-      registers,
-    });
-    this.apiRequests = new Counter({
-      name: 'edgesync_api_requests_total',
-      help: 'HTTP requests to the service (every attempt), by method, kind and status ("error" when no response).',
-      labelNames: ['method', 'kind', 'status'],
-      registers,
-    });
-    this.apiRetries = new Counter({
-      name: 'edgesync_api_retries_total',
-      help: 'Requests sent again after a 429, a 5xx or a dropped connection.',
-      registers,
-    });
-    this.rateLimitWaitSeconds = new Counter({
-      name: 'edgesync_rate_limit_wait_seconds_total',
-      help: 'Seconds spent waiting for the request budget or a Retry-After.',
-      registers,
-    });
-    this.manifestsValid = new Gauge({
-      name: 'edgesync_manifests_valid',
-      help: '1 when the manifests loaded and validated at the last attempt, 0 otherwise.',
-      registers,
-    });
-    this.lastSuccess = new Gauge({
-      name: 'edgesync_last_success_timestamp_seconds',
-      help: 'Unix time of the last reconcile that left the account as the manifests say (or, observing, that planned).',
-      registers,
-    });
+    this.driftedObjects = gauge(
+      'edgesync_drifted_objects',
+      'Objects whose live state differed from the manifests at the last reconcile, by kind.',
+      ['kind'],
+    );
+    this.ownedObjects = gauge(
+      'edgesync_owned_objects',
+      'Live objects managed by this owner at the last reconcile, by kind.',
+      ['kind'],
+    );
+    this.apiRequests = counter(
+      'edgesync_api_requests_total',
+      'HTTP requests to the service (every attempt), by method, kind and status ("error" when no response).',
+      ['method', 'kind', 'status'],
+    );
+    this.apiRetries = counter(
+      'edgesync_api_retries_total',
+      'Requests sent again after a 429, a 5xx or a dropped connection.',
+    );
+    this.rateLimitWaitSeconds = counter(
+      'edgesync_rate_limit_wait_seconds_total',
+      'Seconds spent waiting for the request budget or a Retry-After.',
+    );
+    this.manifestsValid = gauge(
+      'edgesync_manifests_valid',
+      '1 when the manifests loaded and validated at the last attempt, 0 otherwise.',
+    );
+    this.lastSuccess = gauge(
+      'edgesync_last_success_timestamp_seconds',
+      'Unix time of the last reconcile that left the account as the manifests say (or, observing, that planned).',
+    );
     // Live-state cache and read share (issue 15).
-    this.budgetRequests = new Counter({
-      name: 'edgesync_budget_requests_total',
-      help: 'Requests of the budget (every attempt) by purpose: full-read (startup, background resync, after a surprise), targeted-read (what a change touches), write.',
-      labelNames: ['purpose'],
-      registers,
-    });
+    this.budgetRequests = counter(
+      'edgesync_budget_requests_total',
+      'Requests of the budget (every attempt) by purpose: full-read (startup, background resync, after a surprise), targeted-read (what a change touches), write.',
+      ['purpose'],
+    );
     for (const purpose of REQUEST_PURPOSES) this.budgetRequests.inc({ purpose }, 0);
     this.cacheAge = new Gauge({
       name: 'edgesync_live_cache_age_seconds',
@@ -116,50 +114,43 @@ export class WatchMetrics {
         else this.cacheAge.set(age);
       },
     });
-    this.fullCycleSeconds = new Gauge({
-      name: 'edgesync_full_read_cycle_seconds',
-      help: 'Wall time of the last background full read (the longest any drift waits to be seen), paced by --read-share.',
-      registers,
-    });
-    this.fullCycleRequests = new Gauge({
-      name: 'edgesync_full_read_cycle_requests',
-      help: 'Requests of the last background full read (list pages and module GETs).',
-      registers,
-    });
-    this.readShare = new Gauge({
-      name: 'edgesync_read_share_ratio',
-      help: 'Share of the request budget background full reads may use (--read-share).',
-      registers,
-    });
+    this.fullCycleSeconds = gauge(
+      'edgesync_full_read_cycle_seconds',
+      'Wall time of the last background full read (the longest any drift waits to be seen), paced by --read-share.',
+    );
+    this.fullCycleRequests = gauge(
+      'edgesync_full_read_cycle_requests',
+      'Requests of the last background full read (list pages and module GETs).',
+    );
+    this.readShare = gauge(
+      'edgesync_read_share_ratio',
+      'Share of the request budget background full reads may use (--read-share).',
+    );
     this.changeToFirstWrite = new Histogram({
       name: 'edgesync_change_to_first_write_seconds',
       help: 'From the first file event of a change to the first write of the reconcile that applied it.',
       buckets: [0.25, 0.5, 1, 2, 3, 5, 10, 30, 60, 120],
       registers,
     });
-    this.cacheDrops = new Counter({
-      name: 'edgesync_live_cache_drops_total',
-      help: 'Kinds dropped from the live-state cache after a write met a surprise (404, unique-key conflict), by kind.',
-      labelNames: ['kind'],
-      registers,
-    });
-    this.liveCommit = new Gauge({
-      name: 'edgesync_live_commit_info',
-      help: 'The commit of the manifests checkout that the last successful reconcile applied (value 1).',
-      labelNames: ['commit'],
-      registers,
-    });
-    this.liveCommitBehind = new Gauge({
-      name: 'edgesync_live_commit_behind',
-      help: '1 while the checkout holds a commit other than the one last applied, else 0.',
-      registers,
-    });
-    this.caExpiration = new Gauge({
-      name: 'edgesync_certificate_authority_expiration_timestamp_seconds',
-      help: "Each managed CA's notAfter (as cert-manager exports its certificates'), by manifest name and live ID.",
-      labelNames: ['name', 'id'],
-      registers,
-    });
+    this.cacheDrops = counter(
+      'edgesync_live_cache_drops_total',
+      'Kinds dropped from the live-state cache after a write met a surprise (404, unique-key conflict), by kind.',
+      ['kind'],
+    );
+    this.liveCommit = gauge(
+      'edgesync_live_commit_info',
+      'The commit of the manifests checkout that the last successful reconcile applied (value 1).',
+      ['commit'],
+    );
+    this.liveCommitBehind = gauge(
+      'edgesync_live_commit_behind',
+      '1 while the checkout holds a commit other than the one last applied, else 0.',
+    );
+    this.caExpiration = gauge(
+      'edgesync_certificate_authority_expiration_timestamp_seconds',
+      "Each managed CA's notAfter (as cert-manager exports its certificates'), by manifest name and live ID.",
+      ['name', 'id'],
+    );
     const metrics = this;
     this.loopStuck = new Gauge({
       name: 'edgesync_reconcile_loop_stuck',

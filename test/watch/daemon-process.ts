@@ -43,14 +43,23 @@ export async function startDaemon(
   emulator: RunningEmulator,
   args: readonly string[],
   cwd: string,
+  /** Variables to set, or with undefined to unset (NO_COLOR is set by default). */
+  environment: Readonly<Record<string, string | undefined>> = {},
 ): Promise<DaemonProcess> {
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    EDGE_API_KEY: emulator.apiKey,
+    NO_COLOR: '1',
+    ...environment,
+  };
+  for (const [name, value] of Object.entries(env)) if (value === undefined) delete env[name];
   const child = spawn(
     process.execPath,
     [CLI, 'watch', ...args, '--api-url', emulator.url, '--listen', '127.0.0.1:0', '--debounce', '200ms'],
     // The key goes through the environment, as the docs recommend.
     {
       cwd,
-      env: { ...process.env, EDGE_API_KEY: emulator.apiKey, NO_COLOR: '1' },
+      env,
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
