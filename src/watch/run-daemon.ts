@@ -162,6 +162,7 @@ export async function runDaemon(options: DaemonOptions): Promise<StopOutcome> {
   options.metrics.loopIsStuck = () => !loop.health().alive;
   const unsubscribeReload = options.subscribeReload?.(() => {
     log.info('reload requested (SIGHUP): re-reading the manifests now');
+    reconciler.sayManifestsRead();
     loop.requestResync();
   });
   fullReads = new FullReadCycle({

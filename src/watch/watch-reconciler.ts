@@ -16,6 +16,7 @@ import type { Plan } from '../plan/plan.js';
 import { planChanges } from '../plan/plan-changes.js';
 import type { PlanOptions } from '../plan/planner-options.js';
 import { summaryToJson } from '../plan/render-json.js';
+import { manifestsRead, manifestsReadToJson } from '../plan-session/manifests-read.js';
 import { CacheWritingApi } from './cache-writing-api.js';
 import type { DaemonClock } from './daemon-clock.js';
 import {
@@ -98,6 +99,8 @@ export class WatchReconciler {
   #lastTargetedReads: number | null = null;
   /** Each manifest file's entries since it last changed: a file event re-reads only the files that changed. */
   readonly #memo = new ManifestMemo();
+  /** What the last `manifests read` log said; said again when it changes, and on `sayManifestsRead`. */
+  #saidManifestsRead: string | null = null;
 
   constructor(options: WatchReconcilerOptions) {
     this.#options = options;
@@ -126,6 +129,11 @@ export class WatchReconciler {
       lastPlan: this.#lastPlan,
       lastApply: this.#lastApply,
     };
+  }
+
+  /** The next load logs which directories it read, changed or not (a reload on SIGHUP). */
+  sayManifestsRead(): void {
+    this.#saidManifestsRead = null;
   }
 
   /** Module-only edge IDs the last valid manifests name, by kind; null before any valid manifests. */
@@ -211,6 +219,7 @@ export class WatchReconciler {
     if (loaded.ok) {
       this.#lastValid = loaded.value;
       this.#manifestErrors = [];
+      this.#logManifestsRead(log, loaded.value);
     } else {
       this.#manifestErrors = loaded.errors.map(toProblem);
       log.warn(
@@ -458,6 +467,19 @@ export class WatchReconciler {
         readTargetsInto(this.#options.api, this.#options.cache, stale, named, signal),
       ),
     );
+  }
+
+  /**
+   * Which directories the manifests came from, as validate, plan and apply
+   * say it: at start, on SIGHUP, and whenever it changes (a directory added,
+   * a symlink skipped), so a YAML file in an unexpected place shows.
+   */
+  #logManifestsRead(log: Logger, desired: DesiredState): void {
+    const read = manifestsReadToJson(manifestsRead(desired, this.#options.paths, false));
+    const said = JSON.stringify(read);
+    if (said === this.#saidManifestsRead) return;
+    this.#saidManifestsRead = said;
+    log.info(read, 'manifests read');
   }
 
   #recordChangeToFirstWrite(ms: number): void {

@@ -255,4 +255,65 @@ describe('edgesync watch (the daemon as a process against the emulator)', () => 
 
     expect(JSON.parse(partner.metadata ?? '{}')).toEqual({ edgesync: { name: 'partner', owner: 'default' } });
   });
+
+  it('takes --no-color: pretty logs carry no ANSI colour even where colour is forced', async () => {
+    const manifests = join(dir, 'manifests');
+    await mkdir(manifests);
+    await writeFile(join(manifests, 'rules.yaml'), rulesManifest({ office: { cidr: '203.0.113.0/24' } }));
+    const forced = { FORCE_COLOR: '1', NO_COLOR: undefined };
+    const run = async (extra: readonly string[]): Promise<string> => {
+      const started = await startDaemon(
+        emulator,
+        [manifests, '--interval', '1h', '--log-format', 'pretty', ...extra],
+        dir,
+        forced,
+      );
+      daemon = started;
+      await eventually(() => (started.stderr().includes('reconcile finished') ? true : undefined));
+      await started.stop('SIGTERM');
+      daemon = undefined;
+      return started.stderr();
+    };
+
+    const coloured = await run([]);
+    const plain = await run(['--no-color']);
+
+    expect(coloured).toContain('\u001b[');
+    expect(plain).toContain('reconcile finished');
+    expect(plain).not.toContain('\u001b[');
+  });
+
+  it('logs which directories it read at start, again on SIGHUP, and when a new one holds manifests', async () => {
+    const manifests = join(dir, 'manifests');
+    await mkdir(join(manifests, 'team-a'), { recursive: true });
+    await mkdir(join(manifests, 'node_modules', 'dep'), { recursive: true });
+    await writeFile(
+      join(manifests, 'team-a', 'rules.yaml'),
+      rulesManifest({ a: { cidr: '203.0.113.0/24' } }),
+    );
+    await writeFile(join(manifests, 'node_modules', 'dep', 'x.yaml'), 'not: a manifest\n');
+    daemon = await startDaemon(emulator, [manifests, '--interval', '1h'], dir);
+    const running = daemon;
+    const said = (): { directories: string[]; skipped: string[] }[] =>
+      running
+        .stderr()
+        .split('\n')
+        .filter((line) => line.includes('"manifests read"'))
+        .map((line) => JSON.parse(line) as { directories: string[]; skipped: string[] });
+
+    const atStart = await eventually(() => (said().length === 1 ? said() : undefined));
+    running.child.kill('SIGHUP');
+    await eventually(() => (said().length === 2 ? true : undefined));
+    await mkdir(join(manifests, 'team-b'));
+    await writeFile(
+      join(manifests, 'team-b', 'rules.yaml'),
+      rulesManifest({ b: { cidr: '198.51.100.0/24' } }),
+    );
+    const afterNew = await eventually(() => (said().length === 3 ? said() : undefined));
+
+    expect(atStart[0]?.directories).toEqual([join(manifests, 'team-a')]);
+    expect(atStart[0]?.skipped).toContain('node_modules');
+    expect(afterNew[1]?.directories).toEqual([join(manifests, 'team-a')]);
+    expect(afterNew[2]?.directories).toEqual([join(manifests, 'team-a'), join(manifests, 'team-b')]);
+  });
 });
