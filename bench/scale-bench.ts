@@ -111,7 +111,7 @@ function figuresOf(points: readonly ScalePoint[], baselineMB: number, timeoutMs:
         `${label}: peak RSS`,
         Math.round(result.maxRssMB),
         'MB',
-        `${round(((result.maxRssMB - baselineMB) * 1024) / result.entries, 2)} KB per entry above the ${Math.round(baselineMB)} MB of node -e 0`,
+        `${round(((result.maxRssMB - baselineMB) * 1024) / result.entries, 2)} KB per entry above the ${Math.round(baselineMB)} MB of node -e 0; peak ${Math.round(result.maxRssAfterLoadMB)} MB when loading ended, ${Math.round(result.maxRssAfterReadMB)} MB after the live read`,
       ),
     );
   }
