@@ -65,12 +65,41 @@ export async function runEmulator(flags: EmulatorFlags, ctx: CommandContext): Pr
   ctx.stdout.write(`${emulator.url}\n`);
   if (flags.apiKey === undefined) ctx.stdout.write(`${emulator.apiKey}\n`);
   ctx.stderr.write(`edgesync emulator: listening on ${emulator.url} (Ctrl-C or SIGTERM stops it)\n`);
-  if (!ctx.shutdown.aborted) {
-    await new Promise<void>((resolve) =>
-      ctx.shutdown.addEventListener('abort', () => resolve(), { once: true }),
-    );
+  const orphaned = new AbortController();
+  const watchParent = watchForOrphaning(() => orphaned.abort());
+  try {
+    const stop = AbortSignal.any([ctx.shutdown, orphaned.signal]);
+    if (!stop.aborted) {
+      await new Promise<void>((resolve) => stop.addEventListener('abort', () => resolve(), { once: true }));
+    }
+  } finally {
+    clearInterval(watchParent);
+  }
+  if (orphaned.signal.aborted && !ctx.shutdown.aborted) {
+    ctx.stderr.write('edgesync emulator: the process that started it has exited; stopping\n');
   }
   await emulator.close();
   ctx.stderr.write('edgesync emulator: stopped\n');
   return 'ok';
+}
+
+/** How often the emulator checks that the process that started it is still there. */
+const PARENT_CHECK_MS = 500;
+
+/**
+ * Calls `onOrphaned` once the process that started the emulator has exited
+ * (its parent PID changes: it was re-parented to init or a subreaper).
+ * `npx edgesync emulator &` runs npm, which runs `sh -c edgesync …`, which
+ * runs node: `kill %1` in a shell without job control (a script) signals
+ * npm alone; npm and sh exit, and node was left serving the port (issue 19,
+ * the README tour). An emulator is a development tool: it must not outlive
+ * the command that started it.
+ */
+function watchForOrphaning(onOrphaned: () => void): NodeJS.Timeout {
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid !== parent) onOrphaned();
+  }, PARENT_CHECK_MS);
+  timer.unref();
+  return timer;
 }

@@ -1,5 +1,5 @@
 import { asRecord } from '../json-value.js';
-import type { Kind } from '../kinds/kind.js';
+import type { FieldRule, Kind } from '../kinds/kind.js';
 import type { LiveObject, OwnershipMarker } from '../kinds/live-state.js';
 import { encodeMetadata, normalizeUserMetadata } from '../kinds/ownership-marker.js';
 import type { DesiredEntry } from '../manifest/desired-state.js';
@@ -137,7 +137,7 @@ function planCreate(state: PlanState, kind: Kind, entry: DesiredEntry, body: Ent
       kind: kind.name,
       name: entry.name,
       changes: creationChanges(kind, body.spec),
-      reason: 'not in the live account',
+      reason: `not in the live account${thenUpdated(kind, body.spec)}`,
     },
     entry,
     entry.location,
@@ -159,6 +159,22 @@ function creationChanges(kind: Kind, spec: Readonly<Record<string, unknown>>): F
   return changes;
 }
 
+/** The fields of `spec` that a create request cannot carry: a follow-up update sets them. */
+function fieldsSetAfterCreate(kind: Kind, spec: Readonly<Record<string, unknown>>): FieldRule[] {
+  return kind.fields.filter((rule) => rule.setAfterCreate === true && spec[rule.name] !== undefined);
+}
+
+/**
+ * The reason's note on a follow-up update, so the plan shows the request
+ * the apply sends after the create (issue 19: the plan said "0 to update"
+ * and the apply ran an update): `; then updated: endpoint_configuration_id …`.
+ */
+function thenUpdated(kind: Kind, spec: Readonly<Record<string, unknown>>): string {
+  const later = fieldsSetAfterCreate(kind, spec).map((rule) => rule.name);
+  if (later.length === 0) return '';
+  return `; then updated to set ${later.join(', ')} (a create request cannot carry ${later.length === 1 ? 'it' : 'them'})`;
+}
+
 /** The update that sets, right after the create, the fields a create request cannot carry. */
 function followUpActions(
   kind: Kind,
@@ -168,7 +184,7 @@ function followUpActions(
   address: string,
 ): DraftAction[] {
   const { spec } = body;
-  const later = kind.fields.filter((rule) => rule.setAfterCreate === true && spec[rule.name] !== undefined);
+  const later = fieldsSetAfterCreate(kind, spec);
   if (later.length === 0) return [];
   const updateBody = Object.fromEntries(later.map((rule) => [rule.name, spec[rule.name]]));
   const action = draftAction({
@@ -262,7 +278,7 @@ function planReplace(
       name: entry.name,
       id: object.id,
       changes: [...fieldChanges, ...moduleChanges],
-      reason: `${forcing.join(', ')} cannot be updated in place${adopting ? ' (adopted by id)' : ''}`,
+      reason: `${forcing.join(', ')} cannot be updated in place${adopting ? ' (adopted by id)' : ''}${thenUpdated(kind, spec)}`,
     },
     entry,
     sourceOf(entry, `/${forcing[0] ?? ''}`),

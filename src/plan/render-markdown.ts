@@ -1,6 +1,7 @@
 import { formatLocation } from '../manifest/source-location.js';
 import { visibleText } from '../visible-text.js';
 import { displayValue } from './display-value.js';
+import { createCountWords, followUpUpdateCount } from './follow-up-updates.js';
 import { DEFAULT_MARKDOWN_MAX_CHARS, MIN_MARKDOWN_MAX_CHARS } from './markdown-budget.js';
 import type { FieldChange, Operation, Plan, PlanSummary, ResourceChange } from './plan.js';
 
@@ -87,7 +88,7 @@ export function renderPlanMarkdown(plan: Plan, options: RenderMarkdownOptions = 
   if (plan.changes.length === 0 && plan.errors.length > 0)
     page.must('**Nothing planned: fix the errors below.**', '');
   else if (plan.changes.length === 0) page.must('**No changes.** The account matches the manifests.', '');
-  else page.must(`**${summaryWords(plan.summary)}**`, '');
+  else page.must(`**${summaryWords(plan.summary, followUpUpdateCount(plan))}**`, '');
   page.must(`_${countsLine(plan.summary)}_`, '');
 
   const problems = [
@@ -123,9 +124,9 @@ export function renderPlanMarkdown(plan: Plan, options: RenderMarkdownOptions = 
 }
 
 /** `Plan: 3 to create, …` in reviewer's words: "2 modules to set", not put-module. */
-export function summaryWords(summary: PlanSummary): string {
+export function summaryWords(summary: PlanSummary, followUps = 0): string {
   const parts = [
-    `${summary.create} to create`,
+    createCountWords(summary.create, followUps, 'to create'),
     `${summary.update} to update`,
     `${summary.replace} to replace`,
     `${summary.delete} to delete`,

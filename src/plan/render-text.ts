@@ -1,6 +1,7 @@
 import { formatLocation } from '../manifest/source-location.js';
 import { visibleText } from '../visible-text.js';
 import { displayValue } from './display-value.js';
+import { createCountWords, followUpUpdateCount } from './follow-up-updates.js';
 import type { FieldChange, Operation, Plan, PlanSummary, ResourceChange } from './plan.js';
 
 export interface RenderTextOptions {
@@ -77,7 +78,7 @@ export function renderPlanText(plan: Plan, options: RenderTextOptions = {}): str
   } else {
     lines.push(`edgesync will perform the following actions (owner "${visibleText(plan.owner)}"):`, '');
     for (const change of plan.changes) lines.push(...renderChange(change, colors), '');
-    lines.push(colors.bold(summaryLine(plan.summary)));
+    lines.push(colors.bold(summaryLine(plan.summary, followUpUpdateCount(plan))));
   }
   lines.push(colors.dim(countsLine(plan.summary)));
   if (plan.refusal) {
@@ -127,10 +128,14 @@ function renderField(field: FieldChange, op: Operation, width: number, colors: P
   return `      ${colors.yellow('~')} ${path} = ${before} -> ${after}${replaceNote}`;
 }
 
-/** `Plan: 3 to create, 1 to update, 0 to replace, 2 to delete.` plus adopt and module counts when non-zero. */
-export function summaryLine(summary: PlanSummary): string {
+/**
+ * `Plan: 3 to create, 1 to update, 0 to replace, 2 to delete.` plus adopt
+ * and module counts when non-zero, and `(1 then updated)` after the creates
+ * when `followUps` of them are followed by an update.
+ */
+export function summaryLine(summary: PlanSummary, followUps = 0): string {
   const parts = [
-    `${summary.create} to create`,
+    createCountWords(summary.create, followUps, 'to create'),
     `${summary.update} to update`,
     `${summary.replace} to replace`,
     `${summary.delete} to delete`,
