@@ -47,7 +47,9 @@ describe('edgesync plan (CLI against the emulator)', () => {
     expect(plain.code).toBe(0);
     expect(detailed.code).toBe(2);
     expect(plain.stdout).toContain('+ certificate_authorities.corp-root {');
-    expect(plain.stdout).toContain('Plan: 4 to create (1 then updated), 0 to update, 0 to replace, 0 to delete, 1 to adopt');
+    expect(plain.stdout).toContain(
+      'Plan: 4 to create (1 then updated), 0 to update, 0 to replace, 0 to delete, 1 to adopt',
+    );
     expect(plain.stdout).toContain('(sensitive)');
     expect(plain.stdout).not.toContain('\u001b[');
     expect(plain.stdout + plain.stderr).not.toContain(EXAMPLE_SECRET);
