@@ -1,33 +1,13 @@
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BUILT_CLI } from '../support/built-cli.js';
+import { finished, runEdgesyncProcess, spawnEdgesync } from '../support/edgesync-cli.js';
 
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function run(args: readonly string[], cwd: string): Promise<Run> {
-  const child = spawn(process.execPath, [BUILT_CLI, ...args], {
-    cwd,
-    env: { PATH: process.env.PATH },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString('utf8');
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8');
-  });
-  return new Promise((done) => child.on('close', (code) => done({ code, stdout, stderr })));
-}
+/** edgesync as a process in `cwd`, with PATH alone. */
+const run = (args: readonly string[], cwd: string) => runEdgesyncProcess(args, { cwd });
 
 /** The commands `edgesync --help` lists. */
 function commandsOf(help: string): string[] {
@@ -74,16 +54,10 @@ describe('--no-color is accepted by every command (issue 19), as a process', () 
   });
 
   it('emulator takes --no-color, serves, and stops on SIGTERM', async () => {
-    const child = spawn(process.execPath, [BUILT_CLI, 'emulator', '--no-color', '--port', '0'], {
-      cwd: dir,
-      env: { PATH: process.env.PATH },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString('utf8');
-    });
-    while (!stdout.includes('\n')) await once(child.stdout, 'data');
+    const child = spawnEdgesync(['emulator', '--no-color', '--port', '0'], { cwd: dir });
+    const output = finished(child);
+    while (!output.output().stdout.includes('\n')) await once(child.stdout as Readable, 'data');
+    const stdout = output.output().stdout;
     const url = stdout.split('\n')[0] as string;
     const answer = await fetch(`${url}/ip_policies`);
     child.kill('SIGTERM');

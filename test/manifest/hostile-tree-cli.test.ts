@@ -1,41 +1,12 @@
-import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BUILT_CLI } from '../support/built-cli.js';
-
-interface Run {
-  readonly code: number | null;
-  readonly signal: NodeJS.Signals | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
+import { runEdgesyncProcess } from '../support/edgesync-cli.js';
 
 /** The CLI as a process with a small heap, killed after `limitMs`: growing without bound or hanging fails. */
-function edgesync(args: readonly string[], cwd: string, limitMs = 20_000): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--max-old-space-size=96', BUILT_CLI, ...args], {
-      cwd,
-      env: { PATH: process.env.PATH, NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), limitMs);
-    child.once('error', reject);
-    child.once('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
-}
+const edgesync = (args: readonly string[], cwd: string, limitMs = 20_000) =>
+  runEdgesyncProcess(args, { cwd, env: { NO_COLOR: '1' }, nodeFlags: ['--max-old-space-size=96'], limitMs });
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding raw control characters is the point.
 const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/;

@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunningEmulator } from '../../src/emulator/server.js';
+import { type CliRun, runEdgesyncProcess } from '../support/edgesync-cli.js';
 
 /** The built CLI: the suite runs edgesync as users do (`npx tsc -p .` first). */
 export const CLI = join(import.meta.dirname, '..', '..', 'dist', 'cli', 'main.js');
@@ -10,12 +10,7 @@ export function assertBuilt(): void {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run "npx tsc -p ." before the reliability suite`);
 }
 
-export interface CliRun {
-  readonly code: number | null;
-  readonly signal: NodeJS.Signals | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
+export type { CliRun };
 
 export interface CliOptions {
   readonly cwd: string;
@@ -26,27 +21,13 @@ export interface CliOptions {
   readonly nodeFlags?: readonly string[];
 }
 
+/** edgesync as a process with this process's environment, NO_COLOR and `env`, bounded by `limitMs`. */
 export function runCli(args: readonly string[], options: CliOptions): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...(options.nodeFlags ?? []), CLI, ...args], {
-      cwd: options.cwd,
-      env: { ...process.env, NO_COLOR: '1', ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.limitMs ?? 60_000);
-    child.once('error', reject);
-    child.once('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
-    });
+  return runEdgesyncProcess(args, {
+    cwd: options.cwd,
+    env: { ...(process.env as Record<string, string>), NO_COLOR: '1', ...options.env },
+    limitMs: options.limitMs ?? 60_000,
+    ...(options.nodeFlags === undefined ? {} : { nodeFlags: options.nodeFlags }),
   });
 }
 

@@ -30,6 +30,10 @@ export interface CliOptions {
   readonly emulator?: { readonly url: string; readonly apiKey: string };
   /** More variables, after the emulator's (so one can override EDGE_API_URL). */
   readonly env?: Readonly<Record<string, string>>;
+  /** Node flags before the CLI, e.g. a heap cap (processes only). */
+  readonly nodeFlags?: readonly string[];
+  /** Bound on a process run, milliseconds: killed with SIGKILL after it, so a hang is a failure, not a stuck suite. */
+  readonly limitMs?: number;
 }
 
 function environment(options: CliOptions): Record<string, string> {
@@ -44,7 +48,7 @@ function environment(options: CliOptions): Record<string, string> {
 
 /** `edgesync ARGS` as a process with pipes (no TTY); read it with `finished`. */
 export function spawnEdgesync(args: readonly string[], options: CliOptions = {}): ChildProcess {
-  return spawn(process.execPath, [BUILT_CLI, ...args], {
+  return spawn(process.execPath, [...(options.nodeFlags ?? []), BUILT_CLI, ...args], {
     cwd: options.cwd ?? ROOT,
     env: environment(options),
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -71,7 +75,10 @@ export function finished(child: ChildProcess): Promise<CliRun> & { output(): Cli
 export function runEdgesyncProcess(args: readonly string[], options: CliOptions = {}): Promise<CliRun> {
   const child = spawnEdgesync(args, options);
   child.stdin?.end();
-  return finished(child);
+  const run = finished(child);
+  if (options.limitMs === undefined) return run;
+  const timer = setTimeout(() => child.kill('SIGKILL'), options.limitMs);
+  return run.finally(() => clearTimeout(timer));
 }
 
 /** A stream that keeps what is written to it, like a pipe: no TTY. */
