@@ -49,6 +49,37 @@ export interface NameFact {
 export interface FileFacts {
   readonly names: NameFact[];
   readonly references: PendingReference[];
+  /** Items of unique list fields (`Kind.uniqueItems`: hostports) the file's entries claim; absent when none. */
+  items?: ItemFact[];
+}
+
+/** An entry's claim on one item of a unique list field. */
+interface ItemFact {
+  /** The field and the item, without case (host names compare without it). */
+  readonly key: string;
+  readonly item: string;
+  readonly entry: string;
+  readonly location: SourceLocation;
+  readonly path: string;
+}
+
+/** Records in `facts` the items of the entry's unique list fields, for `takeFacts`. */
+function claimUniqueItems(entry: RawEntry, kind: Kind, facts: FileFacts): void {
+  for (const field of kind.uniqueItems ?? []) {
+    const items = entry.value[field];
+    if (!Array.isArray(items)) continue;
+    items.forEach((item, index) => {
+      const pointer = `/${field}/${index}`;
+      facts.items ??= [];
+      facts.items.push({
+        key: `${field} ${String(item).toLowerCase()}`,
+        item: String(item),
+        entry: `${entry.kind}.${entry.name}`,
+        location: entryLocation(entry, pointer),
+        path: entryPath(entry, pointer),
+      });
+    });
+  }
 }
 
 /**
@@ -68,6 +99,8 @@ export class EntryChecks {
   /** Where each name of each kind is first defined: duplicates, and what references resolve to. */
   private readonly firstByName = new Map<string, Map<string, SourceLocation>>();
   private readonly pending: PendingReference[] = [];
+  /** Where each item of a unique list field (`Kind.uniqueItems`: a hostport) is first claimed, and by which entry. */
+  private readonly firstByItem = new Map<string, ItemFact>();
 
   constructor(
     private readonly owner: string,
@@ -96,6 +129,7 @@ export class EntryChecks {
     errors.push(...checkMetadataAndDescription(entry, kind, this.owner));
     for (const found of kind.checkEntry?.(entry.value) ?? []) errors.push(entryProblemError(entry, found));
     errors.push(...this.checkReferences(entry, kind, facts.references));
+    claimUniqueItems(entry, kind, facts);
     return errors;
   }
 
@@ -107,6 +141,10 @@ export class EntryChecks {
       if (duplicate !== undefined) errors.push(duplicate);
     }
     this.pending.push(...facts.references);
+    for (const fact of facts.items ?? []) {
+      const duplicate = this.takeItem(fact);
+      if (duplicate !== undefined) errors.push(duplicate);
+    }
     return errors;
   }
 
@@ -165,6 +203,22 @@ export class EntryChecks {
       fact.location,
       fact.path,
       `${fact.kind} "${fact.name}" is also defined at ${firstAt.file}:${firstAt.line}:${firstAt.column}; names are unique per kind across all files`,
+    );
+  }
+
+  /** One edge per hostport: a second entry claiming one is an error at its item, naming the first. */
+  private takeItem(fact: ItemFact): ManifestError | undefined {
+    const first = this.firstByItem.get(fact.key);
+    if (first === undefined) {
+      this.firstByItem.set(fact.key, fact);
+      return undefined;
+    }
+    if (first.entry === fact.entry) return undefined;
+    return new ManifestError(
+      'duplicate_hostport',
+      fact.location,
+      fact.path,
+      `${fact.item} is also claimed by ${first.entry} at ${first.location.file}:${first.location.line}:${first.location.column}; the service serves a hostport from one edge`,
     );
   }
 

@@ -37,6 +37,7 @@ export const MANIFEST_ERROR_CODES = [
   'not_regular_file',
   'too_many_directories',
   'invalid_hostport',
+  'duplicate_hostport',
 ] as const;
 
 export type ManifestErrorCode = (typeof MANIFEST_ERROR_CODES)[number];

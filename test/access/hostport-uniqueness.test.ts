@@ -1,6 +1,11 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { planChanges } from '../../src/plan/plan-changes.js';
 import { desiredState, entry, liveEdge, liveState, marked, OWNER } from '../plan/builders.js';
+import { BUILT_CLI } from '../support/built-cli.js';
 import { applyPlan, planAgainst, startAccessHarness } from './access-harness.js';
 
 /**
@@ -137,6 +142,42 @@ describe('hostports against the emulator', () => {
       expect(plan.errors[0]?.message).toContain('add `id: edghts_HeldByHand00000000000000000`');
     } finally {
       await harness.emulator.close();
+    }
+  });
+});
+
+describe('hostports in edgesync validate, as a process', () => {
+  it('two edges of the manifests claiming one hostport (any case): exit 1 at the second, naming the first', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'edgesync-hostports-'));
+    try {
+      await writeFile(
+        join(dir, 'web.yaml'),
+        ['version: 1', 'https_edges:', '  web:', '    hostports: [www.example.com:443]', ''].join('\n'),
+      );
+      await writeFile(
+        join(dir, 'shop.yaml'),
+        [
+          'version: 1',
+          'https_edges:',
+          '  shop:',
+          '    hostports:',
+          '      - shop.example.com:443',
+          '      - WWW.example.com:443',
+          '',
+        ].join('\n'),
+      );
+      const { code, output } = await new Promise<{ code: number; output: string }>((resolve) => {
+        execFile(process.execPath, [BUILT_CLI, 'validate', dir], (error, stdout, stderr) => {
+          resolve({ code: error === null ? 0 : Number(error.code), output: stdout + stderr });
+        });
+      });
+      expect(code).toBe(1);
+      // Files are read in name order: shop.yaml claims it first.
+      expect(output).toMatch(
+        /web\.yaml:4:17: https_edges\.web\.hostports\[0\]: www\.example\.com:443 is also claimed by https_edges\.shop at .*shop\.yaml:6:9/,
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });

@@ -70,7 +70,10 @@ describe('loadDesiredState on real files', () => {
     await writeFile(join(dir, 'outside-secret.txt'), 'outside-value\n');
     await symlink(join(dir, 'outside-secret.txt'), join(root, 'link.txt'));
     await writeFile(join(root, 'a.yaml'), OIDC_EDGE('{ file: ../../etc/passwd }'));
-    await writeFile(join(root, 'b.yaml'), OIDC_EDGE('{ file: link.txt }').replace('web:', 'web2:'));
+    await writeFile(
+      join(root, 'b.yaml'),
+      OIDC_EDGE('{ file: link.txt }').replace('web:', 'web2:').replace('web.example.com', 'web2.example.com'),
+    );
 
     const result = await loadDesiredState(['manifests'], { cwd: dir });
 
