@@ -123,7 +123,8 @@ export function checkUniqueItems(state: PlanState): void {
       const items = entry.spec[field];
       if (kind === undefined || !Array.isArray(items)) continue;
       items.forEach((item, index) => {
-        const value = `${field} ${String(item)}`;
+        // Host names compare without case, as the service and `validate` compare them.
+        const value = `${field} ${String(item).toLowerCase()}`;
         const claim = { entry, kind, field, pointer: `/${field}/${index}` };
         const first = claims.get(value);
         if (first === undefined) claims.set(value, claim);
@@ -138,7 +139,7 @@ export function checkUniqueItems(state: PlanState): void {
       const items = object.spec[field];
       if (!Array.isArray(items)) continue;
       for (const item of items) {
-        const claim = claims.get(`${field} ${String(item)}`);
+        const claim = claims.get(`${field} ${String(item).toLowerCase()}`);
         if (claim === undefined || ownObjectOf.get(claim.entry) === object.id) continue;
         const releases = releasesOf(state, object, field, String(item));
         if (releases === 'claimed') continue;
@@ -180,7 +181,7 @@ function releasesOf(
   if (entry === undefined) return actions.filter((action) => action.op === 'delete');
   const listed = entry.spec[field];
   if (!Array.isArray(listed)) return [];
-  return listed.map(String).includes(item) ? 'claimed' : actions;
+  return listed.some((value) => String(value).toLowerCase() === item.toLowerCase()) ? 'claimed' : actions;
 }
 
 function reportItemClaimedTwice(state: PlanState, claim: ItemClaim, first: ItemClaim, item: string): void {
