@@ -1,4 +1,5 @@
 import type { ErrorObject } from 'ajv';
+import { closest, distance } from 'fastest-levenshtein';
 import { pointerOf, pointerTokens } from '../json-pointer.js';
 import { dottedPath, isSensitivePath } from './field-path.js';
 import { locationIn } from './file-positions.js';
@@ -27,10 +28,24 @@ export function mapSchemaErrors(
   manifest: ParsedManifest,
 ): LocatedSchemaError[] {
   const typeFailed = new Set(errors.filter((e) => e.keyword === 'type').map((e) => e.instancePath));
+  // A misspelled required field is one mistake: its "did you mean" stands for the "missing" error too.
+  const suggested = new Set(
+    errors.flatMap((e) => {
+      const suggestion = e.keyword === 'additionalProperties' ? suggestionFor(e) : undefined;
+      return suggestion === undefined ? [] : [`${e.instancePath}\u0000${suggestion}`];
+    }),
+  );
   const mapped: LocatedSchemaError[] = [];
   for (const error of errors) {
     // `if` only repeats its `then` branch's errors; `propertyNames` repeats the name's own error.
     if (error.keyword === 'if' || error.keyword === 'propertyNames') continue;
+    if (
+      error.keyword === 'required' &&
+      suggested.has(
+        `${error.instancePath}\u0000${String((error.params as Record<string, unknown>).missingProperty)}`,
+      )
+    )
+      continue;
     if (error.keyword !== 'type' && typeFailed.has(error.instancePath) && error.propertyName === undefined)
       continue;
     const located = mapOne(error, manifest);
@@ -61,12 +76,13 @@ function mapOne(error: ErrorObject, manifest: ParsedManifest): LocatedSchemaErro
   switch (error.keyword) {
     case 'additionalProperties': {
       const extra = String(params.additionalProperty);
-      const allowed = Object.keys(
-        ((error.parentSchema as Record<string, unknown> | undefined)?.properties as object | undefined) ?? {},
-      );
+      const suggestion = suggestionFor(error);
+      const allowed = knownFields(error).join(', ');
       return at(
         [...parentSegments, extra],
-        `unknown field "${extra}"; expected one of: ${allowed.join(', ')}`,
+        suggestion === undefined
+          ? `unknown field "${extra}"; expected one of: ${allowed}`
+          : `unknown field "${extra}"; did you mean \`${suggestion}\`? (expected one of: ${allowed})`,
       );
     }
     case 'required':
@@ -74,6 +90,28 @@ function mapOne(error: ErrorObject, manifest: ParsedManifest): LocatedSchemaErro
     default:
       return at(parentSegments, valueMessage(error, parentSegments));
   }
+}
+
+/** The field names the schema allows where an unknown one was found: that kind's (or module's) fields. */
+function knownFields(error: ErrorObject): string[] {
+  return Object.keys(
+    ((error.parentSchema as Record<string, unknown> | undefined)?.properties as object | undefined) ?? {},
+  );
+}
+
+/**
+ * The known field nearest to an unknown one by edit distance, when it is
+ * close enough to be a typo (`cdir` → `cidr`, `min_versoin` → `min_version`):
+ * at most 2 edits, or a third of the known name for longer names, and fewer
+ * edits than the unknown name has characters (so `x` suggests nothing).
+ */
+function suggestionFor(error: ErrorObject): string | undefined {
+  const extra = String((error.params as Record<string, unknown>).additionalProperty);
+  const known = knownFields(error);
+  if (known.length === 0) return undefined;
+  const nearest = closest(extra, known);
+  const edits = distance(extra, nearest);
+  return edits <= Math.max(2, Math.floor(nearest.length / 3)) && edits < extra.length ? nearest : undefined;
 }
 
 const NAME_RULE =
