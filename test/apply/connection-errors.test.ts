@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/server.js';
+import { runEdgesyncInProcess } from '../support/edgesync-cli.js';
 import { rulesManifest, runEdgesync } from './cli-process.js';
 
 const KEY = 'sk_test_ConnectionErrors0123';
@@ -107,9 +108,9 @@ describe('connection errors say what to check (CLI process, real sockets)', () =
     const emulator = await startEmulator({ apiKey: 'sk_test_TheRightKey000000' });
     cleanups.push(() => emulator.close());
 
-    const result = await runEdgesync(['plan', await manifests()], {
-      EDGE_API_URL: emulator.url,
-      EDGE_API_KEY: KEY,
+    // In this process: the message is the subject; the two tests above hold the process's side.
+    const result = await runEdgesyncInProcess(['plan', await manifests()], {
+      env: { EDGE_API_URL: emulator.url, EDGE_API_KEY: KEY },
     });
 
     expect(result.code).toBe(1);
@@ -130,7 +131,9 @@ describe('connection errors say what to check (CLI process, real sockets)', () =
       'must be an http(s) URL without query, fragment or credentials: "https://***@api.example.com"',
     ],
   ])('a malformed URL %j is quoted as typed', async (typed, expected) => {
-    const result = await runEdgesync(['plan', await manifests()], { EDGE_API_URL: typed, EDGE_API_KEY: KEY });
+    const result = await runEdgesyncInProcess(['plan', await manifests()], {
+      env: { EDGE_API_URL: typed, EDGE_API_KEY: KEY },
+    });
 
     expect(result.code).toBe(1);
     expect(messages(result.stderr)).toEqual([`edgesync: EDGE_API_URL (--api-url) ${expected}`]);
