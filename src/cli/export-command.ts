@@ -2,13 +2,14 @@ import { resolve } from 'node:path';
 import { EdgesyncError } from '../errors.js';
 import type { AccountExport } from '../export/build-export.js';
 import { exportAccount } from '../export/export-account.js';
+import { exportToJson } from '../export/export-json.js';
 import { renderManifests } from '../export/render-manifests.js';
-import { writeExport } from '../export/write-export.js';
+import { type WriteExportResult, writeExport } from '../export/write-export.js';
 import type { Kind } from '../kinds/kind.js';
 import { isKindName, KIND_NAMES, type KindName } from '../kinds/kind-name.js';
 import { MANIFEST_SCHEMA_ID } from '../kinds/kind-schema.js';
 import { KINDS } from '../kinds/registry.js';
-import { visibleText } from '../visible-text.js';
+import { visibleJson, visibleText } from '../visible-text.js';
 import type { CommandContext, CommandOutcome } from './command-context.js';
 import { openConnection } from './connection.js';
 import type { ExportCommandFlags, ExportIdOption } from './export-flags.js';
@@ -64,9 +65,20 @@ export async function runExport(
   });
   for (const warning of [...warnings, ...exported.warnings])
     ctx.stderr.write(`warning: ${visibleText(warning)}\n`);
+  const json = (out?: { readonly dir: string; readonly result: WriteExportResult }): string =>
+    `${visibleJson(
+      exportToJson(exported, {
+        owner,
+        kinds: kinds.map((kind) => kind.name),
+        warnings,
+        ...(out === undefined ? {} : { out }),
+      }),
+      2,
+    )}\n`;
   if (outDir === undefined) {
-    // stdout holds one manifest (a manifest file is one mapping), with CA PEMs inline.
-    for (const manifest of manifests) ctx.stdout.write(manifest.content);
+    // stdout holds one manifest (a manifest file is one mapping), with CA PEMs inline; or its JSON.
+    if (flags.format === 'json') ctx.stdout.write(json());
+    else for (const manifest of manifests) ctx.stdout.write(manifest.content);
   } else {
     const { ids, ownedNames } = exported.present;
     const result = await writeExport(outDir, [...manifests, ...exported.sideFiles], {
@@ -78,6 +90,7 @@ export async function runExport(
           (id !== undefined && ids.has(id)) || ownedNames.has(`${kind}.${name}`),
       },
     });
+    if (flags.format === 'json') ctx.stdout.write(json({ dir: flags.out ?? outDir, result }));
     ctx.stderr.write(`Wrote ${result.written.join(', ')} to ${flags.out}\n`);
     if (result.removed.length > 0)
       ctx.stderr.write(`Removed ${result.removed.join(', ')} (no longer in the account)\n`);

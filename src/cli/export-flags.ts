@@ -8,6 +8,9 @@ import { addLogOptions, type LogFlags } from './log-flags.js';
 /** SINGLE_FILE_NAME of src/export/render-manifests.ts (the exporter is not loaded to register its flags). */
 const SINGLE_FILE_NAME = 'manifest.yaml';
 
+export const EXPORT_FORMATS = ['yaml', 'json'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
 export interface ExportCommandFlags extends ConnectionFlags, LogFlags {
   readonly owner: string;
   readonly out?: string;
@@ -17,6 +20,8 @@ export interface ExportCommandFlags extends ConnectionFlags, LogFlags {
   readonly singleFile?: boolean;
   readonly force?: boolean;
   readonly schema?: string;
+  /** What stdout gets: the manifest as YAML, or (with --out, a report) JSON. */
+  readonly format: ExportFormat;
   /** One repeatable `--<kind title>` flag per module-only kind (`--tcp-edge`), keyed by commander's attribute name. */
   readonly [moduleOnlyIds: string]: unknown;
 }
@@ -76,6 +81,14 @@ export const registerExportCommand: CommandRegistrar = (program, ctx) => {
       'default',
     )
     .option('--out <dir>', 'write into this directory (one file per kind) instead of stdout')
+    .addOption(
+      new Option(
+        '--format <format>',
+        'stdout: the manifest as YAML, or JSON for tools (the manifest, secret variables, what was left out; with --out, the files written); errors then go to stdout as JSON diagnostics too',
+      )
+        .choices(EXPORT_FORMATS)
+        .default('yaml'),
+    )
     .option('--kinds <kinds>', `only these kinds, comma-separated (${KIND_NAMES.join(', ')})`, collectList)
     .option(
       '--include-unmanaged',
@@ -94,6 +107,15 @@ export const registerExportCommand: CommandRegistrar = (program, ctx) => {
   addConnectionOptions(command);
   command.action(async (flags: ExportCommandFlags) => {
     const { runExport } = await import('./export-command.js');
-    ctx.setOutcome(await runExport(flags, idOptions, ctx));
+    try {
+      ctx.setOutcome(await runExport(flags, idOptions, ctx));
+    } catch (error) {
+      // As plan's --format json: a tool reading stdout gets JSON even when the command fails.
+      if (flags.format === 'json') {
+        const { renderDiagnostics } = await import('./json-diagnostics.js');
+        ctx.stdout.write(renderDiagnostics([error]));
+      }
+      throw error;
+    }
   });
 };
