@@ -102,7 +102,7 @@ describe('a misspelled field gets "did you mean" with its place (issue 19)', () 
     expect(messages).toContainEqual(
       expect.stringMatching(
         new RegExp(
-          `^${escape(file)}:${line + 1}:${column}: .*unknown field "${escape(typo)}"; did you mean \`${escape(field)}\`\\?`,
+          `^${escapeRegExp(file)}:${line + 1}:${column}: .*unknown field "${escapeRegExp(typo)}"; did you mean \`${escapeRegExp(field)}\`\\?`,
         ),
       ),
     );
@@ -143,6 +143,6 @@ describe('a misspelled field gets "did you mean" with its place (issue 19)', () 
   });
 });
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
