@@ -23,7 +23,15 @@ const OUT_DIR = join(ROOT, 'dist', 'cli');
  * loaded only by the commands that need them. The Ajv runtime helpers the
  * generated validator requires through createRequire stay out as well.
  */
-const BUNDLED_PACKAGES = new Set(['yaml', 'commander', 'ipaddr.js', 'p-queue', 'eventemitter3', 'p-timeout']);
+const BUNDLED_PACKAGES = new Set([
+  'yaml',
+  'commander',
+  'ipaddr.js',
+  'p-queue',
+  'eventemitter3',
+  'p-timeout',
+  'fastest-levenshtein',
+]);
 
 function packageName(specifier) {
   const parts = specifier.split('/');
