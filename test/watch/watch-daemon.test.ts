@@ -70,10 +70,11 @@ describe('edgesync watch (the daemon as a process against the emulator)', () => 
     await writeFile(join(manifests, 'rules.yaml'), rulesManifest({ office: { cidr: '203.0.113.0/24' } }));
     const created = await eventually(async () => ruleWithCidr('203.0.113.0/24')(await listRules(emulator)));
     await callService(emulator, 'DELETE', `/ip_policy_rules/${created.id}`);
+    // Seen by a background full read, at 25% of the default 120/60 s: on a loaded machine that takes a while.
     const recreated = await eventually(async () => {
       const rule = ruleWithCidr('203.0.113.0/24')(await listRules(emulator));
       return rule && rule.id !== created.id ? rule : undefined;
-    });
+    }, 60_000);
     const samples = await eventually(async () => {
       const current = await metrics(running);
       return sampleSum(current, 'edgesync_reconciles_total', { result: 'applied' }) >= 2
