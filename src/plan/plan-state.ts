@@ -107,7 +107,8 @@ export function addChange(
 ): void {
   state.actions.push(...actions);
   state.changes.push({
-    change: { ...change, ...(source ? { source } : {}) },
+    // Object.assign, not a spread followed by `source`: see draftAction (a hidden class per change).
+    change: Object.assign({}, change, source ? { source } : {}),
     actionKeys: actions.map((action) => action.key),
     protect: entry?.protect === true,
   });
