@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rename, rm, symlink, unlink, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rename, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -316,5 +316,42 @@ describe('edgesync watch (the daemon as a process against the emulator)', () => 
     expect(atStart[0]?.skipped).toContain('node_modules');
     expect(afterNew[1]?.directories).toEqual([join(manifests, 'team-a')]);
     expect(afterNew[2]?.directories).toEqual([join(manifests, 'team-a'), join(manifests, 'team-b')]);
+  });
+
+  it('re-reads a changed file only: a referenced PEM changed in place is read on SIGHUP, not on another file’s event', async () => {
+    const manifests = join(dir, 'manifests');
+    const certs = join(import.meta.dirname, '..', 'fixtures', 'certs');
+    await mkdir(join(manifests, 'certs'), { recursive: true });
+    await copyFile(join(certs, 'corp-root.pem'), join(manifests, 'certs', 'ca.pem'));
+    await writeFile(
+      join(manifests, 'cas.yaml'),
+      'version: 1\ncertificate_authorities:\n  corp:\n    ca_pem_file: certs/ca.pem\n',
+    );
+    daemon = await startDaemon(emulator, [manifests, '--interval', '1h'], dir);
+    const running = daemon;
+    const settled = async (trigger: string, after?: string): Promise<DaemonStatusJson> =>
+      eventually(async () => {
+        const status = await getStatus(running);
+        const last = status.last_reconcile;
+        return last?.trigger === trigger && last.finished_at !== after && last.result !== 'failed'
+          ? status
+          : undefined;
+      }, 60_000);
+    const started = await eventually(async () => {
+      const status = await getStatus(running);
+      return status.last_reconcile?.result === 'applied' ? status : undefined;
+    }, 60_000);
+
+    // A .pem raises no event; another manifest file's event reloads that file only.
+    await copyFile(join(certs, 'partner-ca.pem'), join(manifests, 'certs', 'ca.pem'));
+    await writeFile(join(manifests, 'more.yaml'), 'version: 1\n');
+    const onChange = await settled('change', started.last_reconcile?.finished_at);
+    running.child.kill('SIGHUP');
+    const onReload = await settled('resync', onChange.last_reconcile?.finished_at);
+
+    expect(onChange.last_reconcile?.result).toBe('in-sync');
+    expect(onChange.desired_hash).toBe(started.desired_hash);
+    expect(onReload.desired_hash).not.toBe(started.desired_hash);
+    expect(onReload.last_plan?.changes).toContain('certificate_authorities.corp');
   });
 });
