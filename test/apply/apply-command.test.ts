@@ -52,6 +52,18 @@ describe('edgesync apply (CLI process)', () => {
     return dir;
   }
 
+  /** Plans `paths` against the emulator and saves the plan as `plan --out` would, in the manifest directory. */
+  async function savedPlan(running: RunningEmulator, paths: readonly string[]) {
+    const prepared = await preparePlan(paths, inspectClient(running), {
+      load: { cwd: ROOT },
+      plan: { owner: 'default' },
+    });
+    if (!prepared.ok) throw new Error('manifests invalid');
+    const planFile = join(dir as string, 'plan.json');
+    await writeFile(planFile, serializeSavedPlan(toSavedPlan(prepared.value.plan, paths)));
+    return { planFile, plan: prepared.value.plan };
+  }
+
   it('applies every example, after which there is nothing left to change', async () => {
     const running = await start();
 
@@ -121,13 +133,7 @@ describe('edgesync apply (CLI process)', () => {
   it('applies a saved plan whose objects have not changed', async () => {
     const running = await start();
     const paths = [await manifestDir(rulesManifest(3))];
-    const prepared = await preparePlan(paths, inspectClient(running), {
-      load: { cwd: ROOT },
-      plan: { owner: 'default' },
-    });
-    if (!prepared.ok) throw new Error('manifests invalid');
-    const planFile = join(dir as string, 'plan.json');
-    await writeFile(planFile, serializeSavedPlan(toSavedPlan(prepared.value.plan, paths)));
+    const { planFile } = await savedPlan(running, paths);
 
     const run = await runCli(running, ['--yes', '--plan', planFile]);
 
@@ -144,13 +150,9 @@ describe('edgesync apply (CLI process)', () => {
       join(paths[0] as string, 'rules.yaml'),
       rulesManifest(2).replace('action: deny\n', 'action: deny\n    description: changed\n'),
     );
-    const api = inspectClient(running);
-    const prepared = await preparePlan(paths, api, { load: { cwd: ROOT }, plan: { owner: 'default' } });
-    if (!prepared.ok) throw new Error('manifests invalid');
-    const planFile = join(dir as string, 'plan.json');
-    await writeFile(planFile, serializeSavedPlan(toSavedPlan(prepared.value.plan, paths)));
-    const target = prepared.value.plan.changes.find((change) => change.id !== undefined);
-    await api.request({
+    const { planFile, plan } = await savedPlan(running, paths);
+    const target = plan.changes.find((change) => change.id !== undefined);
+    await inspectClient(running).request({
       method: 'PATCH',
       path: `/ip_policy_rules/${target?.id}`,
       body: { description: 'edited by hand' },
@@ -167,13 +169,7 @@ describe('edgesync apply (CLI process)', () => {
   it('refuses a saved plan when the manifests changed since (exit 3)', async () => {
     const running = await start();
     const paths = [await manifestDir(rulesManifest(2))];
-    const prepared = await preparePlan(paths, inspectClient(running), {
-      load: { cwd: ROOT },
-      plan: { owner: 'default' },
-    });
-    if (!prepared.ok) throw new Error('manifests invalid');
-    const planFile = join(dir as string, 'plan.json');
-    await writeFile(planFile, serializeSavedPlan(toSavedPlan(prepared.value.plan, paths)));
+    const { planFile } = await savedPlan(running, paths);
     await writeFile(join(paths[0] as string, 'rules.yaml'), rulesManifest(3));
 
     const run = await applyInProcess(running, ['--yes', '--plan', planFile]);
