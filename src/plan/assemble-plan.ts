@@ -46,7 +46,7 @@ export function assemblePlan(
   // Object.assign, not `{ ...draft.change, actionKeys }`: on Node 20 a spread followed by another
   // property gave every change a hidden class of its own (~340 bytes each, kept with the plan).
   const changes: ResourceChange[] = sortedDrafts.map((draft) =>
-    Object.assign({}, draft.change, { actionKeys: draft.actionKeys.filter((key) => keys.has(key)) }),
+    Object.assign({}, draft.change, { actionKeys: keptKeys(draft.actionKeys, keys) }),
   );
   const summary = summarize(state, changes);
   const safety = safetyOf(state, sortedDrafts, ordered.ok ? ordered.order : nodes);
@@ -64,6 +64,14 @@ export function assemblePlan(
     desiredHash: state.desired.hash,
     fingerprints: fingerprints(state),
   };
+}
+
+/**
+ * The keys still in the plan: the drafted list itself when none was left out
+ * (a filtered copy holds 17 slots for one key, kept per change).
+ */
+function keptKeys(drafted: readonly string[], keys: ReadonlySet<string>): readonly string[] {
+  return drafted.every((key) => keys.has(key)) ? drafted : drafted.filter((key) => keys.has(key));
 }
 
 function summarize(state: PlanState, changes: readonly ResourceChange[]): PlanSummary {

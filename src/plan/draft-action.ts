@@ -71,9 +71,15 @@ export function toAction(draft: DraftAction, keys: ReadonlySet<string>): Action 
     request: draft.request,
     sensitivePaths: draft.sensitivePaths,
     ...(draft.marker ? { marker: draft.marker } : {}),
-    dependsOn: [...draft.dependsOn].filter((key) => keys.has(key)).sort(),
+    dependsOn: keptDependencies(draft.dependsOn, keys),
     ...(draft.source ? { source: draft.source } : {}),
   };
+}
+
+/** Sorted; a list of its own length when nothing is left out (a filtered copy holds 17 slots, kept per action). */
+function keptDependencies(dependsOn: ReadonlySet<string>, keys: ReadonlySet<string>): string[] {
+  const kept = [...dependsOn];
+  return (kept.every((key) => keys.has(key)) ? kept : kept.filter((key) => keys.has(key))).sort();
 }
 
 /** The manifest place of a field of an entry (a JSON Pointer into its spec), or of the entry itself. */
