@@ -87,15 +87,17 @@ export async function runEmulator(flags: EmulatorFlags, ctx: CommandContext): Pr
 const PARENT_CHECK_MS = 500;
 
 /**
- * Calls `onOrphaned` once the process that started the emulator has exited
- * (its parent PID changes: it was re-parented to init or a subreaper).
- * `npx edgesync emulator &` runs npm, which runs `sh -c edgesync …`, which
- * runs node: `kill %1` in a shell without job control (a script) signals
- * npm alone; npm and sh exit, and node was left serving the port (issue 19,
- * the README tour). An emulator is a development tool: it must not outlive
- * the command that started it.
+ * Under npm (`npx edgesync emulator &`, `npm exec`, an npm script), calls
+ * `onOrphaned` once the process that started the emulator has exited (its
+ * parent PID changes: it was re-parented to init or a subreaper). npm runs
+ * `sh -c edgesync …`, which runs node, and forwards no signal: `kill %1` in a
+ * shell without job control (a script) stops npm alone, and node was left
+ * serving the port (issue 19, the README tour). Started directly (`node …`,
+ * a container, a service manager, `nohup … &`), the emulator is left alone:
+ * there the signal reaches it, and detaching it on purpose must keep working.
  */
-function watchForOrphaning(onOrphaned: () => void): NodeJS.Timeout {
+function watchForOrphaning(onOrphaned: () => void): NodeJS.Timeout | undefined {
+  if (process.env.npm_command === undefined) return undefined;
   const parent = process.ppid;
   const timer = setInterval(() => {
     if (process.ppid !== parent) onOrphaned();
