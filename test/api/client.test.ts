@@ -358,7 +358,8 @@ describe('createApiClient: requests', () => {
     const server = await serve(() => {
       // never answers
     });
-    const api = clientFor(server, new FakeTime(), { timeoutMs: 100, retry: { maxAttempts: 2 } });
+    // Long enough that a loaded machine still sends both requests first.
+    const api = clientFor(server, new FakeTime(), { timeoutMs: 600, retry: { maxAttempts: 2 } });
 
     const getError = await caught(api.request({ method: 'GET', path: '/ip_policy_rules/ipr_1' }));
     const postError = await caught(api.request({ method: 'POST', path: '/ip_policy_rules', body: {} }));
@@ -366,7 +367,7 @@ describe('createApiClient: requests', () => {
     expect(getError).toBeInstanceOf(NetworkError);
     expect(getError).toMatchObject({ failure: 'timeout', beforeSending: false });
     expect((getError as Error).message).toBe(
-      `GET ${server.url}/ip_policy_rules/ipr_1: no complete answer within 100 ms`,
+      `GET ${server.url}/ip_policy_rules/ipr_1: no complete answer within 600 ms`,
     );
     expect(postError).toBeInstanceOf(OutcomeUnknownError);
     expect((postError as Error).cause).toMatchObject({ failure: 'timeout' });
