@@ -378,14 +378,22 @@ describe('createApiClient: requests', () => {
     const server = await serve((_request, response) => dropConnection(response));
     const time = new FakeTime();
     const api = clientFor(server, time, {
-      timeoutMs: 1000,
-      retry: { maxAttempts: 10, baseDelayMs: 400, maxDelayMs: 400, random: () => 0.99, clock: time.clock },
+      timeoutMs: 30_000,
+      retry: {
+        maxAttempts: 10,
+        baseDelayMs: 12_000,
+        maxDelayMs: 12_000,
+        random: () => 0.99,
+        clock: time.clock,
+      },
     });
 
     const error = await caught(api.request({ method: 'GET', path: '/ip_policy_rules' }));
 
     expect(error).toMatchObject({ failure: 'socket_closed' });
-    // Waits of 396 ms: two fit in 1000 ms, a third would not.
+    // Waits of 11,880 ms (on the fake clock): two fit in 30,000 ms, a third
+    // would not. The third attempt still has 6 s of real time, so a loaded
+    // runner does not turn its dropped connection into a timeout.
     expect(server.requests).toHaveLength(3);
   });
 
