@@ -1,7 +1,7 @@
 import ipaddr from 'ipaddr.js';
 import type { AddressRange, Kind } from '../kinds/kind.js';
 import { encodeMetadata } from '../kinds/ownership-marker.js';
-import { type DraftAction, draftAction } from './draft-action.js';
+import { Dependencies, type DraftAction, draftAction } from './draft-action.js';
 import { moveAcrossPolicySwitch, orderActions } from './order-actions.js';
 import { pendingPathSegment } from './pending-id.js';
 import type { PlanState } from './plan-state.js';
@@ -153,7 +153,7 @@ function park(state: PlanState, move: DraftAction): Map<DraftAction, Set<string>
     request: kind.updateRequest(object.id, { ...body, [field]: spot.cidr }),
     ...defined('takes', keyOf(spotSpec)),
     range: spot.range,
-    dependsOn: new Set(),
+    dependsOn: new Dependencies(),
   };
   const fromSpot = draftAction({
     key: `${move.key}#from-parking`,
