@@ -21,7 +21,7 @@ const OUT_DIR = join(ROOT, 'dist', 'cli');
  * Every other package stays an import of node_modules: pino starts its
  * transports (pino-pretty) by file name in worker threads, and the rest are
  * loaded only by the commands that need them. The Ajv runtime helpers the
- * generated validator requires through createRequire stay out as well.
+ * generated validator requires are bundled too (see bundledAjvRuntime).
  */
 const BUNDLED_PACKAGES = new Set([
   'yaml',
@@ -56,6 +56,27 @@ const lazyCommanderChildProcess = {
   },
 };
 
+/**
+ * The generated manifest validator requires Ajv's runtime helpers (ucs2length,
+ * one small function) through createRequire, which rolldown cannot see; on
+ * Node 26 that started the CommonJS loader and its package.json lookups,
+ * about 2 ms of `validate` (issue 18). Dropping the createRequire line leaves
+ * plain `require()` calls, which rolldown bundles with CommonJS semantics.
+ */
+const GENERATED_VALIDATOR_REQUIRE = 'const require = createRequire(import.meta.url);';
+const bundledAjvRuntime = {
+  name: 'bundled-ajv-runtime',
+  transform(code, id) {
+    if (!id.split('\\').join('/').endsWith('/dist/src/manifest/manifest-validator.generated.js')) return null;
+    if (!code.includes(GENERATED_VALIDATOR_REQUIRE)) {
+      throw new Error(
+        `bundle-cli: the generated validator no longer defines require in ${id}; update the plugin`,
+      );
+    }
+    return code.replace(GENERATED_VALIDATOR_REQUIRE, '');
+  },
+};
+
 function packageName(specifier) {
   const parts = specifier.split('/');
   return specifier.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
@@ -64,8 +85,11 @@ function packageName(specifier) {
 function isExternal(specifier) {
   if (specifier.startsWith('.') || specifier.startsWith('/') || specifier.startsWith('\0')) return false;
   if (specifier.startsWith('node:')) return true;
+  if (specifier.startsWith('ajv/dist/runtime/')) return false;
   return !BUNDLED_PACKAGES.has(packageName(specifier));
 }
+
+const PLUGINS_KEEPING_LINES = new Set([lazyCommanderChildProcess.name, bundledAjvRuntime.name]);
 
 export async function bundleCli() {
   // Chunk names carry a content hash: without this, every build would leave the previous chunks behind.
@@ -78,14 +102,14 @@ export async function bundleCli() {
     },
     platform: 'node',
     external: isExternal,
-    plugins: [lazyCommanderChildProcess],
+    plugins: [lazyCommanderChildProcess, bundledAjvRuntime],
     logLevel: 'warn',
     onLog(level, log, report) {
       // parse-in-worker.js imports the parser lazily only for sources run without a build; in the
       // bundle the parser is loaded anyway, and rolldown's note that the import splits nothing is noise.
       if (log.code === 'INEFFECTIVE_DYNAMIC_IMPORT') return;
-      // The plugin swaps one line for one line, so the source map's lines stay right.
-      if (log.code === 'SOURCEMAP_BROKEN' && log.plugin === lazyCommanderChildProcess.name) return;
+      // These plugins change one line in place, so the source map's lines stay right.
+      if (log.code === 'SOURCEMAP_BROKEN' && PLUGINS_KEEPING_LINES.has(log.plugin)) return;
       report(level, log);
     },
   });
