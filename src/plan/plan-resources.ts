@@ -17,7 +17,12 @@ import { METADATA_FIELD, ROUTES_KEY, secretsOf } from './spec-fields.js';
 /** What an entry needs to become its object: resolved spec, marker-carrying metadata, secrets. */
 interface EntryBody {
   readonly spec: Record<string, unknown>;
-  readonly metadata: string;
+  /**
+   * Encoded only when a request carries it: a no-op entry never needs it, and
+   * encoding it for each of 100k unchanged entries was short-lived garbage that
+   * raised the plan's peak RSS (issue 18).
+   */
+  readonly metadata: () => string;
   readonly secrets: ReadonlySet<string>;
 }
 
@@ -38,7 +43,7 @@ export function planManagedEntry(state: PlanState, kind: Kind, entry: DesiredEnt
   const userMetadata = normalizeUserMetadata(spec[METADATA_FIELD]) as Record<string, unknown> | undefined;
   const body: EntryBody = {
     spec,
-    metadata: encodeMetadata(userMetadata, marker),
+    metadata: () => encodeMetadata(userMetadata, marker),
     secrets: secretsOf(kind, spec),
   };
   if (match === undefined) {
@@ -70,7 +75,7 @@ export function planManagedEntry(state: PlanState, kind: Kind, entry: DesiredEnt
     const op: Operation = adopting ? 'adopt' : 'update';
     const updateBody: Record<string, unknown> = {};
     for (const change of fieldChanges) updateBody[change.path] = spec[change.path];
-    if (userChanged || !markerMatches) updateBody[METADATA_FIELD] = body.metadata;
+    if (userChanged || !markerMatches) updateBody[METADATA_FIELD] = body.metadata();
     const displayed: FieldChange[] = [...fieldChanges];
     if (userChanged)
       displayed.push(fieldChange(METADATA_FIELD, metadataRule, object.spec[METADATA_FIELD], userMetadata));
@@ -220,7 +225,7 @@ function createAction(
     kind: kind.name,
     name: entry.name,
     change: address,
-    request: kind.createRequest(bodySpec, body.metadata),
+    request: kind.createRequest(bodySpec, body.metadata()),
     secrets: body.secrets,
     marker: { owner: state.options.owner, name: entry.name },
     source: entry.location,
