@@ -15,7 +15,7 @@ const OWNER = 'bench';
 const CHILD = join(import.meta.dirname, 'plan-footprint-child.js');
 const run = promisify(execFile);
 
-type Mode = 'creates' | 'no-ops';
+export type Mode = 'creates' | 'no-ops';
 
 interface ScalePoint {
   readonly mode: Mode;
@@ -34,7 +34,12 @@ async function baselineRssMB(): Promise<number> {
   return Number(stdout.trim());
 }
 
-async function measure(mode: Mode, entries: number, dir: string, timeoutMs: number): Promise<ScalePoint> {
+export async function measure(
+  mode: Mode,
+  entries: number,
+  dir: string,
+  timeoutMs: number,
+): Promise<ScalePoint> {
   const account = await buildSyntheticAccount({
     owner: OWNER,
     seedManaged: mode === 'no-ops',
