@@ -82,7 +82,7 @@ export async function runEdgesync(argv: readonly string[], io: EdgesyncProcess):
     },
     shutdown: io.shutdown,
   };
-  const program = commandLine(ctx);
+  const program = commandLine(ctx, argv);
   try {
     await program.parseAsync([...argv]);
   } catch (error) {
