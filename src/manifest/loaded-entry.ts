@@ -58,14 +58,8 @@ function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((item, index) => item === b[index]);
 }
 
-export interface LoadedEntryFields {
-  readonly kind: KindName;
-  readonly name: string;
-  readonly id?: string;
-  readonly protect: boolean;
-  readonly spec: Readonly<Record<string, unknown>>;
-  readonly location: SourceLocation;
-}
+/** Everything a DesiredEntry holds but its fields' locations, which the table keeps. */
+export type LoadedEntryFields = Omit<DesiredEntry, 'fieldLocations'>;
 
 /**
  * A DesiredEntry as the loader builds it. The fields' locations are not kept
