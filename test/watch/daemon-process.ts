@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import type { RunningEmulator } from '../../src/emulator/server.js';
+import type { DaemonStatusJson } from '../../src/watch/daemon-status.js';
 import { BUILT_CLI } from '../support/built-cli.js';
 
 /** The built CLI: these tests run the daemon as users do (`npx tsc -p .` first). */
@@ -119,4 +120,26 @@ export interface LiveRule {
 export async function listRules(emulator: RunningEmulator): Promise<LiveRule[]> {
   const { body } = await callService(emulator, 'GET', '/ip_policy_rules?limit=100');
   return (body as { ip_policy_rules: LiveRule[] }).ip_policy_rules;
+}
+
+/** A rule of `rulesManifest`: the fields the daemon tests vary. */
+export interface RuleSpec {
+  readonly cidr: string;
+  readonly action?: string;
+  readonly description?: string;
+}
+
+/** A manifest of IP policy rules in one policy, keyed by entry name. */
+export function rulesManifest(policyId: string, rules: Record<string, RuleSpec>): string {
+  const entries = Object.entries(rules).map(
+    ([name, rule]) =>
+      `  ${name}:\n    ip_policy_id: ${policyId}\n    cidr: ${rule.cidr}\n    action: ${rule.action ?? 'allow'}\n` +
+      (rule.description ? `    description: ${rule.description}\n` : ''),
+  );
+  return `version: 1\nip_policy_rules:\n${entries.join('')}`;
+}
+
+/** The daemon's `/status`. */
+export async function getStatus(daemon: DaemonProcess): Promise<DaemonStatusJson> {
+  return (await (await fetch(`${daemon.url}/status`)).json()) as DaemonStatusJson;
 }

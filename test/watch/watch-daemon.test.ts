@@ -9,28 +9,17 @@ import {
   callService,
   type DaemonProcess,
   eventually,
+  getStatus,
   type LiveRule,
   listRules,
+  type RuleSpec,
+  rulesManifest as rulesManifestOf,
   startDaemon,
 } from './daemon-process.js';
 import { parsePrometheusText, sampleSum } from './prometheus-text.js';
 
 const POLICY = 'ipp_WatchTestPolicy000000000001';
-
-function rulesManifest(
-  rules: Record<string, { cidr: string; action?: string; description?: string }>,
-): string {
-  const entries = Object.entries(rules).map(
-    ([name, rule]) =>
-      `  ${name}:\n    ip_policy_id: ${POLICY}\n    cidr: ${rule.cidr}\n    action: ${rule.action ?? 'allow'}\n` +
-      (rule.description ? `    description: ${rule.description}\n` : ''),
-  );
-  return `version: 1\nip_policy_rules:\n${entries.join('')}`;
-}
-
-async function getStatus(daemon: DaemonProcess): Promise<DaemonStatusJson> {
-  return (await (await fetch(`${daemon.url}/status`)).json()) as DaemonStatusJson;
-}
+const rulesManifest = (rules: Record<string, RuleSpec>): string => rulesManifestOf(POLICY, rules);
 
 async function metrics(daemon: DaemonProcess): Promise<ReturnType<typeof parsePrometheusText>> {
   return parsePrometheusText(await (await fetch(`${daemon.url}/metrics`)).text());

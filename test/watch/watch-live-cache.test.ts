@@ -5,42 +5,26 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { EmulatorSeed } from '../../src/emulator/seed.js';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
 import { encodeMetadata } from '../../src/kinds/ownership-marker.js';
-import type { DaemonStatusJson } from '../../src/watch/daemon-status.js';
 import {
   assertBuilt,
   callService,
   type DaemonProcess,
   eventually,
+  getStatus,
   type LiveRule,
   listRules,
+  type RuleSpec,
+  rulesManifest as rulesManifestOf,
   startDaemon,
 } from './daemon-process.js';
 import { parsePrometheusText, sampleSum } from './prometheus-text.js';
 
 const POLICY = 'ipp_LiveCacheTestPolicy00000001';
+const rulesManifest = (rules: Record<string, RuleSpec>): string => rulesManifestOf(POLICY, rules);
 const OWNER = 'cache-tests';
 /** The service's real budget, time-compressed 10x, enforced by the emulator and known to the daemon. */
 const BUDGET = { requests: 120, windowMs: 6000 };
 const RATE_LIMIT = '120/6s';
-
-interface RuleSpec {
-  readonly cidr: string;
-  readonly action?: string;
-  readonly description?: string;
-}
-
-function rulesManifest(rules: Record<string, RuleSpec>): string {
-  const entries = Object.entries(rules).map(
-    ([name, rule]) =>
-      `  ${name}:\n    ip_policy_id: ${POLICY}\n    cidr: ${rule.cidr}\n    action: ${rule.action ?? 'allow'}\n` +
-      (rule.description ? `    description: ${rule.description}\n` : ''),
-  );
-  return `version: 1\nip_policy_rules:\n${entries.join('')}`;
-}
-
-async function getStatus(daemon: DaemonProcess): Promise<DaemonStatusJson> {
-  return (await (await fetch(`${daemon.url}/status`)).json()) as DaemonStatusJson;
-}
 
 async function emulatorRoutes(emulator: RunningEmulator): Promise<Record<string, number>> {
   const { body } = await callService(emulator, 'GET', '/_emulator/stats');
