@@ -16,7 +16,9 @@ export function canonicalCidr(value: string): string {
     // A dotted quad is its own canonical spelling.
     if (prefixText === undefined) return `${addressText}/32`;
     if (!/^\d{1,3}$/.test(prefixText) || Number(prefixText) > 32) return value;
-    return `${addressText}/${Number(prefixText)}`;
+    const canonical = `${addressText}/${Number(prefixText)}`;
+    // The same text, not a copy of it: the planner keeps one per entry and per live rule.
+    return canonical === value ? value : canonical;
   }
   const address = parseStrictAddress(addressText);
   if (address === undefined) return value;
@@ -25,7 +27,8 @@ export function canonicalCidr(value: string): string {
   if (!/^\d{1,3}$/.test(prefixText)) return value;
   const prefix = Number(prefixText);
   if (prefix > maxPrefix) return value;
-  return `${address.toString()}/${prefix}`;
+  const canonical = `${address.toString()}/${prefix}`;
+  return canonical === value ? value : canonical;
 }
 
 function parseStrictAddress(text: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {

@@ -1,4 +1,3 @@
-import { withoutUndefined } from './live-object.js';
 import { normalizeUserMetadata } from './ownership-marker.js';
 
 /**
@@ -11,10 +10,29 @@ export function normalizeDesiredFields(
   spec: Readonly<Record<string, unknown>>,
   own: Readonly<Record<string, unknown>>,
 ): Record<string, unknown> {
-  return withoutUndefined({
-    ...spec,
-    description: spec.description === '' ? undefined : spec.description,
-    metadata: normalizeUserMetadata(spec.metadata),
-    ...own,
-  });
+  // The object `withoutUndefined({ ...spec, description, metadata, ...own })` gives, keys in the same
+  // order, built in one pass: the spread copy and its entry pairs were most of the garbage of
+  // normalizing 100,000 entries (issue 18).
+  const description = spec.description === '' ? undefined : spec.description;
+  const metadata = normalizeUserMetadata(spec.metadata);
+  const normalizedValue = (key: string): unknown =>
+    Object.hasOwn(own, key)
+      ? own[key]
+      : key === 'metadata'
+        ? metadata
+        : key === 'description'
+          ? description
+          : spec[key];
+  const result: Record<string, unknown> = {};
+  const put = (key: string): void => {
+    const value = normalizedValue(key);
+    if (value !== undefined) result[key] = value;
+  };
+  for (const key of Object.keys(spec)) put(key);
+  if (!Object.hasOwn(spec, 'description')) put('description');
+  if (!Object.hasOwn(spec, 'metadata')) put('metadata');
+  for (const key of Object.keys(own)) {
+    if (!Object.hasOwn(spec, key) && key !== 'description' && key !== 'metadata') put(key);
+  }
+  return result;
 }

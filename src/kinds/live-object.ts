@@ -35,7 +35,11 @@ export function buildLiveObject(parts: LiveObjectParts): LiveObject {
 /** Drops keys whose value is undefined, so "absent" has one representation. */
 export function withoutUndefined(record: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const result: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(record)) if (value !== undefined) result[key] = value;
+  // Keys, not entries: a [key, value] pair per field was garbage, once per live object and per entry.
+  for (const key of Object.keys(record)) {
+    const value = record[key];
+    if (value !== undefined) result[key] = value;
+  }
   return result;
 }
 

@@ -80,7 +80,7 @@ function summarize(state: PlanState, changes: readonly ResourceChange[]): PlanSu
   let unmanaged = 0;
   for (const object of state.liveById.values()) {
     if (state.kindsByName.get(object.kind)?.ownership !== 'metadata') continue;
-    if (object.marker?.owner === state.options.owner || state.claimed.has(object.id)) continue;
+    if (object.marker?.owner === state.options.owner || state.entryByObjectId.has(object.id)) continue;
     unmanaged += 1;
   }
   return { ...counts, unchanged: state.unchanged, unmanaged };
@@ -126,7 +126,7 @@ function ownedCount(state: PlanState): number {
   let owned = 0;
   for (const byName of state.managed.values()) {
     for (const objects of byName.values())
-      owned += objects.filter((object) => !isLeftoverParkingGuard(state, object)).length;
+      for (const object of objects) if (!isLeftoverParkingGuard(state, object)) owned += 1;
   }
   return owned;
 }
@@ -144,13 +144,13 @@ function isLeftoverParkingGuard(
  */
 function fingerprints(state: PlanState): Record<string, string> {
   const byId: Record<string, string> = {};
-  const fingerprinted = new Set([
-    ...state.touched,
-    ...[...state.managed.values()].flatMap((byName) =>
-      [...byName.values()].flat().map((object) => object.id),
-    ),
-  ]);
-  for (const id of [...fingerprinted].sort()) {
+  // Built without spreading: at 100,000 objects each spread was an array of 100,000 (issue 18).
+  const fingerprinted = new Set(state.touched);
+  for (const byName of state.managed.values())
+    for (const objects of byName.values()) for (const object of objects) fingerprinted.add(object.id);
+  const ids = Array.from(fingerprinted);
+  fingerprinted.clear();
+  for (const id of ids.sort()) {
     const object = state.liveById.get(id);
     if (object !== undefined) byId[id] = object.fingerprint;
   }

@@ -28,6 +28,18 @@ function comparable(rule: FieldRule, value: unknown): string {
  */
 export function fieldEquals(rule: FieldRule, desired: unknown, live: unknown, liveExists = true): boolean {
   if (liveExists && rule.sensitive === true && live === undefined && desired !== undefined) return true;
+  // Two strings (or one value twice) compare as their JSON does without printing it: most fields of
+  // most entries are plain strings, and the JSON of each was garbage that planning 100,000 no-ops
+  // made twice per field (issue 18). An empty string is unset, as is undefined.
+  if (desired === live) return true;
+  if (
+    typeof desired === 'string' &&
+    typeof live === 'string' &&
+    desired !== '' &&
+    live !== '' &&
+    !rule.setLike
+  )
+    return false;
   return comparable(rule, desired) === comparable(rule, live);
 }
 

@@ -140,7 +140,6 @@ function pickCopy(
 
 /** Marks a live object as the one `entry` stands for. */
 export function claim(state: PlanState, object: LiveObject, entry: DesiredEntry): void {
-  state.claimed.add(object.id);
   state.entryByObjectId.set(object.id, entry);
   state.touched.add(object.id);
 }

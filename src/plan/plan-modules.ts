@@ -5,7 +5,7 @@ import type { DesiredEntry } from '../manifest/desired-state.js';
 import { diffFields, maskSensitive } from './compare-fields.js';
 import { draftAction, sourceOf } from './draft-action.js';
 import { claim } from './match-live.js';
-import { addChange, normalizedSpecOf, type PlanState } from './plan-state.js';
+import { addChange, normalizedSpecOf, type PlanState, recordResolvedId } from './plan-state.js';
 import { resolveSpec } from './resolve-references.js';
 import { ROUTES_KEY, secretsOf } from './spec-fields.js';
 
@@ -22,7 +22,7 @@ export function planModulesOnlyEntry(state: PlanState, kind: Kind, entry: Desire
     return;
   }
   claim(state, object, entry);
-  state.resolvedIds.set(address, object.id);
+  recordResolvedId(state, kind, address, object.id);
   const spec = resolveSpec(state, kind, entry, normalizedSpecOf(state, kind, entry));
   if (planModules(state, kind, entry, spec, object, false, secretsOf(kind, spec)) === 0) state.unchanged += 1;
 }

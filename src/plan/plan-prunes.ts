@@ -16,7 +16,7 @@ export function planPrunes(state: PlanState): void {
     for (const [name, objects] of state.managed.get(kind.name) ?? []) {
       const inManifests = state.desiredByName.has(`${kind.name}.${name}`);
       for (const object of objects) {
-        if (state.claimed.has(object.id)) continue;
+        if (state.entryByObjectId.has(object.id)) continue;
         if (!state.live.complete) {
           skipped += 1;
           continue;

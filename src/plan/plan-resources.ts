@@ -10,7 +10,7 @@ import { keyMove, orderingFacts } from './order-actions.js';
 import { pendingId, pendingPathSegment } from './pending-id.js';
 import type { FieldChange, Operation } from './plan.js';
 import { planModules, reportRoutesOnNewObject } from './plan-modules.js';
-import { addChange, normalizedSpecOf, type PlanState } from './plan-state.js';
+import { addChange, normalizedSpecOf, type PlanState, recordResolvedId } from './plan-state.js';
 import { resolveSpec } from './resolve-references.js';
 import { METADATA_FIELD, ROUTES_KEY, secretsOf } from './spec-fields.js';
 
@@ -52,23 +52,19 @@ export function planManagedEntry(state: PlanState, kind: Kind, entry: DesiredEnt
   }
   const { object, adopting } = match;
   claim(state, object, entry);
-  const fields = kind.fields.filter((rule) => rule.name !== METADATA_FIELD);
+  const { fields, metadataRule } = comparedRulesOf(kind);
   const fieldChanges = diffFields(fields, spec, object.spec, '');
   // A change of `protect` alone is a PATCH of the marker: the object keeps its protection as long as the live marker says so.
   const markerMatches =
     object.marker?.owner === marker.owner &&
     object.marker.name === marker.name &&
     object.marker.protect === marker.protect;
-  const metadataRule = kind.fields.find((rule) => rule.name === METADATA_FIELD) ?? {
-    name: METADATA_FIELD,
-    onChange: 'update',
-  };
   const userChanged = !fieldEquals(metadataRule, userMetadata, object.spec[METADATA_FIELD]);
   if (fieldChanges.some((change) => change.forcesReplace)) {
     planReplace(state, kind, entry, body, object, fieldChanges, adopting);
     return;
   }
-  state.resolvedIds.set(address, object.id);
+  recordResolvedId(state, kind, address, object.id);
   let changed = false;
   if (fieldChanges.length > 0 || userChanged || !markerMatches) {
     changed = true;
@@ -129,10 +125,28 @@ export function planManagedEntry(state: PlanState, kind: Kind, entry: DesiredEnt
   if (!changed && moduleChanges === 0) state.unchanged += 1;
 }
 
+/** A kind's rules but metadata's, and metadata's: looked up once per kind, not once per entry. */
+const comparedRules = new WeakMap<Kind, { fields: readonly FieldRule[]; metadataRule: FieldRule }>();
+
+function comparedRulesOf(kind: Kind): { fields: readonly FieldRule[]; metadataRule: FieldRule } {
+  let rules = comparedRules.get(kind);
+  if (rules === undefined) {
+    rules = {
+      fields: kind.fields.filter((rule) => rule.name !== METADATA_FIELD),
+      metadataRule: kind.fields.find((rule) => rule.name === METADATA_FIELD) ?? {
+        name: METADATA_FIELD,
+        onChange: 'update',
+      },
+    };
+    comparedRules.set(kind, rules);
+  }
+  return rules;
+}
+
 function planCreate(state: PlanState, kind: Kind, entry: DesiredEntry, body: EntryBody): void {
   const address = `${kind.name}.${entry.name}`;
   const key = `create:${address}`;
-  state.resolvedIds.set(address, pendingId(key));
+  recordResolvedId(state, kind, address, pendingId(key));
   reportRoutesOnNewObject(state, kind, entry, body.spec);
   addChange(
     state,
@@ -246,7 +260,7 @@ function planReplace(
   const { spec } = body;
   const address = `${kind.name}.${entry.name}`;
   const createKey = `create:${address}`;
-  state.resolvedIds.set(address, pendingId(createKey));
+  recordResolvedId(state, kind, address, pendingId(createKey));
   reportRoutesOnNewObject(state, kind, entry, spec);
   const create = createAction(state, kind, entry, body, createKey, address);
   const facts = orderingFacts(kind, object.spec, 'frees');

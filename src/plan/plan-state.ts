@@ -26,11 +26,17 @@ export interface PlanState {
   /** Each entry's spec through its kind's `normalizeDesired`, computed once: several steps compare it. */
   readonly normalizedSpecs: ReadonlyMap<DesiredEntry, Readonly<Record<string, unknown>>>;
 
-  /** `kind.name` → the ID the entry has (or will have) once applied. */
+  /**
+   * `kind.name` → the ID the entry has (or will have) once applied, for
+   * kinds that some field references (see `recordResolvedId`).
+   */
   readonly resolvedIds: Map<string, string | PendingId>;
-  /** Live objects some entry stands for: never pruned, never counted as unmanaged. */
-  readonly claimed: Set<string>;
-  /** The entry each claimed object stands for, to point errors about it at the manifest. */
+  /** Kinds named by some kind's reference fields: only their entries' IDs are looked up by name. */
+  readonly referencedKinds: ReadonlySet<KindName>;
+  /**
+   * Live objects some entry stands for (claimed: never pruned, never counted
+   * as unmanaged), each with its entry, to point errors about it at the manifest.
+   */
   readonly entryByObjectId: Map<string, DesiredEntry>;
   /** Live objects the plan read or changes: their fingerprints go into the plan. */
   readonly touched: Set<string>;
@@ -75,7 +81,7 @@ export function createPlanState(
     desiredByName,
     normalizedSpecs,
     resolvedIds: new Map(),
-    claimed: new Set(),
+    referencedKinds: referencedKindsOf(kinds),
     entryByObjectId: new Map(),
     touched: new Set(),
     changes: [],
@@ -86,6 +92,29 @@ export function createPlanState(
     replacements: new Map(),
     keyMatched: new Map(),
   };
+}
+
+function referencedKindsOf(kinds: readonly Kind[]): Set<KindName> {
+  const referenced = new Set<KindName>();
+  for (const kind of kinds) {
+    for (const rule of [...kind.fields, ...kind.modules.flatMap((module) => module.fields)])
+      if (rule.references !== undefined) referenced.add(rule.references);
+  }
+  return referenced;
+}
+
+/**
+ * Records the ID an entry's name resolves to. Only for referenced kinds: a
+ * map of 100,000 rules' addresses that no field can name was most of what
+ * planning them kept (issue 18).
+ */
+export function recordResolvedId(
+  state: PlanState,
+  kind: Kind,
+  address: string,
+  id: string | PendingId,
+): void {
+  if (state.referencedKinds.has(kind.name)) state.resolvedIds.set(address, id);
 }
 
 /** The entry's normalized spec (see `normalizedSpecs`). */

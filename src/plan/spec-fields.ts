@@ -30,13 +30,19 @@ export function referencedIds(kind: Kind, spec: Readonly<Record<string, unknown>
 }
 
 /** Secret strings of a resolved spec: values of sensitive fields, in modules and route modules too. */
-export function secretsOf(kind: Kind, spec: Readonly<Record<string, unknown>>): Set<string> {
-  const secrets = new Set<string>();
+export function secretsOf(kind: Kind, spec: Readonly<Record<string, unknown>>): ReadonlySet<string> {
+  let secrets: Set<string> | undefined;
   forEachFieldGroup(kind, spec, (rules, record) => {
     for (const rule of rules) {
       const value = record?.[rule.name];
-      if (rule.sensitive === true && typeof value === 'string' && value !== '') secrets.add(value);
+      if (rule.sensitive === true && typeof value === 'string' && value !== '') {
+        secrets ??= new Set();
+        secrets.add(value);
+      }
     }
   });
-  return secrets;
+  // One shared empty set: most entries have no secret, and a set each was garbage at 100,000 (issue 18).
+  return secrets ?? NO_SECRETS;
 }
+
+const NO_SECRETS: ReadonlySet<string> = new Set();

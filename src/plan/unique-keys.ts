@@ -1,5 +1,5 @@
 import { canonicalJson } from '../kinds/canonical-json.js';
-import type { Kind } from '../kinds/kind.js';
+import type { FieldRule, Kind } from '../kinds/kind.js';
 import type { LiveObject } from '../kinds/live-state.js';
 import type { DesiredEntry } from '../manifest/desired-state.js';
 import { formatLocation } from '../manifest/source-location.js';
@@ -13,17 +13,81 @@ export function uniqueKeyValue(kind: Kind, spec: Readonly<Record<string, unknown
   return `${kind.name}:${canonicalJson(kind.uniqueKey.map((field) => spec[field] ?? null))}`;
 }
 
+/**
+ * Values by the unique key of a spec, found without building a key string
+ * per value: bucketed by the key's first field (a CIDR, so nearly one value
+ * per bucket), then compared field by field as `uniqueKeyValue` compares.
+ * At 100,000 rules the key strings of the two checks below were ~85 MB,
+ * promoted before they died, and most of planning's peak (issue 18).
+ */
+class UniqueKeyIndex<V> {
+  readonly #first = new Map<unknown, V>();
+  /** Values whose first field's bucket already held a different key: rare. */
+  readonly #more = new Map<unknown, V[]>();
+
+  constructor(
+    private readonly fields: readonly string[],
+    private readonly specOf: (value: V) => Readonly<Record<string, unknown>>,
+  ) {}
+
+  get(spec: Readonly<Record<string, unknown>>): V | undefined {
+    const bucket = this.bucketOf(spec);
+    const first = this.#first.get(bucket);
+    if (first === undefined || this.sameKey(this.specOf(first), spec)) return first;
+    return this.#more.get(bucket)?.find((value) => this.sameKey(this.specOf(value), spec));
+  }
+
+  /** Adds `value` under its spec's key, in place of the value already there with that key. */
+  set(spec: Readonly<Record<string, unknown>>, value: V): void {
+    const bucket = this.bucketOf(spec);
+    const first = this.#first.get(bucket);
+    if (first === undefined || this.sameKey(this.specOf(first), spec)) {
+      this.#first.set(bucket, value);
+      return;
+    }
+    const more = this.#more.get(bucket);
+    if (more === undefined) {
+      this.#more.set(bucket, [value]);
+      return;
+    }
+    const index = more.findIndex((other) => this.sameKey(this.specOf(other), spec));
+    if (index === -1) more.push(value);
+    else more[index] = value;
+  }
+
+  /** A string is its own bucket; any other value its JSON (a string alike only shares the bucket). */
+  private bucketOf(spec: Readonly<Record<string, unknown>>): unknown {
+    const value = spec[this.fields[0] ?? ''] ?? null;
+    return typeof value === 'string' ? value : canonicalJson([value]);
+  }
+
+  private sameKey(a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>): boolean {
+    return this.fields.every((field) => sameKeyPart(a[field] ?? null, b[field] ?? null));
+  }
+}
+
+/** Whether two values print the same in `uniqueKeyValue`, printing them only when not both strings. */
+function sameKeyPart(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a === 'string' && typeof b === 'string') return false;
+  return canonicalJson([a]) === canonicalJson([b]);
+}
+
 /** Two entries that the service would refuse to hold at once (one rule per CIDR and IP policy). */
 export function checkUniqueKeys(state: PlanState): void {
-  const firstByKey = new Map<string, DesiredEntry>();
+  const firstByKind = new Map<Kind, UniqueKeyIndex<DesiredEntry>>();
   for (const entry of state.desired.entries) {
     const kind = state.kindsByName.get(entry.kind);
     if (kind?.uniqueKey === undefined || kind.uniqueKey.length === 0) continue;
-    const key = uniqueKeyValue(kind, normalizedSpecOf(state, kind, entry));
-    if (key === undefined) continue;
-    const first = firstByKey.get(key);
+    let firsts = firstByKind.get(kind);
+    if (firsts === undefined) {
+      firsts = new UniqueKeyIndex(kind.uniqueKey, (other) => normalizedSpecOf(state, kind, other));
+      firstByKind.set(kind, firsts);
+    }
+    const spec = normalizedSpecOf(state, kind, entry);
+    const first = firsts.get(spec);
     if (first === undefined) {
-      firstByKey.set(key, entry);
+      firsts.set(spec, entry);
       continue;
     }
     state.errors.push({
@@ -44,38 +108,45 @@ export function checkUniqueKeys(state: PlanState): void {
  * An object an entry adopts by `id` is left to that entry.
  */
 export function matchUniqueKeys(state: PlanState, skipped: ReadonlySet<DesiredEntry>): void {
-  const adopted = new Set(
-    state.desired.entries.flatMap((entry) => (entry.id === undefined ? [] : [entry.id])),
-  );
-  const holders = new Map<string, LiveObject>();
-  const taken = new Set<string>();
+  const adopted = new Set<string>();
+  for (const entry of state.desired.entries) if (entry.id !== undefined) adopted.add(entry.id);
+  const holdersByKind = new Map<Kind, UniqueKeyIndex<LiveObject>>();
   for (const object of state.liveById.values()) {
     const kind = state.kindsByName.get(object.kind);
-    if (kind?.ownership !== 'metadata') continue;
-    const key = uniqueKeyValue(kind, object.spec);
-    if (key !== undefined) holders.set(key, object);
+    if (kind?.ownership !== 'metadata' || kind.uniqueKey === undefined || kind.uniqueKey.length === 0)
+      continue;
+    let holders = holdersByKind.get(kind);
+    if (holders === undefined) {
+      holders = new UniqueKeyIndex(kind.uniqueKey, (holder) => holder.spec);
+      holdersByKind.set(kind, holders);
+    }
+    holders.set(object.spec, object);
   }
+  const taken = new Set<string>();
+  const forcingRules = new Map<Kind, readonly FieldRule[]>();
   for (const entry of state.desired.entries) {
     const kind = state.kindsByName.get(entry.kind);
     if (entry.id !== undefined || skipped.has(entry) || kind?.uniqueKey === undefined) continue;
     const spec = normalizedSpecOf(state, kind, entry);
-    const key = uniqueKeyValue(kind, spec);
-    const holder = key === undefined ? undefined : holders.get(key);
+    const holder = holdersByKind.get(kind)?.get(spec);
     // Two entries with one key are reported by checkUniqueKeys; the first keeps the holder.
     if (holder === undefined || adopted.has(holder.id) || taken.has(holder.id)) continue;
     if (holder.marker?.owner !== state.options.owner) {
       reportKeyHeld(state, kind, entry, holder);
       continue;
     }
-    const forcing = diffFields(
-      kind.fields.filter((rule) => rule.onChange === 'replace'),
-      spec,
-      holder.spec,
-      '',
-    );
-    if (forcing.length > 0) continue;
-    state.keyMatched.set(entry, holder);
+    let forcing = forcingRules.get(kind);
+    if (forcing === undefined) {
+      forcing = kind.fields.filter((rule) => rule.onChange === 'replace');
+      forcingRules.set(kind, forcing);
+    }
+    if (diffFields(forcing, spec, holder.spec, '').length > 0) continue;
     taken.add(holder.id);
+    // The entry's own object, the only one of its name: matchLive finds it by name just the same,
+    // and a converged account needs no map of 100,000 matches (issue 18).
+    const ofName = state.managed.get(kind.name)?.get(entry.name);
+    if (holder.marker.name === entry.name && ofName?.length === 1 && ofName[0] === holder) continue;
+    state.keyMatched.set(entry, holder);
   }
 }
 
@@ -132,6 +203,8 @@ export function checkUniqueItems(state: PlanState): void {
       });
     }
   }
+  // No entry claims an item: no live object can hold one of ours (and 100,000 rules claim none).
+  if (claims.size === 0) return;
   const ownObjectOf = new Map<DesiredEntry, string>();
   for (const [id, entry] of state.entryByObjectId) ownObjectOf.set(entry, id);
   for (const object of state.liveById.values()) {

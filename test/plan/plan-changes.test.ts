@@ -567,6 +567,47 @@ describe('planChanges: ordering', () => {
   });
 });
 
+describe('planChanges: unique keys sharing a CIDR', () => {
+  it('one CIDR in two IP policies is two keys; a third entry repeating one of them conflicts with the first', () => {
+    const desired = desiredState([
+      entry('ip_policy_rules', 'a', rule('10.7.0.0/16', 'deny')),
+      entry('ip_policy_rules', 'b', rule('10.7.0.0/16', 'deny', OTHER_POLICY)),
+      entry('ip_policy_rules', 'c', rule('10.7.0.0/16', 'allow', OTHER_POLICY)),
+    ]);
+
+    const plan = planChanges(desired, liveState([]), options);
+
+    expect(plan.errors.map((error) => [error.code, error.message.split(' (')[0]])).toEqual([
+      ['unique_key_conflict', 'ip_policy_rules.c: has the same cidr and ip_policy_id as ip_policy_rules.b'],
+    ]);
+  });
+
+  it('an entry takes over the rule holding its CIDR in its own policy, not the one in another policy', () => {
+    const desired = desiredState([
+      entry('ip_policy_rules', 'renamed', rule('10.8.0.0/16', 'deny', OTHER_POLICY)),
+      entry('ip_policy_rules', 'kept', rule('10.8.0.0/16', 'deny')),
+    ]);
+    const live = liveState([
+      liveRule('ipr_kept', { cidr: '10.8.0.0/16', action: 'deny', metadata: marked('kept') }),
+      liveRule('ipr_old', {
+        cidr: '10.8.0.0/16',
+        action: 'deny',
+        policy: OTHER_POLICY,
+        metadata: marked('old'),
+      }),
+      liveRule('ipr_foreign', { cidr: '10.9.0.0/16', action: 'deny', policy: OTHER_POLICY }),
+    ]);
+
+    const plan = planChanges(desired, live, options);
+
+    expect(plan.errors).toEqual([]);
+    expect(plan.changes.map((change) => [change.address, change.op, change.id, change.reason])).toEqual([
+      ['ip_policy_rules.renamed', 'update', 'ipr_old', 'renamed from ip_policy_rules.old'],
+    ]);
+    expect(plan.summary.unchanged).toBe(1);
+  });
+});
+
 describe('planChanges: modules', () => {
   const edge = (modules: Record<string, unknown>, id?: string) =>
     entry('https_edges', 'web', { hostports: ['web.example.com:443'], ...modules }, id ? { id } : {});
