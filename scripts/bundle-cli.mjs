@@ -1,14 +1,22 @@
 #!/usr/bin/env node
-// `npm run build`, second step: bundles the compiled CLI (dist/src/cli/main.js)
-// into dist/cli/, the `edgesync` binary. Issue 18: `validate` loaded about 200
+// `npm run build`, second step: bundles the compiled CLI (dist/src/cli/) into
+// dist/cli/, the `edgesync` binary. Issue 18: `validate` loaded about 200
 // files (our modules, yaml's 80 CommonJS files, commander's), and resolving
 // and reading them was most of its start time; one file per lazily loaded
-// command is far less. Each command's dynamic import stays a separate chunk,
-// so a command still loads only its own code; dist/cli/modules.json names
-// the modules in each chunk for the test that proves it
-// (test/cli/lazy-commands.test.ts). Plain JavaScript so that it runs where
-// only src/ is compiled (the Dockerfile).
-import { rmSync, writeFileSync } from 'node:fs';
+// command is far less.
+//
+// Two outputs:
+// - dist/cli/main.js, an ES module of main.ts alone (with the version and the
+//   chunk loader): `edgesync --version` reads this one file.
+// - dist/cli/chunks/, CommonJS chunks of run-edgesync.ts and everything below
+//   it, one per lazily loaded command, that main.js compiles as scripts with a
+//   code cache made after the command ran (src/cli/cached-chunks.ts explains
+//   why an ES module cannot have one). A chunks/package.json marks them
+//   CommonJS for the parse worker, which Node loads itself.
+// dist/cli/modules.json names the modules in each output file for the test
+// that proves a command loads only its own code (test/cli/lazy-commands.test.ts).
+// Plain JavaScript so that it runs where only src/ is compiled (the Dockerfile).
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rolldown } from 'rolldown';
@@ -91,48 +99,74 @@ function isExternal(specifier) {
 
 const PLUGINS_KEEPING_LINES = new Set([lazyCommanderChildProcess.name, bundledAjvRuntime.name]);
 
-export async function bundleCli() {
-  // Chunk names carry a content hash: without this, every build would leave the previous chunks behind.
-  rmSync(OUT_DIR, { recursive: true, force: true });
+function onLog(level, log, report) {
+  // parse-in-worker.js imports the parser lazily only for sources run without a build; in the
+  // bundle the parser is loaded anyway, and rolldown's note that the import splits nothing is noise.
+  if (log.code === 'INEFFECTIVE_DYNAMIC_IMPORT') return;
+  // These plugins change one line in place, so the source map's lines stay right.
+  if (log.code === 'SOURCEMAP_BROKEN' && PLUGINS_KEEPING_LINES.has(log.plugin)) return;
+  report(level, log);
+}
+
+/** Builds with `input` and `output`, and returns each written chunk's source modules, keyed by its path under dist/cli. */
+async function build(input, output, prefix, external = isExternal) {
   const bundle = await rolldown({
-    input: {
-      main: join(ROOT, 'dist/src/cli/main.js'),
-      // parse-in-worker.js starts `./parse-worker.js` next to itself: in the bundle, next to every chunk.
-      'parse-worker': join(ROOT, 'dist/src/manifest/parse-worker.js'),
-    },
+    input,
     platform: 'node',
-    external: isExternal,
+    external,
     plugins: [lazyCommanderChildProcess, bundledAjvRuntime],
     logLevel: 'warn',
-    onLog(level, log, report) {
-      // parse-in-worker.js imports the parser lazily only for sources run without a build; in the
-      // bundle the parser is loaded anyway, and rolldown's note that the import splits nothing is noise.
-      if (log.code === 'INEFFECTIVE_DYNAMIC_IMPORT') return;
-      // These plugins change one line in place, so the source map's lines stay right.
-      if (log.code === 'SOURCEMAP_BROKEN' && PLUGINS_KEEPING_LINES.has(log.plugin)) return;
-      report(level, log);
-    },
+    onLog,
   });
   try {
-    const { output } = await bundle.write({
-      dir: OUT_DIR,
-      format: 'esm',
-      entryFileNames: '[name].js',
-      chunkFileNames: '[name]-[hash].js',
-      sourcemap: true,
-    });
+    const { output: written } = await bundle.write({ sourcemap: true, ...output });
     const modules = {};
-    for (const chunk of output) {
+    for (const chunk of written) {
       if (chunk.type !== 'chunk') continue;
-      modules[chunk.fileName] = chunk.moduleIds
+      modules[`${prefix}${chunk.fileName}`] = chunk.moduleIds
         .filter((id) => !id.startsWith('\0'))
         .map((id) => relative(ROOT, id).split('\\').join('/'))
         .sort();
     }
-    writeFileSync(join(OUT_DIR, 'modules.json'), `${JSON.stringify(modules, null, 2)}\n`);
+    return modules;
   } finally {
     await bundle.close();
   }
+}
+
+export async function bundleCli() {
+  // Chunk names carry a content hash: without this, every build would leave the previous chunks behind.
+  rmSync(OUT_DIR, { recursive: true, force: true });
+  const chunksDir = join(OUT_DIR, 'chunks');
+  mkdirSync(chunksDir, { recursive: true });
+  writeFileSync(join(chunksDir, 'package.json'), `${JSON.stringify({ type: 'commonjs' }, null, 2)}\n`);
+  const chunks = await build(
+    {
+      'run-edgesync': join(ROOT, 'dist/src/cli/run-edgesync.js'),
+      // parse-in-worker.js starts `./parse-worker.js` next to itself: in the bundle, next to every chunk.
+      'parse-worker': join(ROOT, 'dist/src/manifest/parse-worker.js'),
+    },
+    {
+      dir: chunksDir,
+      format: 'cjs',
+      // ES modules are strict; so must their chunks be, compiled as scripts or required by the worker.
+      strict: true,
+      // `import('node:worker_threads')` as a require: a chunk compiled as a script has no module loader.
+      dynamicImportInCjs: false,
+      entryFileNames: '[name].js',
+      chunkFileNames: '[name]-[hash].js',
+    },
+    'chunks/',
+  );
+  // Last, so that main.js is the newest file of the bundle (scripts/build-if-stale.mjs compares with it).
+  const main = await build(
+    { main: join(ROOT, 'dist/src/cli/main.js') },
+    { dir: OUT_DIR, format: 'esm', entryFileNames: '[name].js', codeSplitting: false },
+    '',
+    // load-run-edgesync.js imports run-edgesync.js only when run unbundled; main.js loads the chunks.
+    (specifier) => specifier === './run-edgesync.js' || isExternal(specifier),
+  );
+  writeFileSync(join(OUT_DIR, 'modules.json'), `${JSON.stringify({ ...main, ...chunks }, null, 2)}\n`);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await bundleCli();

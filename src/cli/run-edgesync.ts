@@ -5,16 +5,9 @@ import { KIND_ERROR_CODES, type KindErrorCode } from '../kinds/kind-error.js';
 import { MANIFEST_ERROR_CODES, type ManifestErrorCode } from '../manifest/manifest-error.js';
 import { visibleText } from '../visible-text.js';
 import type { CommandContext, CommandOutcome } from './command-context.js';
+import { EXIT, type ExitCode } from './exit-codes.js';
 
-/** The documented exit codes (DESIGN.md, "Commands"). */
-export const EXIT = {
-  ok: 0,
-  error: 1,
-  changes: 2,
-  stalePlan: 3,
-  refused: 4,
-} as const;
-type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+export { EXIT } from './exit-codes.js';
 
 /** Every error code edgesync raises, of every family. */
 type ErrorCode =

@@ -20,14 +20,25 @@ interface Run {
   readonly modules: readonly string[];
 }
 
-/** Runs the built CLI with a loader hook that records every module it loads. */
+/**
+ * Runs the built CLI with a loader hook that records every module Node loads
+ * (main.js and what it imports), and with EDGESYNC_TRACE_LOADS, which records
+ * every chunk main.js compiles itself and every module those chunks require
+ * (src/cli/load-run-edgesync.ts): no loader hook sees those.
+ */
 async function runRecorded(args: readonly string[], dir: string): Promise<Run> {
-  const logFile = join(dir, `modules-${args.join('-').replace(/[^a-z]+/g, '_')}.log`);
+  const name = args.join('-').replace(/[^a-z]+/g, '_');
+  const logFile = join(dir, `modules-${name}.log`);
+  const traceFile = join(dir, `chunks-${name}.log`);
   const register = `import { register } from 'node:module'; register(${JSON.stringify(HOOKS)}, { data: { logFile: ${JSON.stringify(logFile)} } });`;
   const child = spawn(
     process.execPath,
     ['--import', `data:text/javascript,${encodeURIComponent(register)}`, BUILT_CLI, ...args],
-    { cwd: REPO_ROOT, env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'] },
+    {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH, EDGESYNC_TRACE_LOADS: traceFile },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
   );
   let stdout = '';
   child.stdout.on('data', (chunk: Buffer) => {
@@ -40,7 +51,12 @@ async function runRecorded(args: readonly string[], dir: string): Promise<Run> {
     .split('\n')
     .filter((line) => line !== '' && !line.startsWith('data:'))
     .map((url) => (url.startsWith(root) ? url.slice(root.length + 1) : url));
-  return { code, stdout, modules: await sourceModules(loaded) };
+  // No trace when the run loads no chunk (`--version`).
+  const traced = (await readFile(traceFile, 'utf8').catch(() => ''))
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((path) => (path.startsWith(`${REPO_ROOT}/`) ? path.slice(REPO_ROOT.length + 1) : path));
+  return { code, stdout, modules: await sourceModules([...loaded, ...traced]) };
 }
 
 /**
@@ -102,10 +118,12 @@ describe('each command loads its modules only when it runs (issue 18)', () => {
     expect(run.stdout).toBe(`${version}\n`);
     // The hook sees the CLI's own modules, so the empty lists below are not a hook that saw nothing.
     expect(run.modules).toContain('dist/src/cli/main.js');
+    // main.js is main.ts with the exit codes and the chunk loader: it loads no chunk for --version.
+    expect(run.modules.filter((module) => module.startsWith('dist/cli/chunks/'))).toEqual([]);
     expect(
       under(
         run.modules,
-        /^dist\/src\/(cli\/(?!main\.js)|emulator|watch|export|apply|api|manifest|kinds|plan)/,
+        /^dist\/src\/(cli\/(?!(main|exit-codes|load-run-edgesync|cached-chunks)\.js)|emulator|watch|export|apply|api|manifest|kinds|plan)/,
       ),
     ).toEqual([]);
     expect(under(run.modules, /node_modules\//)).toEqual([]);

@@ -1,0 +1,32 @@
+import { appendFileSync, existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { CachedChunks, chunkCacheDir } from './cached-chunks.js';
+
+type RunEdgesyncModule = typeof import('./run-edgesync.js');
+
+/** In the bundle (scripts/bundle-cli.mjs), main.js is dist/cli/main.js and the chunks are in dist/cli/chunks/. */
+const BUNDLED_RUN_EDGESYNC = fileURLToPath(new URL('./chunks/run-edgesync.js', import.meta.url));
+
+/**
+ * run-edgesync.ts and, through it, the commands: from the bundle's chunks with
+ * their code cache (cached-chunks.ts), or, run from dist/src without the
+ * bundle, as plain modules.
+ *
+ * EDGESYNC_TRACE_LOADS=FILE appends to FILE, at exit, every chunk loaded and
+ * every module a chunk required (test/cli/lazy-commands.test.ts reads it: Node's
+ * loader hooks do not see chunks compiled as scripts).
+ */
+export async function loadRunEdgesync(
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<RunEdgesyncModule> {
+  if (existsSync(BUNDLED_RUN_EDGESYNC)) {
+    const chunks = new CachedChunks(chunkCacheDir(env));
+    const trace = env.EDGESYNC_TRACE_LOADS;
+    if (trace !== undefined && trace !== '') {
+      process.once('exit', () => appendFileSync(trace, chunks.loads.map((load) => `${load}\n`).join('')));
+    }
+    return chunks.load(BUNDLED_RUN_EDGESYNC) as RunEdgesyncModule;
+  }
+  // The bundle's main.js keeps this import as it is (scripts/bundle-cli.mjs) and never reaches it.
+  return import('./run-edgesync.js');
+}

@@ -1,0 +1,122 @@
+import { execFile } from 'node:child_process';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CachedChunks, chunkCacheDir } from '../../src/cli/cached-chunks.js';
+import { BUILT_CLI } from '../support/built-cli.js';
+
+const run = promisify(execFile);
+const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const CHUNKS_DIR = join(REPO_ROOT, 'dist', 'cli', 'chunks');
+
+describe('the bundle chunks are compiled with a code cache written after the command ran (issue 18)', () => {
+  let dir: string | undefined;
+  afterEach(async () => {
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+    dir = undefined;
+  });
+
+  async function chunkFiles(): Promise<string> {
+    dir = await mkdtemp(join(tmpdir(), 'edgesync-chunks-'));
+    const chunks = join(dir, 'chunks');
+    await mkdir(chunks);
+    // a requires b and b requires a back (circular, as CommonJS allows); b requires a Node module.
+    await writeFile(
+      join(chunks, 'a.js'),
+      '"use strict";\nexports.early = 1;\nconst b = require("./b.js");\nexports.sum = () => b.twice(20) + 2;\nexports.sawEarly = b.sawEarly;\n',
+    );
+    await writeFile(
+      join(chunks, 'b.js'),
+      '"use strict";\nconst a = require("./a.js");\nconst { sep } = require("node:path");\nexports.sawEarly = a.early;\nexports.twice = (n) => n * 2;\nexports.sep = sep;\nexports.strict = (function () { return this; })() === undefined;\n',
+    );
+    return chunks;
+  }
+
+  it('runs each chunk once, resolves ./ between chunks and anything else through Node, in strict mode', async () => {
+    const chunks = await chunkFiles();
+    const loader = new CachedChunks(undefined, { writeCachesAtExit: false });
+    const a = loader.load(join(chunks, 'a.js')) as { sum(): number; sawEarly: number };
+    expect(a.sum()).toBe(42);
+    expect(a.sawEarly).toBe(1);
+    expect(loader.load(join(chunks, 'a.js'))).toBe(a);
+    const b = loader.load(join(chunks, 'b.js')) as { sep: string; strict: boolean };
+    expect(b.sep).toBe('/');
+    expect(b.strict).toBe(true);
+    expect(loader.loads).toEqual([join(chunks, 'a.js'), join(chunks, 'b.js'), 'node:path']);
+    expect(loader.cacheHits).toEqual([]);
+  });
+
+  it('a second loader reads the caches the first wrote; an edited chunk of the same length is compiled afresh', async () => {
+    const chunks = await chunkFiles();
+    const cacheDir = join(dir ?? '', 'cache');
+    await mkdir(cacheDir, { mode: 0o700 });
+    const first = new CachedChunks(cacheDir, { writeCachesAtExit: false });
+    (first.load(join(chunks, 'a.js')) as { sum(): number }).sum();
+    first.writeCaches();
+    expect((await readdir(cacheDir)).sort()).toEqual([
+      expect.stringMatching(/^a\.js-\d+-\d+$/),
+      expect.stringMatching(/^b\.js-\d+-\d+$/),
+    ]);
+
+    const second = new CachedChunks(cacheDir, { writeCachesAtExit: false });
+    expect((second.load(join(chunks, 'a.js')) as { sum(): number }).sum()).toBe(42);
+    expect(second.cacheHits).toEqual([join(chunks, 'a.js'), join(chunks, 'b.js')]);
+
+    // Same length, new content: V8 would take the old cache (it checks only the length); the key must not.
+    const b = join(chunks, 'b.js');
+    const source = await readFile(b, 'utf8');
+    await writeFile(b, source.replace('n * 2', 'n * 3'));
+    const { mtime } = await stat(b);
+    await utimes(b, mtime, new Date(mtime.getTime() + 5000));
+    const third = new CachedChunks(cacheDir, { writeCachesAtExit: false });
+    expect((third.load(join(chunks, 'a.js')) as { sum(): number }).sum()).toBe(62);
+    expect(third.cacheHits).toEqual([join(chunks, 'a.js')]);
+  });
+
+  it('the cache directory is per user, off with NODE_DISABLE_COMPILE_CACHE, and refused when others can write to it', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'edgesync-chunks-'));
+    const cacheDir = chunkCacheDir({ NODE_COMPILE_CACHE: dir });
+    expect(cacheDir).toBe(
+      join(dir, `edgesync-${process.version}-${process.arch}-${process.getuid?.() ?? 'user'}`),
+    );
+    expect(((await stat(cacheDir ?? '')).mode & 0o777).toString(8)).toBe('700');
+    expect(chunkCacheDir({ NODE_COMPILE_CACHE: dir, NODE_DISABLE_COMPILE_CACHE: '1' })).toBeUndefined();
+    await chmod(cacheDir ?? '', 0o777);
+    expect(chunkCacheDir({ NODE_COMPILE_CACHE: dir })).toBeUndefined();
+    await chmod(cacheDir ?? '', 0o700);
+    await chmod(dir, 0o777);
+    expect(chunkCacheDir({ NODE_COMPILE_CACHE: dir })).toBeUndefined();
+    await chmod(dir, 0o700);
+  });
+
+  it('the built CLI writes the caches of the chunks validate ran, and answers the same from them', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'edgesync-chunks-'));
+    const env = { PATH: process.env.PATH, NODE_COMPILE_CACHE: dir };
+    const first = await run(process.execPath, [BUILT_CLI, 'validate', 'examples/manifests'], {
+      cwd: REPO_ROOT,
+      env,
+    });
+    const cacheDir = chunkCacheDir({ NODE_COMPILE_CACHE: dir }) ?? '';
+    const cached = (await readdir(cacheDir)).map((name) => name.replace(/-\d+-\d+$/, ''));
+    expect(cached).toContain('run-edgesync.js');
+    expect(cached.some((name) => name.startsWith('validate-command-'))).toBe(true);
+    expect(cached.some((name) => name.startsWith('emulator-command-'))).toBe(false);
+    const second = await run(process.execPath, [BUILT_CLI, 'validate', 'examples/manifests'], {
+      cwd: REPO_ROOT,
+      env,
+    });
+    expect(second.stdout).toBe(first.stdout);
+    expect(second.stdout).toMatch(/6 files valid/);
+  });
+
+  it('every chunk is strict, as the ES modules it was built from', async () => {
+    const names = (await readdir(CHUNKS_DIR)).filter((name) => name.endsWith('.js'));
+    expect(names).toContain('run-edgesync.js');
+    for (const name of names) {
+      expect(await readFile(join(CHUNKS_DIR, name), 'utf8')).toMatch(/^"use strict";\n/);
+    }
+  });
+});
