@@ -32,9 +32,16 @@ export class CachedChunks {
 
   /** False in tests, which call writeCaches() themselves. */
   readonly writeCachesAtExit: boolean;
+  /**
+   * Names the caches of one command (`validate`): commands share chunks (the
+   * command line, the manifest loader) but run different functions of them,
+   * and a cache holds the functions of the run that wrote it.
+   */
+  readonly #command: string;
 
-  constructor(cacheDir: string | undefined, options: { writeCachesAtExit?: boolean } = {}) {
+  constructor(cacheDir: string | undefined, options: { command?: string; writeCachesAtExit?: boolean } = {}) {
     this.#cacheDir = cacheDir;
+    this.#command = options.command ?? '_';
     this.writeCachesAtExit = options.writeCachesAtExit ?? true;
   }
 
@@ -86,7 +93,7 @@ export class CachedChunks {
 
   /**
    * Chunk names carry a hash of their content (the two entries do not), and
-   * the size and modification time are in the key too: V8 checks only a
+   * the command, the size and the modification time are in the key too: V8 checks only a
    * cache's length against the source, and an edited chunk must not run
    * with the code of the old one.
    */
@@ -94,7 +101,7 @@ export class CachedChunks {
     if (this.#cacheDir === undefined) return undefined;
     try {
       const { size, mtimeMs } = statSync(file);
-      return join(this.#cacheDir, `${basename(file)}-${size}-${Math.trunc(mtimeMs)}`);
+      return join(this.#cacheDir, `${this.#command}-${basename(file)}-${size}-${Math.trunc(mtimeMs)}`);
     } catch {
       return undefined;
     }

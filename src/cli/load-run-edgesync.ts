@@ -17,10 +17,11 @@ const BUNDLED_RUN_EDGESYNC = fileURLToPath(new URL('./chunks/run-edgesync.js', i
  * loader hooks do not see chunks compiled as scripts).
  */
 export async function loadRunEdgesync(
+  argv: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<RunEdgesyncModule> {
   if (existsSync(BUNDLED_RUN_EDGESYNC)) {
-    const chunks = new CachedChunks(chunkCacheDir(env));
+    const chunks = new CachedChunks(chunkCacheDir(env), { command: cacheNameOf(argv[2]) });
     const trace = env.EDGESYNC_TRACE_LOADS;
     if (trace !== undefined && trace !== '') {
       process.once('exit', () => appendFileSync(trace, chunks.loads.map((load) => `${load}\n`).join('')));
@@ -29,4 +30,9 @@ export async function loadRunEdgesync(
   }
   // The bundle's main.js keeps this import as it is (scripts/bundle-cli.mjs) and never reaches it.
   return import('./run-edgesync.js');
+}
+
+/** The command named first (`validate`), or `_` for anything else (`--help`, options first): a file name part either way. */
+function cacheNameOf(firstArgument: string | undefined): string {
+  return firstArgument !== undefined && /^[a-z][a-z-]{0,31}$/.test(firstArgument) ? firstArgument : '_';
 }

@@ -37,7 +37,7 @@ async function main(argv: readonly string[]): Promise<number> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
-    const { runEdgesync } = await loadRunEdgesync(process.env);
+    const { runEdgesync } = await loadRunEdgesync(argv, process.env);
     return await runEdgesync(argv, {
       stdout: process.stdout,
       stderr: process.stderr,

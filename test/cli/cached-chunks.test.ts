@@ -57,8 +57,8 @@ describe('the bundle chunks are compiled with a code cache written after the com
     (first.load(join(chunks, 'a.js')) as { sum(): number }).sum();
     first.writeCaches();
     expect((await readdir(cacheDir)).sort()).toEqual([
-      expect.stringMatching(/^a\.js-\d+-\d+$/),
-      expect.stringMatching(/^b\.js-\d+-\d+$/),
+      expect.stringMatching(/^_-a\.js-\d+-\d+$/),
+      expect.stringMatching(/^_-b\.js-\d+-\d+$/),
     ]);
 
     const second = new CachedChunks(cacheDir, { writeCachesAtExit: false });
@@ -92,22 +92,22 @@ describe('the bundle chunks are compiled with a code cache written after the com
     await chmod(dir, 0o700);
   });
 
-  it('the built CLI writes the caches of the chunks validate ran, and answers the same from them', async () => {
+  it('the built CLI writes, per command, the caches of the chunks it ran, and answers the same from them', async () => {
     dir = await mkdtemp(join(tmpdir(), 'edgesync-chunks-'));
     const env = { PATH: process.env.PATH, NODE_COMPILE_CACHE: dir };
-    const first = await run(process.execPath, [BUILT_CLI, 'validate', 'examples/manifests'], {
-      cwd: REPO_ROOT,
-      env,
-    });
+    const cli = (args: readonly string[]) =>
+      run(process.execPath, [BUILT_CLI, ...args], { cwd: REPO_ROOT, env });
+    // `--help` first: the chunks it shares with validate get caches of its own, not validate's.
+    await cli(['--help']);
+    const first = await cli(['validate', 'examples/manifests']);
     const cacheDir = chunkCacheDir({ NODE_COMPILE_CACHE: dir }) ?? '';
     const cached = (await readdir(cacheDir)).map((name) => name.replace(/-\d+-\d+$/, ''));
-    expect(cached).toContain('run-edgesync.js');
-    expect(cached.some((name) => name.startsWith('validate-command-'))).toBe(true);
-    expect(cached.some((name) => name.startsWith('emulator-command-'))).toBe(false);
-    const second = await run(process.execPath, [BUILT_CLI, 'validate', 'examples/manifests'], {
-      cwd: REPO_ROOT,
-      env,
-    });
+    expect(cached).toContain('_-run-edgesync.js');
+    expect(cached).toContain('validate-run-edgesync.js');
+    expect(cached.some((name) => name.startsWith('_-validate-command-'))).toBe(false);
+    expect(cached.some((name) => name.startsWith('validate-validate-command-'))).toBe(true);
+    expect(cached.some((name) => name.includes('emulator-command-'))).toBe(false);
+    const second = await cli(['validate', 'examples/manifests']);
     expect(second.stdout).toBe(first.stdout);
     expect(second.stdout).toMatch(/6 files valid/);
   });
