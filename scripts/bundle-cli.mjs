@@ -153,6 +153,11 @@ export async function bundleCli() {
       strict: true,
       // `import('node:worker_threads')` as a require: a chunk compiled as a script has no module loader.
       dynamicImportInCjs: false,
+      // ASCII, read as latin1 (cached-chunks.ts): decoding UTF-8 with any non-ASCII character in it
+      // into a string took 6-12 ms for validate's 700 KB of chunks on Node 26, latin1 under 1 ms.
+      charset: 'ascii',
+      // What charset cannot escape is in doc comments, which a chunk does not need (its source map keeps them).
+      comments: { legal: true, annotation: true, jsdoc: false },
       entryFileNames: '[name].js',
       chunkFileNames: '[name]-[hash].js',
     },

@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import { execFile } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -112,11 +113,22 @@ describe('the bundle chunks are compiled with a code cache written after the com
     expect(second.stdout).toMatch(/6 files valid/);
   });
 
-  it('every chunk is strict, as the ES modules it was built from', async () => {
+  it('every chunk is strict, as the ES modules it was built from, and ASCII, so that it is read without decoding UTF-8', async () => {
     const names = (await readdir(CHUNKS_DIR)).filter((name) => name.endsWith('.js'));
     expect(names).toContain('run-edgesync.js');
     for (const name of names) {
-      expect(await readFile(join(CHUNKS_DIR, name), 'utf8')).toMatch(/^"use strict";\n/);
+      const bytes = await readFile(join(CHUNKS_DIR, name));
+      expect(bytes.toString('utf8')).toMatch(/^"use strict";\n/);
+      expect(isAscii(bytes), name).toBe(true);
     }
+  });
+
+  it('a chunk that is not ASCII is read as UTF-8', async () => {
+    const chunks = await chunkFiles();
+    await writeFile(join(chunks, 'c.js'), '"use strict";\nexports.text = "caf\u00e9 \u2026 \u{1F600}";\n');
+    await writeFile(join(chunks, 'd.js'), '"use strict";\nexports.text = "café … 😀";\n');
+    const loader = new CachedChunks(undefined, { writeCachesAtExit: false });
+    const escaped = loader.load(join(chunks, 'c.js')) as { text: string };
+    expect((loader.load(join(chunks, 'd.js')) as { text: string }).text).toBe(escaped.text);
   });
 });
