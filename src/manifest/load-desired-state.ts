@@ -8,15 +8,15 @@ import { KINDS } from '../kinds/registry.js';
 import { visitSpec } from '../kinds/visit-spec.js';
 import { EntryChecks, entryProblemError, type FileFacts } from './check-entries.js';
 import type { DesiredEntry, DesiredState } from './desired-state.js';
-import { type EntryFieldOffsets, entryPointerOf, fieldOffsetsByEntry } from './entry-field-locations.js';
-import { positionAt } from './file-positions.js';
+import { entryPointerOf } from './entry-field-locations.js';
+import { type EntryFieldOffsets, positionAt } from './file-positions.js';
 import { FieldPointerLists, FieldPositionTable, LoadedEntry } from './loaded-entry.js';
 import { compareManifestErrors, type ManifestError } from './manifest-error.js';
 import { type ManifestFile, walkManifestTree } from './manifest-files.js';
 import type { LoadedFile, ManifestMemo } from './manifest-memo.js';
 import { compileManifestSchema, type ManifestValidator } from './manifest-schema.js';
-import { parseManifestFile } from './parse-manifest-file.js';
-import type { ParsedManifest } from './parsed-manifest.js';
+import { ManifestParsing, type ParsingOptions, type PendingParse } from './parse-in-worker.js';
+import type { ParsedManifest, ParseOutcome } from './parsed-manifest.js';
 import { entryLocation, type RawEntry } from './raw-entry.js';
 import { type ReferenceOptions, readReferencedFile, resolveSecretValue } from './resolve-references.js';
 import { mapSchemaErrors } from './schema-errors.js';
@@ -55,6 +55,8 @@ export interface LoadOptions {
    * set. @default none: every file is read
    */
   readonly memo?: ManifestMemo;
+  /** When files are parsed on worker threads (parse-in-worker.ts). @default past 512 KB of files */
+  readonly parsing?: ParsingOptions;
 }
 
 export const DEFAULT_OWNER = 'default';
@@ -91,17 +93,30 @@ export async function loadDesiredState(
   };
   const desired: DesiredEntry[] = [];
   options.memo?.retain(collected.files);
-  // One file at a time: parse, check, build its entries, then let its document,
-  // positions and schema errors go before the next file is read. Only the
-  // built entries (with their fields' positions in a typed table) outlive it.
-  for (const file of collected.files) {
-    const loaded =
-      options.memo === undefined
-        ? await loadFile(file, context)
-        : await options.memo.take(file, () => loadFile(file, context));
-    for (const error of loaded.errors) errors.push(error);
-    for (const error of checks.takeFacts(loaded.facts)) errors.push(error);
-    for (const entry of loaded.built) desired.push(entry);
+  // Files are read and parsed up to PARSE_AHEAD ahead (on worker threads once
+  // the load is large, parse-in-worker.ts) and taken in order: checked and
+  // built one at a time, each file's document, positions and schema errors let
+  // go before the next. Only the built entries (with their fields' positions
+  // in a typed table) outlive their file.
+  const parsing = new ManifestParsing(options.parsing);
+  try {
+    const files = collected.files;
+    const ahead: Promise<PreparedFile>[] = [];
+    let queued = 0;
+    for (const file of files) {
+      while (queued < files.length && ahead.length < PARSE_AHEAD) {
+        ahead.push(prepareFile(files[queued] as ManifestFile, options.memo, parsing));
+        queued += 1;
+      }
+      const prepared = (await ahead.shift()) as PreparedFile;
+      const loaded = prepared.loaded ?? (await loadFile(file, await prepared.pending.take(), context));
+      prepared.remember?.(loaded);
+      for (const error of loaded.errors) errors.push(error);
+      for (const error of checks.takeFacts(loaded.facts)) errors.push(error);
+      for (const entry of loaded.built) desired.push(entry);
+    }
+  } finally {
+    await parsing.close();
   }
   for (const error of checks.finish()) errors.push(error);
 
@@ -133,12 +148,37 @@ interface FileContext {
 }
 
 /**
- * One file parsed, checked and built: its own errors, what it gives the
- * checks across files, and its valid entries. Its document is not kept.
+ * Files read and parsed ahead of the one being built: enough to keep the
+ * parsing workers busy, few enough that parsed documents do not pile up.
  */
-async function loadFile(file: ManifestFile, context: FileContext): Promise<LoadedFile> {
+const PARSE_AHEAD = 4;
+
+/** A file looked up in the memo and, unless it is unchanged since, read and parsed. */
+type PreparedFile =
+  | { readonly loaded: LoadedFile; readonly remember?: undefined; readonly pending?: undefined }
+  | {
+      readonly loaded?: undefined;
+      readonly remember?: (loaded: LoadedFile) => void;
+      readonly pending: PendingParse;
+    };
+
+async function prepareFile(
+  file: ManifestFile,
+  memo: ManifestMemo | undefined,
+  parsing: ManifestParsing,
+): Promise<PreparedFile> {
+  if (memo === undefined) return { pending: await parsing.start(file) };
+  const found = await memo.lookup(file);
+  if (found.loaded !== undefined) return { loaded: found.loaded };
+  return { pending: await parsing.start(file), remember: found.remember };
+}
+
+/**
+ * One file checked and built: its own errors, what it gives the checks
+ * across files, and its valid entries. Its document is not kept.
+ */
+async function loadFile(file: ManifestFile, parsed: ParseOutcome, context: FileContext): Promise<LoadedFile> {
   const facts: FileFacts = { names: [], references: [] };
-  const parsed = await parseManifestFile(file);
   if (!parsed.ok) return { errors: parsed.errors, facts, built: [] };
   const { validate, kindByName, checks, pointerLists, references } = context;
   const errors: ManifestError[] = [];
@@ -151,16 +191,14 @@ async function loadFile(file: ManifestFile, context: FileContext): Promise<Loade
     manifest,
     schemaErrors.map((located) => located.pointer),
   );
-  const fieldsByEntry = fieldOffsetsByEntry(manifest.positions);
   const table = new FieldPositionTable(file.display);
   for (const entry of entries) {
     const location = entryLocation(entry);
     for (const error of checks.checkAlone(entry, location, facts)) errors.push(error);
     const kind = kindByName.get(entry.kind);
     if (!entry.valid || kind === undefined) continue;
-    const found = fieldsByEntry.get(entry.pointer);
-    // The entry's own lists (fieldOffsetsByEntry builds one pair per entry): buildEntry may append moved fields.
-    const fields = found ?? { pointers: [], offsets: [] };
+    // The entry's own lists (fieldsOf builds a new pair each call): buildEntry may append moved fields.
+    const fields = manifest.positions.offsets.fieldsOf(entry.pointer) ?? { pointers: [], offsets: [] };
     const result = await buildEntry(entry, kind, fields, references);
     for (const error of result.errors) errors.push(error);
     if (result.spec === undefined) continue;

@@ -17,6 +17,12 @@ export interface LoadedFile {
   readonly built: readonly DesiredEntry[];
 }
 
+/** What ManifestMemo.lookup found: the file's last load when unchanged, and how to remember a new one. */
+export interface MemoLookup {
+  readonly loaded?: LoadedFile;
+  readonly remember: (loaded: LoadedFile) => void;
+}
+
 interface Remembered {
   /** Real path and sha256 of the bytes: an edit, or a symlink swapped to another target (git-sync, a ConfigMap), changes it. */
   readonly identity: string;
@@ -55,14 +61,31 @@ export class ManifestMemo {
    * two `retain` calls are forgotten by the second.
    */
   async take(file: ManifestFile, load: () => Promise<LoadedFile>): Promise<LoadedFile> {
+    const found = await this.lookup(file);
+    if (found.loaded !== undefined) return found.loaded;
+    const loaded = await load();
+    found.remember(loaded);
+    return loaded;
+  }
+
+  /**
+   * `take` in two steps, for a loader that looks files up ahead of loading
+   * them: what `file` gave last time if it is unchanged since, or else a
+   * `remember` to call with what it gives now.
+   */
+  async lookup(file: ManifestFile): Promise<MemoLookup> {
     const key = `${file.display}\u0000${file.absolute}`;
     const identity = await identityOf(file.absolute);
     const remembered = this.#files.get(key);
-    if (identity !== undefined && remembered?.identity === identity) return remembered.loaded;
-    const loaded = await load();
-    if (identity === undefined) this.#files.delete(key);
-    else this.#files.set(key, { identity, loaded });
-    return loaded;
+    if (identity !== undefined && remembered?.identity === identity) {
+      return { loaded: remembered.loaded, remember: () => undefined };
+    }
+    return {
+      remember: (loaded) => {
+        if (identity === undefined) this.#files.delete(key);
+        else this.#files.set(key, { identity, loaded });
+      },
+    };
   }
 
   /** Forgets every file but `files`: the ones the last walk found. */

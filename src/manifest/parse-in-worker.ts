@@ -1,15 +1,50 @@
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import type { Worker } from 'node:worker_threads';
+import { type CompactOffsets, PointerOffsets } from './file-positions.js';
 import { ManifestError, type ManifestErrorCode } from './manifest-error.js';
 import type { ManifestFile } from './manifest-files.js';
-import type { ParsedManifest, ParseOutcome } from './parsed-manifest.js';
+import { parseManifestBytes, readManifestFile } from './parse-manifest-file.js';
+import type { ParseOutcome } from './parsed-manifest.js';
 import type { SourceLocation } from './source-location.js';
 
-/** Files up to this size are parsed on the calling thread: a few milliseconds. */
+/** Files up to this size are parsed on the calling thread (a few milliseconds) while the load is small. */
 export const INLINE_PARSE_BYTES = 256 * 1024;
 
-/** Heap of the parsing worker, MB: a 5 MB manifest parses in far less; a pathological one is refused. */
+/**
+ * Bytes a load parses on its own thread before it hands the rest to parsing
+ * workers. Starting a worker costs about 30 ms and loads the worker
+ * machinery; past half a megabyte of YAML (about 100 ms of parsing) the
+ * workers pay for it, and `validate` of a few small files never starts one.
+ */
+export const POOL_START_BYTES = 512 * 1024;
+
+/** Most parsing workers of one load: files are independent, and the calling thread still validates and builds. */
+export const MAX_PARSE_WORKERS = 3;
+
+/**
+ * One worker fewer than the cores, at least one: the calling thread parses
+ * too (what no worker has started when it gets there). On two cores one
+ * worker keeps both busy; a second added its own heap (about 40 MB of peak)
+ * and its own unoptimized first parses, for no time.
+ */
+function poolSize(): number {
+  return Math.max(1, Math.min(MAX_PARSE_WORKERS, availableParallelism() - 1));
+}
+
+/**
+ * Heap of each parsing worker, MB: a 5 MB manifest parses in far less; a
+ * pathological one is refused rather than taking the process down.
+ */
 const WORKER_HEAP_MB = 96;
+
+/**
+ * Young generation of each parsing worker, MB. A parse's garbage is short
+ * lived; a small nursery keeps each worker's resident memory low (with the
+ * default, two workers added about 100 MB to the process's peak at 100,000 rules).
+ */
+const WORKER_YOUNG_MB = 16;
 
 /** A ManifestError as it crosses the thread boundary (structured clone keeps no class). */
 export interface TransferredError {
@@ -20,12 +55,36 @@ export interface TransferredError {
 }
 
 export type TransferredOutcome =
-  | { readonly ok: true; readonly manifest: Omit<ParsedManifest, 'file'> }
+  | {
+      readonly ok: true;
+      readonly manifest: {
+        readonly data: unknown;
+        readonly positions: {
+          readonly file: string;
+          readonly lineStarts: Int32Array;
+          readonly offsets: CompactOffsets;
+        };
+      };
+    }
   | { readonly ok: false; readonly errors: readonly TransferredError[] };
 
+/** What a parsing worker posts first, once its script has loaded. */
+export const WORKER_READY = 'ready';
+
+/** What a parsing worker receives: one file to parse. */
+export interface ParseRequest {
+  readonly file: ManifestFile;
+  readonly bytes: Uint8Array;
+}
+
 export function transferOutcome(outcome: ParseOutcome): TransferredOutcome {
-  if (outcome.ok)
-    return { ok: true, manifest: { data: outcome.manifest.data, positions: outcome.manifest.positions } };
+  if (outcome.ok) {
+    const { data, positions } = outcome.manifest;
+    return {
+      ok: true,
+      manifest: { data, positions: { ...positions, offsets: positions.offsets.compact } },
+    };
+  }
   return {
     ok: false,
     errors: outcome.errors.map((error) => ({
@@ -37,53 +96,299 @@ export function transferOutcome(outcome: ParseOutcome): TransferredOutcome {
   };
 }
 
-const WORKER_SCRIPT = new URL('./parse-worker.js', import.meta.url);
-
-/**
- * Parses a large manifest in a short-lived worker thread, so the caller's
- * event loop stays free (the daemon answers /healthz while a 5 MB file
- * parses) and the parse's memory is bounded by the worker's heap and given
- * back when it ends. From TypeScript sources (tests without a build) the
- * compiled worker script does not exist, and the parse runs inline.
- */
-export async function parseInWorker(file: ManifestFile, bytes: Buffer): Promise<ParseOutcome> {
-  if (!existsSync(fileURLToPath(WORKER_SCRIPT))) {
-    const { parseManifestBytes } = await import('./parse-manifest-file.js');
-    return parseManifestBytes(file, bytes);
-  }
-  // Imported here: a run whose files are all small never loads the worker machinery (issue 18: start time).
-  const { Worker } = await import('node:worker_threads');
-  const transferred = await new Promise<TransferredOutcome | Error>((resolve) => {
-    const worker = new Worker(WORKER_SCRIPT, {
-      workerData: { file, bytes },
-      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
-    });
-    worker.once('message', (message: TransferredOutcome) => resolve(message));
-    worker.once('error', (error) => resolve(error));
-    worker.once('exit', () => resolve(new Error('the parsing worker exited without an answer')));
-  });
-  if (transferred instanceof Error) {
-    const tooComplex = (transferred as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY';
+function receiveOutcome(file: ManifestFile, transferred: TransferredOutcome): ParseOutcome {
+  if (transferred.ok) {
+    const { data, positions } = transferred.manifest;
     return {
-      ok: false,
-      errors: [
-        new ManifestError(
-          'file_too_large',
-          { file: file.display, line: 1, column: 1 },
-          '',
-          tooComplex
-            ? `parsing needs more than ${WORKER_HEAP_MB} MB; split the file or write it out more simply`
-            : 'cannot parse the file',
-          { cause: transferred },
-        ),
-      ],
+      ok: true,
+      manifest: { file, data, positions: { ...positions, offsets: new PointerOffsets(positions.offsets) } },
     };
   }
-  if (transferred.ok) return { ok: true, manifest: { file, ...transferred.manifest } };
   return {
     ok: false,
     errors: transferred.errors.map(
       (error) => new ManifestError(error.code, error.location, error.path, error.detail),
     ),
   };
+}
+
+/** A worker that died on a file (out of heap, or crashed): that file's error, at its first line. */
+function crashOutcome(file: ManifestFile, cause: Error): ParseOutcome {
+  const tooComplex = (cause as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY';
+  return {
+    ok: false,
+    errors: [
+      new ManifestError(
+        'file_too_large',
+        { file: file.display, line: 1, column: 1 },
+        '',
+        tooComplex
+          ? `parsing needs more than ${WORKER_HEAP_MB} MB; split the file or write it out more simply`
+          : `cannot parse the file: the parsing worker failed (${cause.message})`,
+        { cause },
+      ),
+    ],
+  };
+}
+
+const WORKER_SCRIPT = new URL('./parse-worker.js', import.meta.url);
+
+/**
+ * How one load parses its files: on the calling thread while the load is
+ * small, then also on a pool of worker threads, which parse ahead while the
+ * caller validates and builds the files already parsed. The parse's garbage
+ * (the YAML tokens and document, about ten times the data) dies in the
+ * workers' heaps instead of being promoted in the caller's, and the caller's
+ * event loop stays free of the parse of a file over INLINE_PARSE_BYTES (the
+ * daemon answers /healthz while a 5 MB file parses). The caller takes the
+ * outcomes in file order, so errors and entries are the same whichever
+ * thread parsed. A file no worker has started when the caller wants it is
+ * parsed by the caller itself: a worker's start and its first, unoptimized
+ * parses never hold the load up. `close` ends the workers.
+ *
+ * From TypeScript sources (tests without a build) the compiled worker script
+ * does not exist, and every file is parsed on the calling thread.
+ */
+export class ManifestParsing {
+  #readBytes = 0;
+  #pool: ParsePool | undefined;
+  readonly #poolStartBytes: number;
+  readonly #callerParses: boolean;
+
+  constructor(options: ParsingOptions = {}) {
+    this.#poolStartBytes = options.poolStartBytes ?? POOL_START_BYTES;
+    this.#callerParses = options.callerParses ?? true;
+  }
+
+  /** Workers started so far (none for a small load). */
+  get workersStarted(): number {
+    return this.#pool?.started ?? 0;
+  }
+
+  /**
+   * Reads one file and, once the load is large, queues its parse on the
+   * pool; `take` gives its outcome. Never throws for what the file holds.
+   */
+  async start(file: ManifestFile): Promise<PendingParse> {
+    const read = await readManifestFile(file);
+    if (!read.ok) return { take: async () => read };
+    const bytes = read.bytes;
+    this.#readBytes += bytes.length;
+    const large = bytes.length > INLINE_PARSE_BYTES;
+    if (
+      (this.#pool === undefined && !large && this.#readBytes <= this.#poolStartBytes) ||
+      !workerScriptExists()
+    ) {
+      return { take: async () => parseManifestBytes(file, bytes) };
+    }
+    this.#pool ??= new ParsePool(poolSize());
+    const job = this.#pool.queue(file, bytes, large || !this.#callerParses);
+    return { take: () => job.take() };
+  }
+
+  /** Reads and parses one file. */
+  async parse(file: ManifestFile): Promise<ParseOutcome> {
+    return (await this.start(file)).take();
+  }
+
+  /** Ends the workers, if any started: none outlives the load (nor keeps the process alive). */
+  async close(): Promise<void> {
+    await this.#pool?.close();
+  }
+}
+
+/** How a load parses (LoadOptions.parsing); the defaults are what the commands use. */
+export interface ParsingOptions {
+  /** Bytes read before the pool starts; tests lower it to run the workers on small trees. @default POOL_START_BYTES */
+  readonly poolStartBytes?: number;
+  /**
+   * Whether the calling thread parses a queued file no worker has started
+   * yet when it gets to it; tests turn it off so every queued file goes
+   * through a worker. @default true
+   */
+  readonly callerParses?: boolean;
+}
+
+/** A file read and maybe queued for a worker. */
+export interface PendingParse {
+  /** Its outcome: from the worker that parsed it, or parsed here if no worker has started it yet. */
+  take(): Promise<ParseOutcome>;
+}
+
+let workerScriptFound: boolean | undefined;
+
+function workerScriptExists(): boolean {
+  workerScriptFound ??= existsSync(fileURLToPath(WORKER_SCRIPT));
+  return workerScriptFound;
+}
+
+class Job {
+  readonly file: ManifestFile;
+  readonly bytes: Uint8Array;
+  /** A file over INLINE_PARSE_BYTES (or callerParses off): always parsed by a worker, so the caller's event loop never waits on it. */
+  readonly offThread: boolean;
+  /** Set when a worker starts it; then `take` waits for that worker. */
+  running: Promise<ParseOutcome> | undefined;
+  #stolen = false;
+
+  constructor(file: ManifestFile, bytes: Uint8Array, offThread: boolean) {
+    this.file = file;
+    this.bytes = bytes;
+    this.offThread = offThread;
+  }
+
+  get stolen(): boolean {
+    return this.#stolen;
+  }
+
+  take(): Promise<ParseOutcome> {
+    if (this.running !== undefined) return this.running;
+    if (this.offThread) {
+      return new Promise((resolve) => {
+        this.#waiting = resolve;
+      });
+    }
+    this.#stolen = true;
+    return Promise.resolve(parseManifestBytes(this.file, this.bytes));
+  }
+
+  #waiting: ((outcome: ParseOutcome) => void) | undefined;
+
+  /** A worker starts it: a caller already waiting on it gets the worker's outcome. */
+  start(running: Promise<ParseOutcome>): void {
+    this.running = running;
+    if (this.#waiting !== undefined) void running.then(this.#waiting);
+  }
+}
+
+/** Worker threads that each parse one file at a time; a worker that dies fails only the file it held. */
+class ParsePool {
+  readonly #size: number;
+  readonly #idle: Worker[] = [];
+  readonly #workers = new Set<Worker>();
+  /** Workers whose script has loaded: a failure then is the file's. */
+  readonly #ready = new WeakSet<Worker>();
+  readonly #queue: Job[] = [];
+  // Imported here: a run whose files are all small never loads the worker machinery (issue 18: start time).
+  readonly #workerClass = import('node:worker_threads').then((module) => module.Worker);
+  #closed = false;
+  #started = 0;
+  /**
+   * A worker could not start (its script failed to load, or the process's
+   * flags are refused in a worker, as `--input-type` is): this load parses
+   * the rest on the calling thread, as it would without workers.
+   */
+  #unavailable = false;
+
+  constructor(size: number) {
+    this.#size = size;
+  }
+
+  get started(): number {
+    return this.#started;
+  }
+
+  queue(file: ManifestFile, bytes: Uint8Array, offThread: boolean): Job {
+    const job = new Job(file, bytes, offThread);
+    this.#queue.push(job);
+    void this.#pump();
+    return job;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    const workers = [...this.#workers];
+    this.#workers.clear();
+    this.#idle.length = 0;
+    await Promise.all(workers.map((worker) => worker.terminate()));
+    for (const job of this.#queue.splice(0)) {
+      if (!job.stolen && job.running === undefined) {
+        job.start(Promise.resolve(crashOutcome(job.file, new Error('the load ended'))));
+      }
+    }
+  }
+
+  async #pump(): Promise<void> {
+    const WorkerClass = await this.#workerClass;
+    while (!this.#closed) {
+      const job = this.#nextJob();
+      if (job === undefined) return;
+      if (this.#unavailable) {
+        this.#queue.shift();
+        job.start(Promise.resolve(parseManifestBytes(job.file, job.bytes)));
+        continue;
+      }
+      let worker = this.#idle.pop();
+      if (worker === undefined) {
+        if (this.#workers.size >= this.#size) return;
+        try {
+          worker = new WorkerClass(WORKER_SCRIPT, {
+            resourceLimits: {
+              maxOldGenerationSizeMb: WORKER_HEAP_MB,
+              maxYoungGenerationSizeMb: WORKER_YOUNG_MB,
+            },
+          });
+        } catch {
+          this.#unavailable = true;
+          continue;
+        }
+        const started = worker;
+        const onReady = (message: unknown): void => {
+          if (message !== WORKER_READY) return;
+          this.#ready.add(started);
+          started.off('message', onReady);
+        };
+        started.on('message', onReady);
+        this.#workers.add(worker);
+        this.#started += 1;
+      }
+      this.#queue.shift();
+      job.start(this.#run(worker, job));
+    }
+  }
+
+  /** The first queued job the caller has not parsed itself meanwhile. */
+  #nextJob(): Job | undefined {
+    while (this.#queue[0]?.stolen === true) this.#queue.shift();
+    return this.#queue[0];
+  }
+
+  #run(worker: Worker, job: Job): Promise<ParseOutcome> {
+    return new Promise((resolve) => {
+      let answered = false;
+
+      const settle = (outcome: ParseOutcome, healthy: boolean): void => {
+        if (answered) return;
+        answered = true;
+        worker.off('message', onMessage);
+        worker.off('error', onFailure);
+        worker.off('exit', onExit);
+        resolve(outcome);
+        if (healthy && this.#workers.has(worker)) {
+          this.#idle.push(worker);
+        } else {
+          this.#workers.delete(worker);
+          void worker.terminate();
+        }
+        void this.#pump();
+      };
+      const onMessage = (message: TransferredOutcome | typeof WORKER_READY): void => {
+        if (message !== WORKER_READY) settle(receiveOutcome(job.file, message), true);
+      };
+      // A worker that dies before its script has loaded says nothing about the file: parse it here instead.
+      const failed = (error: Error): ParseOutcome => {
+        if (this.#ready.has(worker)) return crashOutcome(job.file, error);
+        this.#unavailable = true;
+        return parseManifestBytes(job.file, job.bytes);
+      };
+      const onFailure = (error: Error): void => settle(failed(error), false);
+      const onExit = (code: number): void =>
+        settle(failed(new Error(`the parsing worker exited with code ${code}`)), false);
+      worker.on('message', onMessage);
+      worker.on('error', onFailure);
+      worker.on('exit', onExit);
+      const request: ParseRequest = { file: job.file, bytes: job.bytes };
+      worker.postMessage(request);
+    });
+  }
 }

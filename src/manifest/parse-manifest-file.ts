@@ -11,9 +11,9 @@ import {
   type Node as YamlNode,
 } from 'yaml';
 import { pointerToken, pointerTokens } from '../json-pointer.js';
+import { PointerOffsetsBuilder } from './file-positions.js';
 import { ManifestError } from './manifest-error.js';
 import { isInside, type ManifestFile } from './manifest-files.js';
-import { INLINE_PARSE_BYTES, parseInWorker } from './parse-in-worker.js';
 import type { ParseOutcome } from './parsed-manifest.js';
 import { readBoundedFile } from './read-bounded-file.js';
 import type { SourceLocation } from './source-location.js';
@@ -87,18 +87,23 @@ async function readManifestBytes(file: ManifestFile): Promise<ReadOutcome> {
   }
 }
 
-/** Reads, decodes and parses one manifest file; never throws for what the file holds. */
-export async function parseManifestFile(file: ManifestFile): Promise<ParseOutcome> {
+/** The bytes of one manifest file, or the error that names why they cannot be read. */
+export async function readManifestFile(
+  file: ManifestFile,
+): Promise<
+  | { readonly ok: true; readonly bytes: Buffer }
+  | { readonly ok: false; readonly errors: readonly ManifestError[] }
+> {
   const read = await readManifestBytes(file);
   if (!read.ok) return { ok: false, errors: [read.error({ file: file.display, line: 1, column: 1 })] };
-  if (read.bytes.length > INLINE_PARSE_BYTES) return parseInWorker(file, read.bytes);
-  return parseManifestBytes(file, read.bytes);
+  return read;
 }
 
 /**
  * Decodes and parses the bytes of one manifest. Synchronous and CPU-bound
- * (about 150 ms per MB on a busy core): parseManifestFile runs it in a worker
- * for large files so the daemon's event loop (and /healthz) never waits on it.
+ * (about 150 ms per MB on a busy core): ManifestParsing (parse-in-worker.ts)
+ * runs it in worker threads for large loads and large files, so the daemon's
+ * event loop (and /healthz) never waits on them.
  */
 export function parseManifestBytes(file: ManifestFile, bytes: Uint8Array): ParseOutcome {
   const at = (line: number, column: number): SourceLocation => ({ file: file.display, line, column });
@@ -167,8 +172,8 @@ export function parseManifestBytes(file: ManifestFile, bytes: Uint8Array): Parse
     );
   }
 
-  const offsets = new Map<string, number>();
-  offsets.set('', first.contents.range?.[0] ?? 0);
+  const offsets = new PointerOffsetsBuilder();
+  offsets.add('', first.contents.range?.[0] ?? 0);
   walkNode(first.contents, '', 1, offsets, errors, locate);
   if (errors.length > 0) return { ok: false, errors };
 
@@ -186,7 +191,11 @@ export function parseManifestBytes(file: ManifestFile, bytes: Uint8Array): Parse
       ),
     );
   }
-  const positions = { file: file.display, lineStarts: Int32Array.from(lineCounter.lineStarts), offsets };
+  const positions = {
+    file: file.display,
+    lineStarts: Int32Array.from(lineCounter.lineStarts),
+    offsets: offsets.build(),
+  };
   return { ok: true, manifest: { file, data, positions } };
 }
 
@@ -216,7 +225,7 @@ function walkNode(
   node: unknown,
   pointer: string,
   depth: number,
-  offsets: Map<string, number>,
+  offsets: PointerOffsetsBuilder,
   errors: ManifestError[],
   locate: (offset: number) => SourceLocation,
 ): void {
@@ -249,7 +258,7 @@ function walkNode(
     node.items.forEach((item, index) => {
       const itemPointer = `${pointer}/${index}`;
       const itemStart = (item as YamlNode | null)?.range?.[0];
-      offsets.set(itemPointer, itemStart ?? start);
+      offsets.add(itemPointer, itemStart ?? start);
       walkNode(item, itemPointer, depth + 1, offsets, errors, locate);
     });
     return;
@@ -275,7 +284,7 @@ function walkNode(
       continue;
     }
     firstByKey.set(key, keyOffset);
-    offsets.set(memberPointer, keyOffset);
+    offsets.add(memberPointer, keyOffset);
     walkNode(pair.value, memberPointer, depth + 1, offsets, errors, locate);
   }
 }

@@ -1,8 +1,12 @@
-import { parentPort, workerData } from 'node:worker_threads';
-import type { ManifestFile } from './manifest-files.js';
-import { transferOutcome } from './parse-in-worker.js';
+import { parentPort } from 'node:worker_threads';
+import { type ParseRequest, transferOutcome, WORKER_READY } from './parse-in-worker.js';
 import { parseManifestBytes } from './parse-manifest-file.js';
 
-/** The worker of parse-in-worker.ts: one parse, one answer, then it ends. */
-const { file, bytes } = workerData as { file: ManifestFile; bytes: Uint8Array };
-parentPort?.postMessage(transferOutcome(parseManifestBytes(file, bytes)));
+/**
+ * A worker of parse-in-worker.ts's pool: says it is ready (its modules
+ * loaded), then parses each file it is sent and answers with the outcome.
+ */
+parentPort?.postMessage(WORKER_READY);
+parentPort?.on('message', ({ file, bytes }: ParseRequest) => {
+  parentPort?.postMessage(transferOutcome(parseManifestBytes(file, bytes)));
+});

@@ -1,0 +1,220 @@
+import { execFile } from 'node:child_process';
+import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { DesiredState } from '../../src/manifest/desired-state.js';
+import * as inline from '../../src/manifest/load-desired-state.js';
+import type { ManifestError } from '../../src/manifest/manifest-error.js';
+import type * as manifestFiles from '../../src/manifest/manifest-files.js';
+import type * as manifestMemo from '../../src/manifest/manifest-memo.js';
+import type * as parseInWorker from '../../src/manifest/parse-in-worker.js';
+
+/**
+ * The parsing workers run the compiled worker script (dist/, built by the
+ * tests' global setup): from TypeScript sources every file is parsed on the
+ * calling thread. So the loader with workers is the compiled one, and the
+ * loader from sources is the inline path it must match, error for error and
+ * entry for entry.
+ */
+const DIST = new URL('../../dist/src/manifest/', import.meta.url);
+const built = async <T>(module: string): Promise<T> => (await import(new URL(module, DIST).href)) as T;
+const withWorkers = await built<typeof inline>('load-desired-state.js');
+const { ManifestParsing } = await built<typeof parseInWorker>('parse-in-worker.js');
+const { walkManifestTree } = await built<typeof manifestFiles>('manifest-files.js');
+const { ManifestMemo } = await built<typeof manifestMemo>('manifest-memo.js');
+
+/** Every queued file through a worker, from the first byte. */
+const ALL_IN_WORKERS = { poolStartBytes: 0, callerParses: false } as const;
+
+const POLICY = 'ipp_2a8bxxxxxxxxxxxxxxxxxxxxxxxxx';
+const rules = (prefix: string, count: number, extra = ''): string =>
+  `version: 1\nip_policy_rules:\n${Array.from(
+    { length: count },
+    (_, index) =>
+      `  ${prefix}-${index}:\n    ip_policy_id: ${POLICY}\n    cidr: 10.${index >> 8}.${index & 255}.0/24\n` +
+      `    action: ${index % 2 === 0 ? 'allow' : 'deny'}\n    description: rule ${index} of ${prefix}\n`,
+  ).join('')}${extra}`;
+
+function errorRows(errors: readonly ManifestError[]) {
+  return errors.map(({ code, file, line, column, path, detail }) => ({
+    code,
+    file,
+    line,
+    column,
+    path,
+    detail,
+  }));
+}
+
+function entryRows(state: DesiredState) {
+  return state.entries.map(({ kind, name, id, protect, spec, location, fieldLocations }) => ({
+    kind,
+    name,
+    id,
+    protect,
+    spec,
+    location,
+    fieldLocations,
+  }));
+}
+
+describe('parsing on worker threads', () => {
+  let dir: string;
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'edgesync-parse-workers-'));
+  });
+
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('gives the entries, locations and hash of the inline parse', async () => {
+    await cp(join(import.meta.dirname, '..', '..', 'examples', 'manifests'), join(dir, 'm'), {
+      recursive: true,
+    });
+    for (const prefix of ['a', 'b', 'c'])
+      await writeFile(join(dir, 'm', `${prefix}-rules.yaml`), rules(prefix, 400));
+    const options = { cwd: dir, readSecrets: false };
+
+    const here = await inline.loadDesiredState(['m'], options);
+    const there = await withWorkers.loadDesiredState(['m'], { ...options, parsing: ALL_IN_WORKERS });
+
+    if (!here.ok || !there.ok) throw new Error('the manifests are valid');
+    expect(there.value.entries.length).toBe(here.value.entries.length);
+    expect(entryRows(there.value)).toEqual(entryRows(here.value));
+    expect(there.value.hash).toBe(here.value.hash);
+    expect(there.value.files).toEqual(here.value.files);
+  });
+
+  it('reports every error at the file:line:col of the inline parse, in the same order', async () => {
+    await mkdir(join(dir, 'm'));
+    const files: Record<string, string> = {
+      // A schema error (did you mean), and a name defined again in d.yaml.
+      'a.yaml': rules('a', 50).replace('    cidr: 10.0.7.0/24\n', '    cdir: 10.0.7.0/24\n'),
+      'b.yaml': 'version: 1\nip_policy_rules:\n  x: [unclosed\n',
+      'c.yaml': `${rules('c', 5)}  c-1:\n    ip_policy_id: ${POLICY}\n`,
+      'd.yaml': rules('a', 3).replace('description: rule 1 of a', 'description: !!binary aGk='),
+      'e.yaml': 'version: 1\n---\nversion: 1\n',
+      'f.yaml': rules('f', 20).replace('action: allow', 'action: permit'),
+      'g.yaml': '- not a mapping\n',
+    };
+    for (const [name, text] of Object.entries(files)) await writeFile(join(dir, 'm', name), text);
+
+    const here = await inline.loadDesiredState(['m'], { cwd: dir });
+    const there = await withWorkers.loadDesiredState(['m'], { cwd: dir, parsing: ALL_IN_WORKERS });
+
+    if (here.ok || there.ok) throw new Error('the manifests are invalid');
+    expect(new Set(here.errors.map((error) => error.file)).size).toBe(Object.keys(files).length);
+    expect(errorRows(there.errors)).toEqual(errorRows(here.errors));
+    expect(there.errors.map(String)).toEqual(here.errors.map(String));
+  });
+
+  it('parses the files in workers (and none for a small load by default)', async () => {
+    await mkdir(join(dir, 'm'));
+    for (const prefix of ['a', 'b']) await writeFile(join(dir, 'm', `${prefix}.yaml`), rules(prefix, 10));
+    const { files } = await walkManifestTree(['m'], { cwd: dir, allowOutsideRoot: false });
+
+    const pooled = new ManifestParsing(ALL_IN_WORKERS);
+    const outcomes = await Promise.all(files.map((file) => pooled.parse(file)));
+    await pooled.close();
+    const small = new ManifestParsing();
+    for (const file of files) await small.parse(file);
+    await small.close();
+
+    expect(outcomes.map((outcome) => outcome.ok)).toEqual([true, true]);
+    expect(pooled.workersStarted).toBeGreaterThanOrEqual(1);
+    expect(small.workersStarted).toBe(0);
+  });
+
+  it('turns a worker that runs out of heap into an error naming the file, and goes on with the others', async () => {
+    await mkdir(join(dir, 'm'));
+    // 4.4 MB of one flow list: two million YAML nodes, far over the parsing worker's heap.
+    await writeFile(join(dir, 'm', 'a-huge.yaml'), `version: 1\nx: [${'1,'.repeat(2_200_000)}1]\n`);
+    await writeFile(join(dir, 'm', 'b.yaml'), rules('b', 10));
+    await writeFile(join(dir, 'm', 'c.yaml'), 'version: 1\nip_policy_rules:\n  x: [unclosed\n');
+
+    const there = await withWorkers.loadDesiredState(['m'], { cwd: dir, parsing: ALL_IN_WORKERS });
+
+    if (there.ok) throw new Error('the huge file is refused');
+    expect(errorRows(there.errors)).toEqual([
+      {
+        code: 'file_too_large',
+        file: join('m', 'a-huge.yaml'),
+        line: 1,
+        column: 1,
+        path: '',
+        detail: 'parsing needs more than 96 MB; split the file or write it out more simply',
+      },
+      expect.objectContaining({ code: 'yaml_syntax', file: join('m', 'c.yaml'), line: 4 }),
+    ]);
+  }, 60_000);
+
+  it('leaves no worker behind: a process that loads through the pool exits by itself', async () => {
+    await mkdir(join(dir, 'm'));
+    for (const prefix of ['a', 'b', 'c'])
+      await writeFile(join(dir, 'm', `${prefix}.yaml`), rules(prefix, 30));
+    const loader = fileURLToPath(new URL('load-desired-state.js', DIST));
+    await writeFile(
+      join(dir, 'load.mjs'),
+      `const { loadDesiredState } = await import(${JSON.stringify(loader)});
+const loaded = await loadDesiredState(['m'], { parsing: { poolStartBytes: 0, callerParses: false } });
+console.log(loaded.ok ? loaded.value.entries.length : loaded.errors.map(String).join('; '));`,
+    );
+
+    const { stdout } = await promisify(execFile)(process.execPath, ['load.mjs'], {
+      cwd: dir,
+      timeout: 30_000,
+    });
+
+    expect(stdout.trim()).toBe('90');
+  }, 40_000);
+
+  it('parses on the calling thread when a worker cannot start (node -e refuses --input-type in workers)', async () => {
+    await mkdir(join(dir, 'm'));
+    for (const prefix of ['a', 'b', 'c'])
+      await writeFile(join(dir, 'm', `${prefix}.yaml`), rules(prefix, 30));
+    const loader = fileURLToPath(new URL('load-desired-state.js', DIST));
+    const script = `const { loadDesiredState } = await import(${JSON.stringify(loader)});
+const loaded = await loadDesiredState(['m'], { parsing: { poolStartBytes: 0, callerParses: false } });
+console.log(loaded.ok ? loaded.value.entries.length : loaded.errors.map(String).join('; '));`;
+
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: dir,
+      timeout: 30_000,
+    });
+
+    expect(stdout.trim()).toBe('90');
+  }, 40_000);
+
+  it("reloads as the daemon does: the memo keeps unchanged files' entries and the pool parses the changed one", async () => {
+    await mkdir(join(dir, 'm'));
+    for (const prefix of ['a', 'b', 'c'])
+      await writeFile(join(dir, 'm', `${prefix}.yaml`), rules(prefix, 30));
+    const memo = new ManifestMemo();
+    const load = async (): Promise<DesiredState> => {
+      const loaded = await withWorkers.loadDesiredState(['m'], { cwd: dir, memo, parsing: ALL_IN_WORKERS });
+      if (!loaded.ok) throw new Error(loaded.errors.map(String).join('\n'));
+      return loaded.value;
+    };
+    const first = await load();
+    await writeFile(
+      join(dir, 'm', 'b.yaml'),
+      rules('b', 30).replace('description: rule 3 of b', 'description: edited'),
+    );
+
+    const second = await load();
+    const fresh = await inline.loadDesiredState(['m'], { cwd: dir });
+
+    if (!fresh.ok) throw new Error('the manifests are valid');
+    const named = (state: DesiredState, name: string) => state.entries.find((entry) => entry.name === name);
+    expect(named(second, 'a-3')).toBe(named(first, 'a-3'));
+    expect(named(second, 'b-3')).not.toBe(named(first, 'b-3'));
+    expect(named(second, 'b-3')?.spec.description).toBe('edited');
+    expect(second.hash).toBe(fresh.value.hash);
+    expect(entryRows(second)).toEqual(entryRows(fresh.value));
+  });
+});
