@@ -20,10 +20,20 @@ export function canonicalJson(value: unknown): string {
   // Pieces joined once: `out +=` built a rope of ~32-byte nodes per piece, which the planner kept
   // (metadata in every request body, a unique key per action): ~500 bytes per action at 100,000
   // where the flat string is ~100 (issue 18).
-  const pieces: string[] = [];
-  serialize(value, pieces);
-  return pieces.join('');
+  // One list of pieces reused from call to call (emptied after each), unless a call is already
+  // using it: the live read prints every object it reads (its fingerprint), 100,000 at a time.
+  const pieces = sharedPieces ?? [];
+  sharedPieces = undefined;
+  try {
+    serialize(value, pieces);
+    return pieces.join('');
+  } finally {
+    pieces.length = 0;
+    sharedPieces = pieces;
+  }
 }
+
+let sharedPieces: string[] | undefined = [];
 
 /** sha256 (hex) of the canonical JSON of `value`. */
 export function canonicalHash(value: unknown): string {
@@ -34,7 +44,51 @@ const ARRAY_INDEX = /^(?:0|[1-9]\d*)$/;
 const MAX_ARRAY_INDEX = 2 ** 32 - 2;
 
 function isArrayIndex(key: string): boolean {
-  return ARRAY_INDEX.test(key) && Number(key) <= MAX_ARRAY_INDEX;
+  const first = key.charCodeAt(0);
+  return first >= 48 && first <= 57 && ARRAY_INDEX.test(key) && Number(key) <= MAX_ARRAY_INDEX;
+}
+
+/** A string JSON.stringify prints as itself between quotes: nothing to escape, no lone surrogate. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what JSON escapes.
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/**
+ * `"key":` for keys seen before: the same few keys (`id`, `uri`, `created_at`)
+ * recur in every object read, and printing each again was garbage. Bounded,
+ * as user metadata may bring any number of keys.
+ */
+const printedKeys = new Map<string, string>();
+const MAX_PRINTED_KEYS = 4096;
+
+function printedKey(key: string): string {
+  let printed = printedKeys.get(key);
+  if (printed === undefined) {
+    printed = `${JSON.stringify(key)}:`;
+    if (printedKeys.size < MAX_PRINTED_KEYS) printedKeys.set(key, printed);
+  }
+  return printed;
+}
+
+/**
+ * Sorts keys in place as Array.prototype.sort would (by UTF-16 code units),
+ * by insertion for the few keys objects have: the built-in sort allocated
+ * its work arrays for each of 200,000 objects the live read prints.
+ */
+function sortKeys(keys: string[], from: number): void {
+  if (keys.length - from > 32) {
+    const sorted = keys.slice(from).sort();
+    for (let index = 0; index < sorted.length; index += 1) keys[from + index] = sorted[index] as string;
+    return;
+  }
+  for (let index = from + 1; index < keys.length; index += 1) {
+    const key = keys[index] as string;
+    let at = index - 1;
+    while (at >= from && (keys[at] as string) > key) {
+      keys[at + 1] = keys[at] as string;
+      at -= 1;
+    }
+    keys[at + 1] = key;
+  }
 }
 
 function isPlainValue(item: unknown): boolean {
@@ -47,6 +101,11 @@ function isUnprintable(value: unknown): boolean {
 }
 
 function serialize(value: unknown, out: string[]): void {
+  if (typeof value === 'string' && !NEEDS_ESCAPE.test(value)) {
+    // The quotes around the string itself rather than a quoted copy of it.
+    out.push('"', value, '"');
+    return;
+  }
   if (value === null || typeof value !== 'object') {
     out.push(JSON.stringify(value));
     return;
@@ -67,15 +126,15 @@ function serialize(value: unknown, out: string[]): void {
   // Object.keys lists array-index keys first, in numeric order; the rest are sorted.
   let indexKeys = 0;
   while (indexKeys < keys.length && isArrayIndex(keys[indexKeys] as string)) indexKeys += 1;
-  const ordered =
-    indexKeys === 0 ? keys.sort() : keys.slice(0, indexKeys).concat(keys.slice(indexKeys).sort());
+  sortKeys(keys, indexKeys);
   out.push('{');
   let first = true;
-  for (const key of ordered) {
+  for (const key of keys) {
     if (key === '__proto__') continue;
     const entry = record[key];
     if (isUnprintable(entry)) continue;
-    out.push(first ? `${JSON.stringify(key)}:` : `,${JSON.stringify(key)}:`);
+    if (!first) out.push(',');
+    out.push(printedKey(key));
     serialize(entry, out);
     first = false;
   }

@@ -20,6 +20,13 @@ export function canonicalCidr(value: string): string {
     // The same text, not a copy of it: the planner keeps one per entry and per live rule.
     return canonical === value ? value : canonical;
   }
+  if (isCanonicalIpv6(addressText)) {
+    // Already as ipaddr.js would print it: no parse and print of it (two per rule, read and planned).
+    if (prefixText === undefined) return `${addressText}/128`;
+    if (!/^\d{1,3}$/.test(prefixText) || Number(prefixText) > 128) return value;
+    const canonical = `${addressText}/${Number(prefixText)}`;
+    return canonical === value ? value : canonical;
+  }
   const address = parseStrictAddress(addressText);
   if (address === undefined) return value;
   const maxPrefix = address.kind() === 'ipv4' ? 32 : 128;
@@ -29,6 +36,42 @@ export function canonicalCidr(value: string): string {
   if (prefix > maxPrefix) return value;
   const canonical = `${address.toString()}/${prefix}`;
   return canonical === value ? value : canonical;
+}
+
+const IPV6_GROUP = /^(?:0|[1-9a-f][0-9a-f]{0,3})$/;
+
+/**
+ * Whether `text` is an IPv6 address exactly as ipaddr.js's `toString`
+ * (RFC 5952) prints it: lowercase groups without leading zeros, and `::`
+ * for the longest run of two or more zero groups (the first of equal runs),
+ * nowhere else. A false answer only means "parse it to find out".
+ */
+export function isCanonicalIpv6(text: string): boolean {
+  const gap = text.indexOf('::');
+  if (gap !== -1 && text.indexOf('::', gap + 1) !== -1) return false;
+  const left = gap === -1 ? text.split(':') : gap === 0 ? [] : text.slice(0, gap).split(':');
+  const right = gap === -1 || gap + 2 === text.length ? [] : text.slice(gap + 2).split(':');
+  const groups = left.length + right.length;
+  if (gap === -1 ? groups !== 8 : groups > 6) return false;
+  for (const group of left) if (!IPV6_GROUP.test(group)) return false;
+  for (const group of right) if (!IPV6_GROUP.test(group)) return false;
+  // Without `::`, any run of two zero groups would have been compressed.
+  if (gap === -1) return longestZeroRun(left) < 2;
+  // The run `::` stands for must be all of its run, and the longest: a run as long to its left
+  // would have been the one compressed.
+  const compressed = 8 - groups;
+  if (left[left.length - 1] === '0' || right[0] === '0') return false;
+  return longestZeroRun(left) < compressed && longestZeroRun(right) <= compressed;
+}
+
+function longestZeroRun(groups: readonly string[]): number {
+  let longest = 0;
+  let run = 0;
+  for (const group of groups) {
+    run = group === '0' ? run + 1 : 0;
+    if (run > longest) longest = run;
+  }
+  return longest;
 }
 
 function parseStrictAddress(text: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {

@@ -15,24 +15,32 @@ export function normalizeDesiredFields(
   // normalizing 100,000 entries (issue 18).
   const description = spec.description === '' ? undefined : spec.description;
   const metadata = normalizeUserMetadata(spec.metadata);
-  const normalizedValue = (key: string): unknown =>
-    Object.hasOwn(own, key)
-      ? own[key]
-      : key === 'metadata'
-        ? metadata
-        : key === 'description'
-          ? description
-          : spec[key];
   const result: Record<string, unknown> = {};
-  const put = (key: string): void => {
-    const value = normalizedValue(key);
-    if (value !== undefined) result[key] = value;
-  };
-  for (const key of Object.keys(spec)) put(key);
-  if (!Object.hasOwn(spec, 'description')) put('description');
-  if (!Object.hasOwn(spec, 'metadata')) put('metadata');
+  for (const key of Object.keys(spec)) put(result, key, spec, own, description, metadata);
+  if (!Object.hasOwn(spec, 'description')) put(result, 'description', spec, own, description, metadata);
+  if (!Object.hasOwn(spec, 'metadata')) put(result, 'metadata', spec, own, description, metadata);
   for (const key of Object.keys(own)) {
-    if (!Object.hasOwn(spec, key) && key !== 'description' && key !== 'metadata') put(key);
+    if (!Object.hasOwn(spec, key) && key !== 'description' && key !== 'metadata')
+      put(result, key, spec, own, description, metadata);
   }
   return result;
+}
+
+/** Sets `key` as the spread would have, unless its value is undefined. */
+function put(
+  result: Record<string, unknown>,
+  key: string,
+  spec: Readonly<Record<string, unknown>>,
+  own: Readonly<Record<string, unknown>>,
+  description: unknown,
+  metadata: unknown,
+): void {
+  const value = Object.hasOwn(own, key)
+    ? own[key]
+    : key === 'metadata'
+      ? metadata
+      : key === 'description'
+        ? description
+        : spec[key];
+  if (value !== undefined) result[key] = value;
 }

@@ -20,16 +20,35 @@ export interface LiveObjectParts {
 export function buildLiveObject(parts: LiveObjectParts): LiveObject {
   const raw = typeof parts.metadata === 'string' ? parts.metadata : undefined;
   const { marker, user } = parseMetadata(raw);
-  const spec = withoutUndefined({ ...parts.spec, metadata: normalizeUserMetadata(user) });
   return {
     kind: parts.kind,
     id: parts.id,
     ...(typeof parts.createdAt === 'string' ? { createdAt: parts.createdAt } : {}),
     marker,
-    spec,
-    outputs: withoutUndefined({ ...parts.outputs }),
+    spec: specWithMetadata(parts.spec, normalizeUserMetadata(user)),
+    outputs: parts.outputs === undefined ? NO_OUTPUTS : withoutUndefined(parts.outputs),
     fingerprint: canonicalHash(parts.raw),
   };
+}
+
+/** One empty object for every object without outputs (a rule): never written to. */
+const NO_OUTPUTS: Readonly<Record<string, unknown>> = Object.freeze({});
+
+/**
+ * `withoutUndefined({ ...spec, metadata })`, keys in the same order, without
+ * the spread copy: it runs once per object read (issue 18).
+ */
+function specWithMetadata(
+  spec: Readonly<Record<string, unknown>>,
+  metadata: unknown,
+): Record<string, unknown> {
+  const result: Record<string, unknown> = {};
+  for (const key of Object.keys(spec)) {
+    const value = key === 'metadata' ? metadata : spec[key];
+    if (value !== undefined) result[key] = value;
+  }
+  if (!Object.hasOwn(spec, 'metadata') && metadata !== undefined) result.metadata = metadata;
+  return result;
 }
 
 /** Drops keys whose value is undefined, so "absent" has one representation. */

@@ -63,9 +63,12 @@ export function matchLive(
     const keyed = state.keyMatched.get(entry);
     if (keyed !== undefined) return { object: keyed, adopting: false };
     const { takenByOthers, adopted } = claimedIds(state);
-    const candidates = (state.managed.get(kind.name)?.get(entry.name) ?? []).filter(
-      (object) => !takenByOthers.has(object.id) && !adopted.has(object.id),
-    );
+    const copies = state.managed.get(kind.name)?.get(entry.name) ?? [];
+    const only = copies.length === 1 ? copies[0] : undefined;
+    // The usual case, one copy free to take, without a filtered list per entry.
+    if (only !== undefined && !takenByOthers.has(only.id) && !adopted.has(only.id))
+      return { object: only, adopting: false };
+    const candidates = copies.filter((object) => !takenByOthers.has(object.id) && !adopted.has(object.id));
     const object = pickCopy(state, kind, entry, candidates);
     return object ? { object, adopting: false } : undefined;
   }

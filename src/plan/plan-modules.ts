@@ -42,6 +42,7 @@ export function planModules(
   absentMeansRemove: boolean,
   secrets: ReadonlySet<string>,
 ): number {
+  if (kind.modules.length === 0) return 0;
   let count = 0;
   const address = `${kind.name}.${entry.name}`;
   for (const module of kind.modules.filter((rule) => rule.scope === 'resource')) {

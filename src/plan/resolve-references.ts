@@ -32,7 +32,10 @@ export function resolveSpec(
   entry: DesiredEntry,
   spec: Record<string, unknown>,
 ): Record<string, unknown> {
-  const resolved = resolveRecord(state, entry, kind.fields, spec, '');
+  let resolved = resolveRecord(state, entry, kind.fields, spec, '');
+  if (kind.modules.length === 0) return resolved;
+  // Modules are set on a copy: resolveRecord returns the spec itself when no name needed resolving.
+  if (resolved === spec) resolved = { ...spec };
   for (const module of kind.modules) {
     if (module.scope === 'resource') {
       const value = asRecord(resolved[module.name]);
@@ -59,22 +62,28 @@ function resolveRecord(
   record: Readonly<Record<string, unknown>>,
   pointer: string,
 ): Record<string, unknown> {
-  const resolved: Record<string, unknown> = { ...record };
+  // Copied on the first field whose value changes: an entry naming objects by ID (every rule of
+  // 100,000 names its policy so) needs no copy of its spec (issue 18).
+  let resolved: Record<string, unknown> | undefined;
   for (const rule of rules) {
     const target = rule.references;
     const value = record[rule.name];
     if (target === undefined || value === undefined || value === null) continue;
     const at = `${pointer}/${rule.name}`;
+    let replaced: unknown;
     if (Array.isArray(value)) {
       const items = value.map((item: unknown, index) =>
         resolveReference(state, entry, target, item, `${at}/${index}`, at),
       );
-      resolved[rule.name] = rule.setLike ? normalizeSetLike(items) : items;
+      replaced = rule.setLike ? normalizeSetLike(items) : items;
     } else {
-      resolved[rule.name] = resolveReference(state, entry, target, value, at, at);
+      replaced = resolveReference(state, entry, target, value, at, at);
+      if (replaced === value) continue;
     }
+    resolved ??= { ...record };
+    resolved[rule.name] = replaced;
   }
-  return resolved;
+  return resolved ?? (record as Record<string, unknown>);
 }
 
 /**

@@ -31,6 +31,7 @@ export function referencedIds(kind: Kind, spec: Readonly<Record<string, unknown>
 
 /** Secret strings of a resolved spec: values of sensitive fields, in modules and route modules too. */
 export function secretsOf(kind: Kind, spec: Readonly<Record<string, unknown>>): ReadonlySet<string> {
+  if (!hasSensitiveFields(kind)) return NO_SECRETS;
   let secrets: Set<string> | undefined;
   forEachFieldGroup(kind, spec, (rules, record) => {
     for (const rule of rules) {
@@ -46,3 +47,17 @@ export function secretsOf(kind: Kind, spec: Readonly<Record<string, unknown>>): 
 }
 
 const NO_SECRETS: ReadonlySet<string> = new Set();
+
+const sensitiveKinds = new WeakMap<Kind, boolean>();
+
+/** Whether any field of the kind or its modules is sensitive: no walk of a spec that can hold no secret. */
+function hasSensitiveFields(kind: Kind): boolean {
+  let sensitive = sensitiveKinds.get(kind);
+  if (sensitive === undefined) {
+    sensitive = [kind.fields, ...kind.modules.map((module) => module.fields)].some((rules) =>
+      rules.some((rule) => rule.sensitive === true),
+    );
+    sensitiveKinds.set(kind, sensitive);
+  }
+  return sensitive;
+}

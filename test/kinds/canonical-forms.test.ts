@@ -90,6 +90,65 @@ describe('canonicalJson', () => {
   });
 });
 
+/** IPv6-like text: groups drawn mostly from zeros (so runs of every length), written canonically or not. */
+const ipv6Group = fc.oneof(fc.constant(0), fc.constant(0), fc.integer({ min: 0, max: 0xffff }));
+const ipv6ish = fc
+  .tuple(
+    fc.array(ipv6Group, { minLength: 8, maxLength: 8 }),
+    fc.constantFrom('canonical', 'full', 'padded', 'upper', 'compress-first-zero', 'mangled'),
+    fc.option(fc.oneof(fc.integer({ min: 0, max: 130 }).map(String), fc.constantFrom('048', '', 'x'))),
+    fc.integer({ min: 0, max: 7 }),
+  )
+  .map(([parts, form, prefix, at]) => {
+    const canonical = new ipaddr.IPv6(parts).toString();
+    const full = parts.map((part) => part.toString(16)).join(':');
+    let text: string;
+    if (form === 'canonical') text = canonical;
+    else if (form === 'full') text = full;
+    else if (form === 'padded') text = parts.map((part) => part.toString(16).padStart(4, '0')).join(':');
+    else if (form === 'upper') text = canonical.toUpperCase();
+    else if (form === 'compress-first-zero') {
+      // `::` over the first zero run, which need not be the longest, or over a lone zero group.
+      const groups = full.split(':');
+      const start = groups.indexOf('0');
+      let end = start;
+      while (start !== -1 && groups[end + 1] === '0') end += 1;
+      text = start === -1 ? full : [...groups.slice(0, start), '', ...groups.slice(end + 1)].join(':');
+      if (text.startsWith(':')) text = `:${text}`;
+      if (text.endsWith(':')) text = `${text}:`;
+    } else text = `${canonical.slice(0, at)}:${canonical.slice(at)}`;
+    return `${text}${prefix === null ? '' : `/${prefix}`}`;
+  });
+
+describe('IPv6 shortcut', () => {
+  it('canonicalCidr spells every IPv6-like value as ipaddr.js does', () => {
+    fc.assert(
+      fc.property(ipv6ish, (value) => {
+        expect(canonicalCidr(value)).toBe(ipaddrCanonicalCidr(value));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it.each([
+    '::',
+    '::1',
+    '1::',
+    '2001:db8::1:0:0:1',
+    '2001:db8:0:0:1::1',
+    '2001:0:0:1::1',
+    '1:0:0:2::3',
+    '1::2:0:0:3',
+    '0:1:2:3:4:5:6:7',
+    '1:2:3:4:5:6:7:0',
+    '1:2:3:4:5:6::',
+    '::ffff:1.2.3.4',
+  ])('canonicalCidr spells %s as ipaddr.js does', (address) => {
+    for (const value of [address, `${address}/64`])
+      expect(canonicalCidr(value)).toBe(ipaddrCanonicalCidr(value));
+  });
+});
+
 describe('IPv4 shortcut', () => {
   it('canonicalCidr spells every IPv4-like value as ipaddr.js does', () => {
     fc.assert(
