@@ -143,21 +143,30 @@ export class CachedChunks {
 }
 
 /**
- * Where the chunks' code caches live: beside Node's compile cache
- * (NODE_COMPILE_CACHE, or node-compile-cache in the OS temp directory), in a
- * directory per Node version, architecture and user. None when
- * NODE_DISABLE_COMPILE_CACHE is set, or when the directory is not this
- * user's alone: a cache is code that runs, and another user must not be able
- * to plant one.
+ * Where the chunks' code caches live: in Node's compile cache directory
+ * (`nodeCacheDir`, module.getCompileCacheDir() on Node 22.8+, whose name
+ * carries Node's version, V8's flags and the user), or, without one (Node 20),
+ * beside where it would be (NODE_COMPILE_CACHE, or node-compile-cache in the
+ * OS temp directory) in a directory per Node version, architecture and user.
+ * None when NODE_DISABLE_COMPILE_CACHE is set, or when the directory is not
+ * this user's alone: a cache is code that runs, and another user must not be
+ * able to plant one.
  */
-export function chunkCacheDir(env: NodeJS.ProcessEnv): string | undefined {
+export function chunkCacheDir(env: NodeJS.ProcessEnv, nodeCacheDir: string | undefined): string | undefined {
   if (env.NODE_DISABLE_COMPILE_CACHE !== undefined && env.NODE_DISABLE_COMPILE_CACHE !== '') return undefined;
   const uid = process.getuid?.();
-  const base =
-    env.NODE_COMPILE_CACHE !== undefined && env.NODE_COMPILE_CACHE !== ''
-      ? resolve(env.NODE_COMPILE_CACHE)
-      : join(tmpdir(), 'node-compile-cache');
-  const dir = join(base, `edgesync-${process.version}-${process.arch}-${uid ?? 'user'}`);
+  let base: string;
+  let dir: string;
+  if (nodeCacheDir !== undefined) {
+    base = nodeCacheDir;
+    dir = join(base, 'edgesync');
+  } else {
+    base =
+      env.NODE_COMPILE_CACHE !== undefined && env.NODE_COMPILE_CACHE !== ''
+        ? resolve(env.NODE_COMPILE_CACHE)
+        : join(tmpdir(), 'node-compile-cache');
+    dir = join(base, `edgesync-${process.version}-${process.arch}-${uid ?? 'user'}`);
+  }
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     if (uid === undefined) return dir;

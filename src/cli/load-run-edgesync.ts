@@ -1,4 +1,5 @@
 import { appendFileSync, existsSync } from 'node:fs';
+import nodeModule from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { CachedChunks, chunkCacheDir } from './cached-chunks.js';
 
@@ -21,7 +22,10 @@ export async function loadRunEdgesync(
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<RunEdgesyncModule> {
   if (existsSync(BUNDLED_RUN_EDGESYNC)) {
-    const chunks = new CachedChunks(chunkCacheDir(env), { command: cacheNameOf(argv[2]) });
+    const nodeCacheDir = (
+      nodeModule as { getCompileCacheDir?: () => string | undefined }
+    ).getCompileCacheDir?.();
+    const chunks = new CachedChunks(chunkCacheDir(env, nodeCacheDir), { command: cacheNameOf(argv[2]) });
     const trace = env.EDGESYNC_TRACE_LOADS;
     if (trace !== undefined && trace !== '') {
       process.once('exit', () => appendFileSync(trace, chunks.loads.map((load) => `${load}\n`).join('')));

@@ -2,7 +2,7 @@ import { isAscii } from 'node:buffer';
 import { execFile } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -79,18 +79,25 @@ describe('the bundle chunks are compiled with a code cache written after the com
 
   it('the cache directory is per user, off with NODE_DISABLE_COMPILE_CACHE, and refused when others can write to it', async () => {
     dir = await mkdtemp(join(tmpdir(), 'edgesync-chunks-'));
-    const cacheDir = chunkCacheDir({ NODE_COMPILE_CACHE: dir });
+    const cacheDir = chunkCacheDir({ NODE_COMPILE_CACHE: dir }, undefined);
     expect(cacheDir).toBe(
       join(dir, `edgesync-${process.version}-${process.arch}-${process.getuid?.() ?? 'user'}`),
     );
     expect(((await stat(cacheDir ?? '')).mode & 0o777).toString(8)).toBe('700');
-    expect(chunkCacheDir({ NODE_COMPILE_CACHE: dir, NODE_DISABLE_COMPILE_CACHE: '1' })).toBeUndefined();
+    expect(
+      chunkCacheDir({ NODE_COMPILE_CACHE: dir, NODE_DISABLE_COMPILE_CACHE: '1' }, undefined),
+    ).toBeUndefined();
     await chmod(cacheDir ?? '', 0o777);
-    expect(chunkCacheDir({ NODE_COMPILE_CACHE: dir })).toBeUndefined();
+    expect(chunkCacheDir({ NODE_COMPILE_CACHE: dir }, undefined)).toBeUndefined();
     await chmod(cacheDir ?? '', 0o700);
     await chmod(dir, 0o777);
-    expect(chunkCacheDir({ NODE_COMPILE_CACHE: dir })).toBeUndefined();
+    expect(chunkCacheDir({ NODE_COMPILE_CACHE: dir }, undefined)).toBeUndefined();
     await chmod(dir, 0o700);
+    // Node's own compile cache directory (Node 22.8+) already names the version, V8's flags and the user.
+    const nodeDir = join(dir, 'v99.0.0-x64-12345678-0');
+    await mkdir(nodeDir, { mode: 0o755 });
+    expect(chunkCacheDir({}, nodeDir)).toBe(join(nodeDir, 'edgesync'));
+    expect(chunkCacheDir({ NODE_DISABLE_COMPILE_CACHE: '1' }, nodeDir)).toBeUndefined();
   });
 
   it('the built CLI writes, per command, the caches of the chunks it ran, and answers the same from them', async () => {
@@ -101,8 +108,11 @@ describe('the bundle chunks are compiled with a code cache written after the com
     // `--help` first: the chunks it shares with validate get caches of its own, not validate's.
     await cli(['--help']);
     const first = await cli(['validate', 'examples/manifests']);
-    const cacheDir = chunkCacheDir({ NODE_COMPILE_CACHE: dir }) ?? '';
-    const cached = (await readdir(cacheDir)).map((name) => name.replace(/-\d+-\d+$/, ''));
+    // Where depends on the Node major (chunkCacheDir): every file under NODE_COMPILE_CACHE that is a chunk's cache.
+    const cached = (await readdir(dir, { recursive: true }))
+      .map((path) => basename(path))
+      .filter((name) => /\.js-\d+-\d+$/.test(name))
+      .map((name) => name.replace(/-\d+-\d+$/, ''));
     expect(cached).toContain('_-run-edgesync.js');
     expect(cached).toContain('validate-run-edgesync.js');
     expect(cached.some((name) => name.startsWith('_-validate-command-'))).toBe(false);
