@@ -55,4 +55,7 @@ async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
-process.exitCode = await main(process.argv);
+// Not a top-level await: the bundle's main.js is CommonJS (scripts/bundle-cli.mjs).
+main(process.argv).then((code) => {
+  process.exitCode = code;
+});
