@@ -1,6 +1,7 @@
 import { isRecord } from '../json-value.js';
 import { KindError } from './kind-error.js';
 import type { KindName } from './kind-name.js';
+import { sharedCopy } from './repeated-strings.js';
 
 export function expectObject(raw: unknown, kind: KindName, what: string): Record<string, unknown> {
   if (isRecord(raw)) return raw;
@@ -19,10 +20,13 @@ export function expectId(raw: Record<string, unknown>, kind: KindName): string {
   );
 }
 
-/** The ID of a Ref (`{ id, uri }`); null when the Ref is null or absent. */
+/**
+ * The ID of a Ref (`{ id, uri }`); null when the Ref is null or absent. One
+ * copy per ID: many objects name the same one (every rule its policy).
+ */
 export function refId(ref: unknown): string | null {
   if (typeof ref === 'object' && ref !== null && typeof (ref as { id?: unknown }).id === 'string') {
-    return (ref as { id: string }).id;
+    return sharedCopy((ref as { id: string }).id);
   }
   return null;
 }

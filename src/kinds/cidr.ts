@@ -114,7 +114,10 @@ export function cidrRange(value: string): CidrRange | undefined {
   const prefix = Number(prefixText);
   if (prefix > bits) return undefined;
   let number = 0n;
-  for (const byte of address.toByteArray()) number = (number << 8n) | BigInt(byte);
+  // By 16-bit groups for IPv6: half the BigInts of going by bytes, once per rule planned.
+  if (address instanceof ipaddr.IPv6)
+    for (const part of address.parts) number = (number << 16n) | BigInt(part);
+  else for (const byte of address.toByteArray()) number = (number << 8n) | BigInt(byte);
   const hostMask = (1n << BigInt(bits - prefix)) - 1n;
   const first = number & ~hostMask;
   return { family: address.kind(), first, last: first | hostMask };

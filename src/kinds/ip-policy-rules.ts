@@ -5,6 +5,7 @@ import { IP_POLICY_RULES_SCHEMA } from './ip-policy-rules.schema.js';
 import type { Kind } from './kind.js';
 import { ID_PREFIXES } from './kind-name.js';
 import { metadataKind } from './metadata-kind.js';
+import { sharedCopy } from './repeated-strings.js';
 
 const canonical = (cidr: unknown): unknown => (typeof cidr === 'string' ? canonicalCidr(cidr) : cidr);
 
@@ -52,7 +53,7 @@ export const ipPolicyRules: Kind = metadataKind({
     spec: {
       cidr: canonical(object.cidr),
       ip_policy_id: refId(object.ip_policy) ?? undefined,
-      action: object.action,
+      action: typeof object.action === 'string' ? sharedCopy(object.action) : object.action,
     },
   }),
   normalizeOwn: (spec) => ({ cidr: canonical(spec.cidr) }),

@@ -1,6 +1,7 @@
 import { isRecord } from '../json-value.js';
 import { canonicalJson } from './canonical-json.js';
 import type { OwnershipMarker } from './live-state.js';
+import { sharedCopy } from './repeated-strings.js';
 
 /** The reserved metadata key that holds the marker. */
 export const MARKER_KEY = 'edgesync';
@@ -48,7 +49,9 @@ function markerOf(value: unknown): OwnershipMarker | null {
   const { owner, name, protect } = value;
   if (typeof owner !== 'string' || typeof name !== 'string') return null;
   // Markers written before `protect` was recorded have no such key and read as unprotected.
-  return protect === true ? { owner, name, protect } : { owner, name };
+  // One copy of the owner: every marker of an account names the same few.
+  const shared = sharedCopy(owner);
+  return protect === true ? { owner: shared, name, protect } : { owner: shared, name };
 }
 
 function nonEmpty(mapping: Record<string, unknown>): Record<string, unknown> | undefined {

@@ -32,6 +32,12 @@ export function fieldEquals(rule: FieldRule, desired: unknown, live: unknown, li
   // most entries are plain strings, and the JSON of each was garbage that planning 100,000 no-ops
   // made twice per field (issue 18). An empty string is unset, as is undefined.
   if (desired === live) return true;
+  // A string against nothing (every field of a create) differs without printing either.
+  if (
+    (typeof desired === 'string' && desired !== '' && isUnset(live)) ||
+    (typeof live === 'string' && live !== '' && isUnset(desired))
+  )
+    return false;
   if (
     typeof desired === 'string' &&
     typeof live === 'string' &&
@@ -59,13 +65,15 @@ export function maskSensitive(rules: readonly FieldRule[], value: unknown): unkn
  */
 export function fieldChange(path: string, rule: FieldRule, before: unknown, after: unknown): FieldChange {
   const sensitive = rule.sensitive === true;
-  return {
-    path,
-    ...(sensitive || isUnset(before) ? {} : { before }),
-    ...(sensitive || isUnset(after) ? {} : { after }),
-    sensitive,
-    forcesReplace: rule.onChange === 'replace',
-  };
+  const forcesReplace = rule.onChange === 'replace';
+  const showBefore = !sensitive && !isUnset(before);
+  const showAfter = !sensitive && !isUnset(after);
+  // One literal per shape rather than spreads of temporary objects: a plan of 100,000 creates
+  // holds about five of these per create (issue 18). Keys in the same order.
+  if (showBefore && showAfter) return { path, before, after, sensitive, forcesReplace };
+  if (showBefore) return { path, before, sensitive, forcesReplace };
+  if (showAfter) return { path, after, sensitive, forcesReplace };
+  return { path, sensitive, forcesReplace };
 }
 
 /**

@@ -1,0 +1,18 @@
+/**
+ * One copy of strings that recur across the objects of a read: the policy
+ * every rule names, the owner in every marker. JSON.parse gives each object
+ * its own copy, and the live state of 100,000 rules kept 100,000 of each
+ * (issue 18). Bounded: once full it starts again, so a daemon reading for
+ * months holds at most this many.
+ */
+const copies = new Map<string, string>();
+const MAX_COPIES = 10_000;
+
+/** The copy of `value` seen before, or `value` itself, kept for next time. */
+export function sharedCopy(value: string): string {
+  const copy = copies.get(value);
+  if (copy !== undefined) return copy;
+  if (copies.size >= MAX_COPIES) copies.clear();
+  copies.set(value, value);
+  return value;
+}
