@@ -252,7 +252,10 @@ function reportStillReferenced(state: PlanState, remove: DraftAction, referrerId
 function freeKeysBeforeTaking(actions: readonly DraftAction[]): Map<string, string[]> {
   const freedBy = new Map<string, DraftAction[]>();
   for (const action of actions) {
-    if (action.frees !== undefined) freedBy.set(action.frees, [...(freedBy.get(action.frees) ?? []), action]);
+    if (action.frees === undefined) continue;
+    const freers = freedBy.get(action.frees);
+    if (freers === undefined) freedBy.set(action.frees, [action]);
+    else freers.push(action);
   }
   // What each freer already waits for before this rule adds anything (only freers are asked).
   const before = new Map<DraftAction, Set<string>>();
@@ -261,7 +264,10 @@ function freeKeysBeforeTaking(actions: readonly DraftAction[]): Map<string, stri
   const takers = new Map<string, string[]>();
   for (const action of actions) {
     if (action.takes === undefined) continue;
-    takers.set(action.takes, [...(takers.get(action.takes) ?? []), action.key]);
+    // Pushed, not copied: a copy per taker was garbage at 100,000 creates (issue 18).
+    const taking = takers.get(action.takes);
+    if (taking === undefined) takers.set(action.takes, [action.key]);
+    else taking.push(action.key);
     for (const freer of freedBy.get(action.takes) ?? []) {
       // A freer drafted to follow this taker frees what the taker takes (a temporary rule's delete).
       if (freer !== action && !before.get(freer)?.has(action.key)) action.dependsOn.add(freer.key);
@@ -417,9 +423,11 @@ function forEachOverlap<T extends { readonly range: AddressRange | undefined }>(
       family = start.range.family;
       open = [[], []];
     }
-    const otherSide = start.side === 0 ? 1 : 0;
-    const stillOpen = open[otherSide].filter((other) => other.range.last >= start.range.first);
-    open[otherSide] = stillOpen;
+    // Ranges that ended are dropped in place: a filtered copy per start was garbage at 100,000 rules.
+    const stillOpen = open[start.side === 0 ? 1 : 0];
+    let kept = 0;
+    for (const other of stillOpen) if (other.range.last >= start.range.first) stillOpen[kept++] = other;
+    stillOpen.length = kept;
     for (const other of stillOpen) {
       if (start.side === 0) visit(start.item, other.item);
       else visit(other.item, start.item);

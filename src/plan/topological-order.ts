@@ -14,13 +14,20 @@ export type TopologicalResult<T> =
  * Dependencies on keys not in `nodes` are ignored (the caller checks them).
  */
 export function topologicalOrder<T extends OrderedNode>(nodes: readonly T[]): TopologicalResult<T> {
-  const index = new Map(nodes.map((node, position) => [node.key, position]));
-  const remaining = nodes.map((node) => node.dependsOn.filter((key) => index.has(key)).length);
-  const dependents = nodes.map((): number[] => []);
+  const index = new Map<string, number>();
+  nodes.forEach((node, position) => index.set(node.key, position));
+  // Counted and listed without a list per node: most of 100,000 actions wait for nothing and
+  // nothing waits for them (issue 18).
+  const remaining = new Array<number>(nodes.length).fill(0);
+  const dependents: (number[] | undefined)[] = new Array(nodes.length).fill(undefined);
   nodes.forEach((node, position) => {
     for (const key of node.dependsOn) {
       const dependency = index.get(key);
-      if (dependency !== undefined) dependents[dependency]?.push(position);
+      if (dependency === undefined) continue;
+      remaining[position] = (remaining[position] ?? 0) + 1;
+      const waiting = dependents[dependency];
+      if (waiting === undefined) dependents[dependency] = [position];
+      else waiting.push(position);
     }
   });
   // A binary min-heap of positions: sorting the ready list at every step made ordering N actions quadratic (issue 18).
