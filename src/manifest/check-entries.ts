@@ -308,6 +308,10 @@ function checkMetadataAndDescription(entry: RawEntry, kind: Kind, owner: string)
     );
     return errors;
   }
+  // The marker alone is about 60 bytes and each character of name and owner at most 6 (`\u001f`):
+  // only metadata the user writes, or a very long owner, can reach the limit (saves 100,000 encodings).
+  if (metadata === undefined && 64 + 6 * (entry.name.length + owner.length) <= MAX_METADATA_BYTES)
+    return errors;
   const sent = encodeMetadata(user, {
     name: entry.name,
     owner,

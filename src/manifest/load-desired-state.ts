@@ -55,7 +55,7 @@ export interface LoadOptions {
    * set. @default none: every file is read
    */
   readonly memo?: ManifestMemo;
-  /** When files are parsed on worker threads (parse-in-worker.ts). @default past 512 KB of files */
+  /** When files are parsed on worker threads (parse-in-worker.ts). @default past 2 MB of files */
   readonly parsing?: ParsingOptions;
 }
 

@@ -25,5 +25,12 @@ export function entryLocation(entry: RawEntry, relative = ''): SourceLocation {
 
 /** The dotted path of a field of the entry, for messages. */
 export function entryPath(entry: RawEntry, relative = ''): string {
+  // Every entry's own path is taken (for the duplicate-name check): in a mapping of entries it is `kind.name`.
+  if (relative === '') {
+    const collection = (entry.manifest.data as Record<string, unknown>)[entry.kind];
+    if (collection !== null && typeof collection === 'object' && !Array.isArray(collection)) {
+      return `${entry.kind}.${entry.name}`;
+    }
+  }
   return dottedPath(entry.manifest.data, pointerTokens(entry.pointer + relative));
 }
