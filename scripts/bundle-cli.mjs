@@ -85,6 +85,16 @@ const bundledAjvRuntime = {
   },
 };
 
+/**
+ * Loading and checking manifests (yaml, the kinds, the schema validator) in
+ * one chunk: `validate` loaded it as eight, and each chunk is a file to stat
+ * and read, a cache to read and a script to compile (issue 18). Not the error
+ * classes and kind names that run-edgesync.js and the command line load for
+ * every command, so that `--help` still loads none of it.
+ */
+const MANIFEST_LOADING =
+  /\/node_modules\/(yaml|ipaddr\.js|fastest-levenshtein|p-queue|p-timeout|eventemitter3|ajv)\/|\/dist\/src\/(manifest\/(?!manifest-error\.js)|kinds\/(?!kind-name\.js|kind-error\.js)|plan-session\/manifests-read\.js|json-value\.js|json-pointer\.js|api\/api-error\.js|cli\/(duration-option|repo-root)\.js)/;
+
 function packageName(specifier) {
   const parts = specifier.split('/');
   return specifier.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
@@ -115,6 +125,9 @@ async function build(input, output, prefix, external = isExternal) {
     platform: 'node',
     external,
     plugins: [lazyCommanderChildProcess, bundledAjvRuntime],
+    // An entry chunk may take in modules beside its own (run-edgesync.js takes the error classes): what
+    // codeSplitting.includeDependenciesRecursively: false needs, and what rolldown would set itself.
+    preserveEntrySignatures: 'allow-extension',
     logLevel: 'warn',
     onLog,
   });
@@ -140,26 +153,35 @@ export async function bundleCli() {
   const chunksDir = join(OUT_DIR, 'chunks');
   mkdirSync(chunksDir, { recursive: true });
   writeFileSync(join(OUT_DIR, 'package.json'), `${JSON.stringify({ type: 'commonjs' }, null, 2)}\n`);
+  const cjsChunk = {
+    dir: chunksDir,
+    format: 'cjs',
+    // ES modules are strict; so must their chunks be, compiled as scripts or required by the worker.
+    strict: true,
+    // `import('node:worker_threads')` as a require: a chunk compiled as a script has no module loader.
+    dynamicImportInCjs: false,
+    // ASCII, read as latin1 (cached-chunks.ts): decoding UTF-8 with any non-ASCII character in it
+    // into a string took 6-12 ms for validate's 700 KB of chunks on Node 26, latin1 under 1 ms.
+    charset: 'ascii',
+    // What charset cannot escape is in doc comments, which a chunk does not need (its source map keeps them).
+    comments: { legal: true, annotation: true, jsdoc: false },
+    entryFileNames: '[name].js',
+  };
+  // parse-in-worker.js starts `./parse-worker.js` next to itself: in the bundle, next to every chunk. One
+  // file, built apart: as an entry of the build below, it took in the chunk of manifest modules.
+  const worker = await build(
+    { 'parse-worker': join(ROOT, 'dist/src/manifest/parse-worker.js') },
+    { ...cjsChunk, codeSplitting: false },
+    'chunks/',
+  );
   const chunks = await build(
+    { 'run-edgesync': join(ROOT, 'dist/src/cli/run-edgesync.js') },
     {
-      'run-edgesync': join(ROOT, 'dist/src/cli/run-edgesync.js'),
-      // parse-in-worker.js starts `./parse-worker.js` next to itself: in the bundle, next to every chunk.
-      'parse-worker': join(ROOT, 'dist/src/manifest/parse-worker.js'),
-    },
-    {
-      dir: chunksDir,
-      format: 'cjs',
-      // ES modules are strict; so must their chunks be, compiled as scripts or required by the worker.
-      strict: true,
-      // `import('node:worker_threads')` as a require: a chunk compiled as a script has no module loader.
-      dynamicImportInCjs: false,
-      // ASCII, read as latin1 (cached-chunks.ts): decoding UTF-8 with any non-ASCII character in it
-      // into a string took 6-12 ms for validate's 700 KB of chunks on Node 26, latin1 under 1 ms.
-      charset: 'ascii',
-      // What charset cannot escape is in doc comments, which a chunk does not need (its source map keeps them).
-      comments: { legal: true, annotation: true, jsdoc: false },
-      entryFileNames: '[name].js',
+      ...cjsChunk,
       chunkFileNames: '[name]-[hash].js',
+      codeSplitting: {
+        groups: [{ name: 'manifests', test: MANIFEST_LOADING, includeDependenciesRecursively: false }],
+      },
     },
     'chunks/',
   );
@@ -172,7 +194,10 @@ export async function bundleCli() {
     // load-run-edgesync.js imports run-edgesync.js only when run unbundled; main.js loads the chunks.
     (specifier) => specifier === './run-edgesync.js' || isExternal(specifier),
   );
-  writeFileSync(join(OUT_DIR, 'modules.json'), `${JSON.stringify({ ...main, ...chunks }, null, 2)}\n`);
+  writeFileSync(
+    join(OUT_DIR, 'modules.json'),
+    `${JSON.stringify({ ...main, ...chunks, ...worker }, null, 2)}\n`,
+  );
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await bundleCli();
