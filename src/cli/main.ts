@@ -3,6 +3,7 @@ import nodeModule from 'node:module';
 import { VERSION } from '../version.js';
 import { EXIT } from './exit-codes.js';
 import { loadRunEdgesync } from './load-run-edgesync.js';
+import { outputStream } from './output-stream.js';
 
 // Node 22.1+ keeps V8's compiled code of the modules Node loads from here on
 // (this file, and packages the commands require, such as pino) in the OS temp
@@ -16,7 +17,7 @@ import { loadRunEdgesync } from './load-run-edgesync.js';
 async function main(argv: readonly string[]): Promise<number> {
   // `edgesync --version` alone answers before commander and the commands load (issue 18: start time).
   if (argv.length === 3 && (argv[2] === '--version' || argv[2] === '-V')) {
-    process.stdout.write(`${VERSION}\n`);
+    outputStream(1, () => process.stdout).write(`${VERSION}\n`);
     return EXIT.ok;
   }
   const shutdown = new AbortController();
@@ -39,8 +40,9 @@ async function main(argv: readonly string[]): Promise<number> {
   try {
     const { runEdgesync } = await loadRunEdgesync(argv, process.env);
     return await runEdgesync(argv, {
-      stdout: process.stdout,
-      stderr: process.stderr,
+      // Not process.stdout and process.stderr themselves: on a pipe they load `net` (output-stream.ts).
+      stdout: outputStream(1, () => process.stdout),
+      stderr: outputStream(2, () => process.stderr),
       // A getter: touching process.stdin sets up a stream, which only apply's confirmation needs.
       get stdin() {
         return process.stdin;
