@@ -118,12 +118,12 @@ describe('each command loads its modules only when it runs (issue 18)', () => {
     expect(run.stdout).toBe(`${version}\n`);
     // The hook sees the CLI's own modules, so the empty lists below are not a hook that saw nothing.
     expect(run.modules).toContain('dist/src/cli/main.js');
-    // main.js is main.ts with the exit codes and the chunk loader: it loads no chunk for --version.
+    // main.js is main.ts with the exit codes, the chunk loader and the output streams: it loads no chunk for --version.
     expect(run.modules.filter((module) => module.startsWith('dist/cli/chunks/'))).toEqual([]);
     expect(
       under(
         run.modules,
-        /^dist\/src\/(cli\/(?!(main|exit-codes|load-run-edgesync|cached-chunks)\.js)|emulator|watch|export|apply|api|manifest|kinds|plan)/,
+        /^dist\/src\/(cli\/(?!(main|exit-codes|load-run-edgesync|cached-chunks|output-stream)\.js)|emulator|watch|export|apply|api|manifest|kinds|plan)/,
       ),
     ).toEqual([]);
     expect(under(run.modules, /node_modules\//)).toEqual([]);
