@@ -15,7 +15,7 @@ export type TopologicalResult<T> =
  */
 export function topologicalOrder<T extends OrderedNode>(nodes: readonly T[]): TopologicalResult<T> {
   const index = new Map<string, number>();
-  nodes.forEach((node, position) => index.set(node.key, position));
+  for (const [position, node] of nodes.entries()) index.set(node.key, position);
   // Counted and listed without a list per node: most of 100,000 actions wait for nothing and
   // nothing waits for them (issue 18).
   const remaining = new Array<number>(nodes.length).fill(0);
