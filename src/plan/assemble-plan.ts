@@ -145,11 +145,10 @@ function isLeftoverParkingGuard(
 function fingerprints(state: PlanState): Record<string, string> {
   const byId: Record<string, string> = {};
   // Built without spreading: at 100,000 objects each spread was an array of 100,000 (issue 18).
-  const fingerprinted = new Set(state.touched);
+  const ids = Array.from(state.touched);
   for (const byName of state.managed.values())
-    for (const objects of byName.values()) for (const object of objects) fingerprinted.add(object.id);
-  const ids = Array.from(fingerprinted);
-  fingerprinted.clear();
+    for (const objects of byName.values())
+      for (const object of objects) if (!state.touched.has(object.id)) ids.push(object.id);
   for (const id of ids.sort()) {
     const object = state.liveById.get(id);
     if (object !== undefined) byId[id] = object.fingerprint;

@@ -48,7 +48,10 @@ export function planChanges(desired: DesiredState, live: LiveState, options: Pla
     const owned = [...state.managed].flatMap(([kind, byName]) =>
       [...byName.keys()].map((name) => `${kind}.${name}`),
     );
-    state.errors.push(...unmatchedTargets(targets, [...state.desiredByName.keys(), ...owned], state.changes));
+    const desired = [...state.desiredByName].flatMap(([kind, byName]) =>
+      [...byName.keys()].map((name) => `${kind}.${name}`),
+    );
+    state.errors.push(...unmatchedTargets(targets, [...desired, ...owned], state.changes));
   }
   return assemblePlan(state, changes, actions);
 }

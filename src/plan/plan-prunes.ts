@@ -1,7 +1,8 @@
+import type { LiveObject } from '../kinds/live-state.js';
 import { diffFields } from './compare-fields.js';
 import { type DraftAction, draftAction } from './draft-action.js';
 import { orderingFacts } from './order-actions.js';
-import { addChange, type PlanState } from './plan-state.js';
+import { addChange, isDesired, type PlanState } from './plan-state.js';
 import { METADATA_FIELD } from './spec-fields.js';
 
 /**
@@ -14,7 +15,9 @@ export function planPrunes(state: PlanState): void {
   for (const kind of state.kindsByName.values()) {
     if (kind.ownership !== 'metadata') continue;
     for (const [name, objects] of state.managed.get(kind.name) ?? []) {
-      const inManifests = state.desiredByName.has(`${kind.name}.${name}`);
+      // An entry's own object, claimed (every name of a converged account): nothing to prune.
+      if (allClaimed(state, objects)) continue;
+      const inManifests = isDesired(state, kind.name, name);
       for (const object of objects) {
         if (state.entryByObjectId.has(object.id)) continue;
         if (!state.live.complete) {
@@ -70,6 +73,11 @@ export function planPrunes(state: PlanState): void {
       message: `the live account was not read completely: ${skipped} owned object(s) no longer in the manifests are not pruned`,
     });
   }
+}
+
+function allClaimed(state: PlanState, objects: readonly LiveObject[]): boolean {
+  for (const object of objects) if (!state.entryByObjectId.has(object.id)) return false;
+  return true;
 }
 
 /**

@@ -21,9 +21,16 @@ export interface PlanState {
   readonly liveById: ReadonlyMap<string, LiveObject>;
   /** Objects marked with our owner, by kind and name; the one a name matches comes first. */
   readonly managed: ReadonlyMap<KindName, ReadonlyMap<string, readonly LiveObject[]>>;
-  /** Desired entries by `kind.name`. */
-  readonly desiredByName: ReadonlyMap<string, DesiredEntry>;
-  /** Each entry's spec through its kind's `normalizeDesired`, computed once: several steps compare it. */
+  /**
+   * Desired entries by kind, then name: no `kind.name` string per entry
+   * (100,000 of them, held for the whole plan; issue 18). See `isDesired`.
+   */
+  readonly desiredByName: ReadonlyMap<KindName, ReadonlyMap<string, DesiredEntry>>;
+  /**
+   * Each entry's spec through its kind's `normalizeDesired`, computed once
+   * (several steps compare it), held only where it differs from the entry's
+   * spec: read it with `normalizedSpecOf`.
+   */
   readonly normalizedSpecs: ReadonlyMap<DesiredEntry, Readonly<Record<string, unknown>>>;
 
   /**
@@ -64,12 +71,20 @@ export function createPlanState(
 ): PlanState {
   const kindsByName = new Map(kinds.map((kind) => [kind.name, kind]));
   const { liveById, managed } = indexLive(live, options.owner, kindsByName);
-  const desiredByName = new Map<string, DesiredEntry>();
+  const desiredByName = new Map<KindName, Map<string, DesiredEntry>>();
   const normalizedSpecs = new Map<DesiredEntry, Readonly<Record<string, unknown>>>();
   for (const entry of desired.entries) {
-    desiredByName.set(`${entry.kind}.${entry.name}`, entry);
+    let byName = desiredByName.get(entry.kind);
+    if (byName === undefined) {
+      byName = new Map();
+      desiredByName.set(entry.kind, byName);
+    }
+    byName.set(entry.name, entry);
     const kind = kindsByName.get(entry.kind);
-    if (kind) normalizedSpecs.set(entry, keptSpec(entry.spec, kind.normalizeDesired(entry.spec)));
+    if (kind === undefined) continue;
+    const normalized = kind.normalizeDesired(entry.spec);
+    // Held only where normalizing changed something: see normalizedSpecOf.
+    if (!sameSpec(entry.spec, normalized)) normalizedSpecs.set(entry, normalized);
   }
   return {
     desired,
@@ -95,22 +110,22 @@ export function createPlanState(
 }
 
 /**
- * The entry's own spec when normalizing changed nothing (same keys in the
- * same order, same values): most entries are written canonically, and a
- * copy of each held for the whole plan was ~40 MB at 100,000 (issue 18).
+ * Whether normalizing changed nothing (same keys in the same order, same
+ * values): most entries are written canonically, and a copy of each held
+ * for the whole plan, in a map of 100,000, was ~40 MB (issue 18).
  */
-function keptSpec(
+function sameSpec(
   spec: Readonly<Record<string, unknown>>,
   normalized: Readonly<Record<string, unknown>>,
-): Readonly<Record<string, unknown>> {
+): boolean {
   const keys = Object.keys(spec);
   const normalizedKeys = Object.keys(normalized);
-  if (keys.length !== normalizedKeys.length) return normalized;
+  if (keys.length !== normalizedKeys.length) return false;
   for (let index = 0; index < keys.length; index += 1) {
     const key = keys[index] as string;
-    if (normalizedKeys[index] !== key || spec[key] !== normalized[key]) return normalized;
+    if (normalizedKeys[index] !== key || spec[key] !== normalized[key]) return false;
   }
-  return spec;
+  return true;
 }
 
 function referencedKindsOf(kinds: readonly Kind[]): Set<KindName> {
@@ -136,13 +151,21 @@ export function recordResolvedId(
   if (state.referencedKinds.has(kind.name)) state.resolvedIds.set(address, id);
 }
 
+/** Whether the manifests have an entry of `kind` named `name`. */
+export function isDesired(state: PlanState, kind: KindName, name: string): boolean {
+  return state.desiredByName.get(kind)?.has(name) ?? false;
+}
+
 /** The entry's normalized spec (see `normalizedSpecs`). */
 export function normalizedSpecOf(
   state: PlanState,
   kind: Kind,
   entry: DesiredEntry,
 ): Readonly<Record<string, unknown>> {
-  return state.normalizedSpecs.get(entry) ?? kind.normalizeDesired(entry.spec);
+  const normalized = state.normalizedSpecs.get(entry);
+  if (normalized !== undefined) return normalized;
+  // Every entry of a kind in use was normalized up front; one not held normalized to its own spec.
+  return state.kindsByName.get(entry.kind) === kind ? entry.spec : kind.normalizeDesired(entry.spec);
 }
 
 /** Records one change for people and the actions that carry it out. */

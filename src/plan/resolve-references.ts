@@ -4,7 +4,7 @@ import type { KindName } from '../kinds/kind-name.js';
 import { normalizeSetLike } from '../kinds/set-like.js';
 import type { DesiredEntry } from '../manifest/desired-state.js';
 import { sourceOf } from './draft-action.js';
-import type { PlanState } from './plan-state.js';
+import { isDesired, type PlanState } from './plan-state.js';
 import { ROUTES_KEY } from './spec-fields.js';
 import { topologicalOrder } from './topological-order.js';
 
@@ -116,7 +116,7 @@ function resolveReference(
   }
   const resolved = state.resolvedIds.get(`${target}.${value}`);
   if (resolved !== undefined) return resolved;
-  if (!state.desiredByName.has(`${target}.${value}`)) {
+  if (!isDesired(state, target, value)) {
     state.errors.push({
       code: 'reference_not_found',
       message: `${entry.kind}.${entry.name}${fieldPointer.replace(/\//g, '.')}: no ${target} entry named "${value}"`,
