@@ -64,7 +64,8 @@ export function keyMove(
 export function orderActions(state: PlanState): void {
   waitForPendingIds(state.actions);
   moveReferencesBeforeDeletes(state);
-  const takers = freeKeysBeforeTaking(state.actions);
+  // Who takes which key is asked only about replacements: 100,000 creates and none is a map of 100,000 lists.
+  const takers = freeKeysBeforeTaking(state.actions, state.replacements.size > 0);
   orderReplacements(state, takers);
   neverWidenAccess(state);
   neverOpenGuards(state.actions);
@@ -247,9 +248,9 @@ function reportStillReferenced(state: PlanState, remove: DraftAction, referrerId
 /**
  * The service holds one object per uniqueness key (one rule per CIDR and IP
  * policy): whatever takes a key waits for the delete that frees it. Returns
- * the keys of the actions taking each key value.
+ * the keys of the actions taking each key value, when `listTakers` asks.
  */
-function freeKeysBeforeTaking(actions: readonly DraftAction[]): Map<string, string[]> {
+function freeKeysBeforeTaking(actions: readonly DraftAction[], listTakers: boolean): Map<string, string[]> {
   const freedBy = new Map<string, DraftAction[]>();
   for (const action of actions) {
     if (action.frees === undefined) continue;
@@ -264,10 +265,12 @@ function freeKeysBeforeTaking(actions: readonly DraftAction[]): Map<string, stri
   const takers = new Map<string, string[]>();
   for (const action of actions) {
     if (action.takes === undefined) continue;
-    // Pushed, not copied: a copy per taker was garbage at 100,000 creates (issue 18).
-    const taking = takers.get(action.takes);
-    if (taking === undefined) takers.set(action.takes, [action.key]);
-    else taking.push(action.key);
+    if (listTakers) {
+      // Pushed, not copied: a copy per taker was garbage at 100,000 creates (issue 18).
+      const taking = takers.get(action.takes);
+      if (taking === undefined) takers.set(action.takes, [action.key]);
+      else taking.push(action.key);
+    }
     for (const freer of freedBy.get(action.takes) ?? []) {
       // A freer drafted to follow this taker frees what the taker takes (a temporary rule's delete).
       if (freer !== action && !before.get(freer)?.has(action.key)) action.dependsOn.add(freer.key);
@@ -285,6 +288,8 @@ function freeKeysBeforeTaking(actions: readonly DraftAction[]): Map<string, stri
  * successor would tie it into the deny-before-allow ordering below.
  */
 function orderReplacements(state: PlanState, takers: ReadonlyMap<string, readonly string[]>): void {
+  // No map of every action by key for a plan without a replace (100,000 creates).
+  if (state.replacements.size === 0) return;
   const byKey = new Map(state.actions.map((action) => [action.key, action]));
   for (const [deleteKey, createKey] of state.replacements) {
     const remove = byKey.get(deleteKey);
