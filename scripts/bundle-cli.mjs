@@ -16,7 +16,7 @@
 // dist/cli/modules.json names the modules in each output file for the test
 // that proves a command loads only its own code (test/cli/lazy-commands.test.ts).
 // Plain JavaScript so that it runs where only src/ is compiled (the Dockerfile).
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rolldown } from 'rolldown';
@@ -194,6 +194,8 @@ export async function bundleCli() {
     // load-run-edgesync.js imports run-edgesync.js only when run unbundled; main.js loads the chunks.
     (specifier) => specifier === './run-edgesync.js' || isExternal(specifier),
   );
+  // package.json's bin: npx, npm's links and a shell run it by its shebang, which needs the execute bit.
+  chmodSync(join(OUT_DIR, 'main.js'), 0o755);
   writeFileSync(
     join(OUT_DIR, 'modules.json'),
     `${JSON.stringify({ ...main, ...chunks, ...worker }, null, 2)}\n`,
