@@ -1,34 +1,21 @@
-import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { outputStream } from '../../src/cli/output-stream.js';
-import { BUILT_CLI } from '../support/built-cli.js';
+import { runEdgesyncProcess } from '../support/edgesync-cli.js';
 
-const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const RECORD_BUILTINS = join(import.meta.dirname, 'record-builtins.cjs');
 
 /** Runs the built CLI with stdout and stderr on pipes, as a script or CI reads them, and lists what Node loaded. */
 async function runPiped(args: readonly string[], dir: string) {
   const builtinsFile = join(dir, `builtins-${args.join('-').replace(/[^a-z]+/g, '_')}.log`);
-  const child = spawn(process.execPath, ['--require', RECORD_BUILTINS, BUILT_CLI, ...args], {
-    cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH, EDGESYNC_TEST_BUILTINS_FILE: builtinsFile },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const { code, stdout, stderr } = await runEdgesyncProcess(args, {
+    nodeFlags: ['--require', RECORD_BUILTINS],
+    env: { EDGESYNC_TEST_BUILTINS_FILE: builtinsFile },
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString('utf8');
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8');
-  });
-  const code = await new Promise<number | null>((done) => child.on('close', done));
   const loaded = (await readFile(builtinsFile, 'utf8')).split('\n');
   return { code, stdout, stderr, loaded };
 }
