@@ -8,14 +8,22 @@ import type { Action, Plan } from '../plan/plan.js';
  * `(id from <create key>)`.
  */
 export function renderRequests(plan: Plan): string {
-  if (plan.actions.length === 0) return 'No requests would be sent.\n';
-  const blocks = plan.actions.map((action) => {
+  return [...requestsChunks(plan)].join('');
+}
+
+/** The text of `renderRequests` one action's block at a time, for a command to write as it goes. */
+export function* requestsChunks(plan: Plan): Generator<string> {
+  if (plan.actions.length === 0) {
+    yield 'No requests would be sent.\n';
+    return;
+  }
+  for (const [index, action] of plan.actions.entries()) {
     const head = `# ${action.key}${action.dependsOn.length > 0 ? ` (after ${action.dependsOn.join(', ')})` : ''}`;
     const line = `${action.request.method} ${action.request.path}`;
-    if (action.request.body === undefined) return `${head}\n${line}`;
-    return `${head}\n${line}\n${JSON.stringify(displayBody(action), null, 2)}`;
-  });
-  return `${blocks.join('\n\n')}\n`;
+    const body = action.request.body === undefined ? '' : `\n${JSON.stringify(displayBody(action), null, 2)}`;
+    yield `${index === 0 ? '' : '\n\n'}${head}\n${line}${body}`;
+  }
+  yield '\n';
 }
 
 /** The action's body as it may be shown: secrets masked, pending IDs named. */

@@ -9,14 +9,14 @@ import {
   formatApplySummary,
   formatUnappliedActions,
 } from '../apply/progress-reporter.js';
-import { renderRequests } from '../apply/render-requests.js';
+import { requestsChunks } from '../apply/render-requests.js';
 import { EdgesyncError } from '../errors.js';
 import { kindByName } from '../kinds/registry.js';
 import { type LoadOptions, loadDesiredState } from '../manifest/load-desired-state.js';
 import type { ManifestError } from '../manifest/manifest-error.js';
 import { formatLocation } from '../manifest/source-location.js';
 import type { Plan } from '../plan/plan.js';
-import { renderPlanText } from '../plan/render-text.js';
+import { planTextChunks } from '../plan/render-text.js';
 import { judgedFor } from '../plan/safety-policy.js';
 import { refillSecrets } from '../plan/saved-plan.js';
 import { manifestsRead, manifestsReadLines } from '../plan-session/manifests-read.js';
@@ -30,6 +30,7 @@ import { parseDuration, parsePositiveInteger } from './duration-option.js';
 import { loggerFor } from './logger.js';
 import { readSavedPlanFile } from './plan-file.js';
 import { parsePlanOptions } from './plan-options.js';
+import { writePieces } from './write-pieces.js';
 
 const CONFIRMATION = "Apply these changes? Only 'yes' will be accepted: ";
 
@@ -144,9 +145,10 @@ async function confirmAndApply(plan: Plan, flags: ApplyFlags, apply: ApplyContex
     ctx.stdout.write('No changes.\n');
     return 'ok';
   }
-  ctx.stdout.write(renderPlanText(plan, { color: useColor(flags.color, ctx.stdout, ctx.env) }));
+  await writePieces(ctx.stdout, planTextChunks(plan, { color: useColor(flags.color, ctx.stdout, ctx.env) }));
   if (flags.dryRun) {
-    ctx.stdout.write(`\nRequests that would be sent (dry run, nothing sent):\n\n${renderRequests(plan)}`);
+    ctx.stdout.write('\nRequests that would be sent (dry run, nothing sent):\n\n');
+    await writePieces(ctx.stdout, requestsChunks(plan));
     return 'ok';
   }
   if (flags.yes !== true) {

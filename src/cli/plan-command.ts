@@ -1,12 +1,11 @@
-import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { EdgesyncError } from '../errors.js';
 import { caExpiryWarnings } from '../manifest/ca-expiry.js';
 import type { Plan } from '../plan/plan.js';
-import { type PlanStats, planToJson } from '../plan/render-json.js';
+import { type PlanStats, planJsonChunks } from '../plan/render-json.js';
 import { MIN_MARKDOWN_MAX_CHARS, renderPlanMarkdown } from '../plan/render-markdown.js';
-import { renderPlanText } from '../plan/render-text.js';
-import { serializeSavedPlan, toSavedPlan } from '../plan/saved-plan.js';
+import { planTextChunks } from '../plan/render-text.js';
+import { savedPlanChunks, toSavedPlan } from '../plan/saved-plan.js';
 import {
   type ManifestsRead,
   manifestsRead,
@@ -14,7 +13,7 @@ import {
   manifestsReadToJson,
 } from '../plan-session/manifests-read.js';
 import { preparePlan } from '../plan-session/prepare-plan.js';
-import { visibleJson, visibleText } from '../visible-text.js';
+import { visibleText } from '../visible-text.js';
 import { useColor } from './color-choice.js';
 import type { CommandContext, CommandOutcome } from './command-context.js';
 import { openConnection } from './connection.js';
@@ -23,7 +22,8 @@ import { renderDiagnostics } from './json-diagnostics.js';
 import { loggerFor } from './logger.js';
 import type { PlanCommandFlags } from './plan-flags.js';
 import { parsePlanOptions } from './plan-options.js';
-import { findRepoRoot, planFromRepoRoot } from './repo-root.js';
+import { findRepoRoot, pathFromRepoRoot } from './repo-root.js';
+import { writeFilePieces, writePieces } from './write-pieces.js';
 
 export async function runPlan(
   paths: readonly string[],
@@ -67,11 +67,11 @@ export async function runPlan(
       pages: requestStats.pages,
       durationMs: Math.round(performance.now() - started),
     };
-    ctx.stdout.write(await render(plan, { ...flags, maxChars }, { stats, read }, ctx));
+    await writePieces(ctx.stdout, await render(plan, { ...flags, maxChars }, { stats, read }, ctx));
     if (flags.out !== undefined && plan.errors.length === 0) {
       const file = resolve(ctx.cwd, flags.out);
       try {
-        await writeFile(file, serializeSavedPlan(toSavedPlan(plan, manifestPaths)), { mode: 0o600 });
+        await writeFilePieces(file, savedPlanChunks(toSavedPlan(plan, manifestPaths)), 0o600);
       } catch (cause) {
         throw new EdgesyncError('plan_file_unwritable', `cannot write the plan file ${file}`, { cause });
       }
@@ -122,8 +122,9 @@ export async function renderMarkdownForRepo(
   cwd: string,
 ): Promise<string> {
   const root = await findRepoRoot(cwd, options.repoRoot);
-  return renderPlanMarkdown(planFromRepoRoot(plan, cwd, root), {
+  return renderPlanMarkdown(plan, {
     maxChars: options.maxChars,
+    fileName: (file) => pathFromRepoRoot(file, cwd, root),
     ...(options.fullPlanCommand === undefined ? {} : { fullPlanCommand: options.fullPlanCommand }),
   });
 }
@@ -133,16 +134,12 @@ async function render(
   flags: Omit<PlanCommandFlags, 'maxChars'> & { readonly maxChars: number },
   facts: { readonly stats: PlanStats; readonly read: ManifestsRead },
   ctx: CommandContext,
-): Promise<string> {
+): Promise<Iterable<string>> {
   if (flags.format === 'json') {
-    const json = {
-      ...planToJson(plan, { stats: facts.stats }),
-      manifests_read: manifestsReadToJson(facts.read),
-    };
-    return `${visibleJson(json, 2)}\n`;
+    return planJsonChunks(plan, { stats: facts.stats }, { manifests_read: manifestsReadToJson(facts.read) });
   }
   if (flags.format === 'markdown') {
-    return renderMarkdownForRepo(
+    const markdown = await renderMarkdownForRepo(
       plan,
       {
         maxChars: flags.maxChars,
@@ -151,9 +148,10 @@ async function render(
       },
       ctx.cwd,
     );
+    return [markdown];
   }
   const color = useColor(flags.color, ctx.stdout, ctx.env);
-  return renderPlanText(plan, { color });
+  return planTextChunks(plan, { color });
 }
 
 function outcomeOf(plan: Plan, flags: PlanCommandFlags): CommandOutcome {

@@ -44,18 +44,3 @@ export function pathFromRepoRoot(file: string, cwd: string, root: string): strin
 export function relativeToRepoRoot(file: string, cwd: string, root: string): string {
   return relative(root, resolve(cwd, file)).split(sep).join('/');
 }
-
-/** The plan with every manifest location named from the repository root. */
-export function planFromRepoRoot(plan: Plan, cwd: string, root: string): Plan {
-  const move = <T extends { readonly source?: SourceLocation }>(item: T): T =>
-    item.source === undefined
-      ? item
-      : { ...item, source: { ...item.source, file: pathFromRepoRoot(item.source.file, cwd, root) } };
-  return {
-    ...plan,
-    changes: plan.changes.map(move),
-    actions: plan.actions.map(move),
-    errors: plan.errors.map(move),
-    ...(plan.warnings === undefined ? {} : { warnings: plan.warnings.map(move) }),
-  };
-}

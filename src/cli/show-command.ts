@@ -1,16 +1,17 @@
 import { resolve } from 'node:path';
-import { renderPlanJson } from '../plan/render-json.js';
-import { renderPlanText } from '../plan/render-text.js';
+import { planJsonChunks } from '../plan/render-json.js';
+import { planTextChunks } from '../plan/render-text.js';
 import { useColor } from './color-choice.js';
 import type { CommandContext, CommandOutcome } from './command-context.js';
 import { parseMaxChars, renderMarkdownForRepo } from './plan-command.js';
 import { readSavedPlanFile } from './plan-file.js';
 import type { ShowFlags } from './show-flags.js';
+import { writePieces } from './write-pieces.js';
 
 export async function runShow(file: string, flags: ShowFlags, ctx: CommandContext): Promise<CommandOutcome> {
   const maxChars = parseMaxChars(flags.maxChars);
   const { plan } = await readSavedPlanFile(resolve(ctx.cwd, file));
-  if (flags.format === 'json') ctx.stdout.write(renderPlanJson(plan));
+  if (flags.format === 'json') await writePieces(ctx.stdout, planJsonChunks(plan));
   else if (flags.format === 'markdown') {
     ctx.stdout.write(
       await renderMarkdownForRepo(
@@ -25,7 +26,7 @@ export async function runShow(file: string, flags: ShowFlags, ctx: CommandContex
     );
   } else {
     const color = useColor(flags.color, ctx.stdout, ctx.env);
-    ctx.stdout.write(renderPlanText(plan, { color }));
+    await writePieces(ctx.stdout, planTextChunks(plan, { color }));
   }
   return 'ok';
 }

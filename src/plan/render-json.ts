@@ -1,4 +1,5 @@
-import { visibleJson } from '../visible-text.js';
+import { jsonChunks, lazyJsonArray, lazyJsonEntries } from '../json-chunks.js';
+import { visibleJson, visibleJsonLine } from '../visible-text.js';
 import { maskPointers } from './mask-pointers.js';
 import type { Action, Plan, PlanError, PlanSummary, ResourceChange } from './plan.js';
 
@@ -37,17 +38,43 @@ export const PLAN_JSON_FORMAT_VERSION = 2;
  */
 export function planToJson(plan: Plan, options: RenderJsonOptions = {}): Record<string, unknown> {
   const mask = options.maskSecrets ?? true;
+  return planJsonFields(plan, options, {
+    changes: plan.changes.map(changeToJson),
+    actions: plan.actions.map((action) => actionToJson(action, mask)),
+    fingerprints: { ...plan.fingerprints },
+  });
+}
+
+/**
+ * The fields of `planToJson` with its three long lists made as they are
+ * written (json-chunks.ts): for `jsonChunks`, which writes each change,
+ * action and fingerprint when it gets to it instead of holding a copy of all.
+ */
+export function lazyPlanJson(plan: Plan, options: RenderJsonOptions = {}): Record<string, unknown> {
+  const mask = options.maskSecrets ?? true;
+  return planJsonFields(plan, options, {
+    changes: lazyJsonArray(plan.changes, changeToJson),
+    actions: lazyJsonArray(plan.actions, (action) => actionToJson(action, mask)),
+    fingerprints: lazyJsonEntries(plan.fingerprints),
+  });
+}
+
+function planJsonFields(
+  plan: Plan,
+  options: RenderJsonOptions,
+  lists: { readonly changes: unknown; readonly actions: unknown; readonly fingerprints: unknown },
+): Record<string, unknown> {
   return {
     format_version: PLAN_JSON_FORMAT_VERSION,
     owner: plan.owner,
     desired_hash: plan.desiredHash,
     summary: summaryToJson(plan.summary),
-    changes: plan.changes.map(changeToJson),
-    actions: plan.actions.map((action) => actionToJson(action, mask)),
+    changes: lists.changes,
+    actions: lists.actions,
     errors: plan.errors.map(errorToJson),
     warnings: (plan.warnings ?? []).map(errorToJson),
     refusal: plan.refusal ? { code: plan.refusal.code, message: plan.refusal.message } : null,
-    fingerprints: { ...plan.fingerprints },
+    fingerprints: lists.fingerprints,
     stats: options.stats
       ? {
           requests: options.stats.requests,
@@ -60,6 +87,20 @@ export function planToJson(plan: Plan, options: RenderJsonOptions = {}): Record<
 
 export function renderPlanJson(plan: Plan, options: RenderJsonOptions = {}): string {
   return `${visibleJson(planToJson(plan, options), 2)}\n`;
+}
+
+/**
+ * The text of `renderPlanJson`, plus `extra` fields at the end, in pieces
+ * made as they are written: a command writes a plan of any size this way.
+ */
+export function* planJsonChunks(
+  plan: Plan,
+  options: RenderJsonOptions = {},
+  extra: Readonly<Record<string, unknown>> = {},
+): Generator<string> {
+  for (const chunk of jsonChunks({ ...lazyPlanJson(plan, options), ...extra }, 2))
+    yield visibleJsonLine(chunk);
+  yield '\n';
 }
 
 /** Summary counts with snake_case keys: an operation's `-` becomes `_`. */

@@ -1,4 +1,4 @@
-import { formatLocation } from '../manifest/source-location.js';
+import { formatLocation, type SourceLocation } from '../manifest/source-location.js';
 import { visibleText } from '../visible-text.js';
 import { displayValue } from './display-value.js';
 import { createCountWords, followUpUpdateCount } from './follow-up-updates.js';
@@ -22,6 +22,8 @@ export interface RenderMarkdownOptions {
   readonly maxChars?: number;
   /** Command that shows the whole plan, named in the cut line (`edgesync show plan.json`). */
   readonly fullPlanCommand?: string;
+  /** How to name a manifest file (the command names them from the repository root); as the plan has it when absent. */
+  readonly fileName?: (file: string) => string;
 }
 
 const ICON: Readonly<Record<Operation, string>> = {
@@ -67,8 +69,11 @@ function code(text: string): string {
 }
 
 /** A fence longer than any backtick run inside, so a value cannot close the block. */
-function fenceFor(lines: readonly string[]): string {
-  const longest = Math.max(0, ...lines.flatMap((line) => (line.match(/`+/g) ?? []).map((run) => run.length)));
+function fenceFor(blocks: Iterable<readonly string[]>): string {
+  let longest = 0;
+  for (const lines of blocks)
+    for (const line of lines)
+      for (const run of line.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
   return '`'.repeat(Math.max(3, longest + 1));
 }
 
@@ -80,6 +85,7 @@ function fenceFor(lines: readonly string[]): string {
 export function renderPlanMarkdown(plan: Plan, options: RenderMarkdownOptions = {}): string {
   const maxChars = Math.max(MIN_MARKDOWN_MAX_CHARS, options.maxChars ?? DEFAULT_MARKDOWN_MAX_CHARS);
   const page = new BudgetedPage(maxChars);
+  const locate = locator(options.fileName);
 
   page.must(`### edgesync plan — owner ${code(plan.owner)}`, '');
   if (plan.refusal) {
@@ -93,7 +99,7 @@ export function renderPlanMarkdown(plan: Plan, options: RenderMarkdownOptions = 
 
   const problems = [
     ...plan.errors.map((error) => {
-      const where = error.source ? `${code(formatLocation(error.source))}: ` : '';
+      const where = error.source ? `${code(locate(error.source))}: ` : '';
       return `> ❌ **Error** ${where}${cell(error.message)} (${code(error.code)})`;
     }),
     ...(plan.warnings ?? []).map((warning) => `> ⚠️ ${cell(warning.message)}`),
@@ -104,13 +110,13 @@ export function renderPlanMarkdown(plan: Plan, options: RenderMarkdownOptions = 
   const others = plan.changes.filter((change) => !destroys(change));
   if (destructive.length > 0) {
     page.section(`#### Deletes and replaces (${destructive.length})`, '');
-    page.table(destructive);
+    page.table(destructive, locate);
     page.diff(destructive);
   }
   if (others.length > 0) {
     const title = destructive.length > 0 ? 'Other changes' : 'Changes';
     const show = (): void => {
-      page.table(others);
+      page.table(others, locate);
       page.diff(others);
     };
     if (others.length > FOLD_ABOVE) page.details(`${title} (${others.length})`, show);
@@ -142,8 +148,22 @@ function countsLine(summary: PlanSummary): string {
   return `${summary.unchanged} unchanged; ${summary.unmanaged} unmanaged object(s) left alone.`;
 }
 
-function tableRow(change: ResourceChange): string {
-  const where = change.source ? code(formatLocation(change.source)) : '';
+/** `file:line:col`, the file named by `fileName`: asked once per file, not once per change. */
+function locator(fileName: ((file: string) => string) | undefined): (source: SourceLocation) => string {
+  if (fileName === undefined) return formatLocation;
+  const names = new Map<string, string>();
+  return (source) => {
+    let name = names.get(source.file);
+    if (name === undefined) {
+      name = fileName(source.file);
+      names.set(source.file, name);
+    }
+    return formatLocation({ ...source, file: name });
+  };
+}
+
+function tableRow(change: ResourceChange, locate: (source: SourceLocation) => string): string {
+  const where = change.source ? code(locate(change.source)) : '';
   return `| ${ICON[change.op]} | ${code(change.address)} | ${OPERATION_WORDS[change.op]} | ${cell(change.reason)} | ${where} |`;
 }
 
@@ -183,8 +203,8 @@ function fieldLines(
 }
 
 interface ListSpec {
-  /** Each item's lines; an item is shown whole or not at all. */
-  readonly items: readonly (readonly string[])[];
+  /** Each item's lines, made as the page gets to it; an item is shown whole or not at all. */
+  readonly items: Iterable<readonly string[]>;
   /** How the cut line counts them: "table rows", "change details". */
   readonly plural: string;
 }
@@ -247,31 +267,38 @@ class BudgetedPage {
     }
   }
 
-  table(changes: readonly ResourceChange[]): void {
+  /** Rows and blocks are made one at a time, as they are added or counted: a plan of 100,000 changes is never all text at once. */
+  table(changes: readonly ResourceChange[], locate: (source: SourceLocation) => string): void {
     const header = ['| | Address | Action | Reason | Manifest |', '|---|---|---|---|---|'];
-    const rows = changes.map(tableRow);
-    if (!this.fits([...header, rows[0] ?? ''])) {
-      for (const row of rows) this.skip('table rows', [row]);
+    const rows = function* (): Generator<readonly string[]> {
+      for (const change of changes) yield [tableRow(change, locate)];
+    };
+    const first = changes[0];
+    if (!this.fits([...header, first === undefined ? '' : tableRow(first, locate)])) {
+      for (const row of rows()) this.skip('table rows', row);
       return;
     }
     this.push(header);
     this.closers.unshift(['']);
-    this.list({ items: rows.map((row) => [row]), plural: 'table rows' });
+    this.list({ items: rows(), plural: 'table rows' });
     this.closers.shift();
     this.push(['']);
   }
 
   diff(changes: readonly ResourceChange[]): void {
-    const blocks = changes.map(diffLines);
-    const fence = fenceFor(blocks.flat());
+    const blocks = function* (): Generator<readonly string[]> {
+      for (const change of changes) yield diffLines(change);
+    };
+    const fence = fenceFor(blocks());
+    const first = changes[0];
     const opening = [`${fence}diff`];
-    if (!this.fits([...opening, ...(blocks[0] ?? []), fence])) {
-      for (const block of blocks) this.skip('change details', block);
+    if (!this.fits([...opening, ...(first === undefined ? [] : diffLines(first)), fence])) {
+      for (const block of blocks()) this.skip('change details', block);
       return;
     }
     this.push(opening);
     this.closers.unshift([fence, '']);
-    this.list({ items: blocks, plural: 'change details' });
+    this.list({ items: blocks(), plural: 'change details' });
     this.closers.shift();
     this.push([fence, '']);
   }

@@ -62,6 +62,15 @@ function paintFor(op: Operation, colors: Palette): Paint {
 
 /** The plan for people, like `terraform plan`: one block per changed object, then the summary line. */
 export function renderPlanText(plan: Plan, options: RenderTextOptions = {}): string {
+  return [...planTextChunks(plan, options)].join('');
+}
+
+/**
+ * The text of `renderPlanText` in pieces of whole lines, each object's block
+ * made when it is written: 100,000 creates are 33 MB of text, which a
+ * command writes this way without holding it (issue 18).
+ */
+export function* planTextChunks(plan: Plan, options: RenderTextOptions = {}): Generator<string> {
   const colors = palette(options.color ?? false);
   const lines: string[] = [];
   for (const error of plan.errors) {
@@ -77,7 +86,9 @@ export function renderPlanText(plan: Plan, options: RenderTextOptions = {}): str
     lines.push(`${colors.green(colors.bold('No changes.'))} The account matches the manifests.`);
   } else {
     lines.push(`edgesync will perform the following actions (owner "${visibleText(plan.owner)}"):`, '');
-    for (const change of plan.changes) lines.push(...renderChange(change, colors), '');
+    yield `${lines.join('\n')}\n`;
+    lines.length = 0;
+    for (const change of plan.changes) yield `${[...renderChange(change, colors), ''].join('\n')}\n`;
     lines.push(colors.bold(summaryLine(plan.summary, followUpUpdateCount(plan))));
   }
   lines.push(colors.dim(countsLine(plan.summary)));
@@ -87,7 +98,7 @@ export function renderPlanText(plan: Plan, options: RenderTextOptions = {}): str
       `${colors.red(colors.bold(`Refused (${plan.refusal.code}):`))} ${visibleText(plan.refusal.message)}`,
     );
   }
-  return `${lines.join('\n')}\n`;
+  yield `${lines.join('\n')}\n`;
 }
 
 function renderChange(change: ResourceChange, colors: Palette): string[] {

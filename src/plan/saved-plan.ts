@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { ApiRequest } from '../api/edge-api.js';
 import { EdgesyncError } from '../errors.js';
 import { camelCaseKey, renameKeysDeep, snakeCaseKey } from '../json-case.js';
+import { jsonChunks, lazyJsonEntries } from '../json-chunks.js';
 import { replaceAt, valueAt } from '../json-pointer.js';
 import { isRecord } from '../json-value.js';
 import type { KindName } from '../kinds/kind-name.js';
@@ -17,7 +18,7 @@ import {
   type PlanSummary,
   type ResourceChange,
 } from './plan.js';
-import { planToJson } from './render-json.js';
+import { lazyPlanJson, planToJson } from './render-json.js';
 import { type PlanRefusal, type PlanSafety, REFUSAL_CODES } from './safety-policy.js';
 
 /**
@@ -91,17 +92,32 @@ export function toSavedPlan(plan: Plan, manifestPaths: readonly string[]): Saved
 
 /** The file: snake_case keys like every JSON edgesync writes for machines. */
 export function serializeSavedPlan(saved: SavedPlan): string {
-  const file = {
+  const plan = planToJson(saved.plan, { maskSecrets: false });
+  return `${JSON.stringify(savedPlanFields(saved, plan, { ...saved.fingerprints }), null, 2)}\n`;
+}
+
+/**
+ * The text of `serializeSavedPlan` in pieces, each change and action made as
+ * it is written (json-chunks.ts): `plan --out` of 100,000 changes writes the
+ * file without holding its JSON (issue 18).
+ */
+export function* savedPlanChunks(saved: SavedPlan): Generator<string> {
+  const plan = lazyPlanJson(saved.plan, { maskSecrets: false });
+  yield* jsonChunks(savedPlanFields(saved, plan, lazyJsonEntries(saved.fingerprints)), 2, 2);
+  yield '\n';
+}
+
+function savedPlanFields(saved: SavedPlan, plan: unknown, fingerprints: unknown): Record<string, unknown> {
+  return {
     format_version: saved.formatVersion,
     owner: saved.owner,
     manifest_paths: [...saved.manifestPaths],
     desired_hash: saved.desiredHash,
-    fingerprints: { ...saved.fingerprints },
-    plan: planToJson(saved.plan, { maskSecrets: false }),
+    fingerprints,
+    plan,
     // What the refusal was decided from, so `apply --plan` judges it again.
     safety: saved.plan.safety === undefined ? null : renameKeysDeep(saved.plan.safety, snakeCaseKey),
   };
-  return `${JSON.stringify(file, null, 2)}\n`;
 }
 
 /** Reads a saved plan back, checking the format version and the shape the executor relies on. */

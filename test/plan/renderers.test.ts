@@ -10,7 +10,6 @@ import {
   desiredState,
   entry,
   liveCa,
-  liveEdge,
   liveRule,
   liveState,
   marked,
@@ -18,49 +17,7 @@ import {
   PARTNER_PEM,
   POLICY,
 } from './builders.js';
-
-const SECRET = 'oidc-client-secret-do-not-print';
-
-function samplePlan() {
-  const desired = desiredState([
-    entry('ip_policy_rules', 'office', {
-      cidr: '203.0.113.0/24',
-      action: 'allow',
-      ip_policy_id: POLICY,
-      description: 'vpn',
-    }),
-    entry('certificate_authorities', 'corp', { ca_pem: CORP_PEM }),
-    entry('https_edges', 'web', {
-      hostports: ['web.example.com:443'],
-      mutual_tls: { certificate_authorities: ['corp'] },
-      routes: [
-        {
-          match_type: 'path_prefix',
-          match: '/app',
-          oidc: { issuer: 'https://id.example.com', client_id: 'app', client_secret: SECRET },
-        },
-      ],
-    }),
-  ]);
-  const live = liveState([
-    liveRule('ipr_1', {
-      cidr: '203.0.113.0/24',
-      action: 'allow',
-      metadata: marked('office'),
-      description: 'old',
-    }),
-    liveRule('ipr_gone', { cidr: '10.0.0.0/8', action: 'deny', metadata: marked('gone') }),
-    liveRule('ipr_other', { cidr: '10.1.0.0/16', action: 'deny', metadata: 'not ours' }),
-    liveCa('ca_1', { pem: PARTNER_PEM, metadata: marked('corp') }),
-    liveEdge('edghts_1', {
-      hostports: ['web.example.com:443'],
-      metadata: marked('web'),
-      caIds: ['ca_1'],
-      routes: [{ id: 'edghtsrt_app', match_type: 'path_prefix', match: '/app', oidc: null }],
-    }),
-  ]);
-  return planChanges(desired, live, { owner: OWNER, force: true });
-}
+import { SECRET, samplePlan } from './sample-plan.js';
 
 describe('renderPlanText', () => {
   it('shows one block per change with symbols, field diffs, summarized PEMs and (sensitive)', () => {
