@@ -41,7 +41,7 @@ async function measure(entries: number, dir: string): Promise<PlanFootprint> {
 
 function figuresOf(result: PlanFootprint): BenchFigure[] {
   const label = `${result.entries.toLocaleString('en-US')} entries`;
-  const total = result.loadMs + result.readLiveMs + result.planMs;
+  const total = result.loadMs + result.readLiveMs + result.planMs + result.outputMs;
   return [
     figure(
       SECTION,
@@ -64,6 +64,7 @@ function figuresOf(result: PlanFootprint): BenchFigure[] {
       'ms',
       `${result.actions} actions (no-op expected)`,
     ),
+    figure(SECTION, `${label}: write the plan's text`, Math.round(result.outputMs), 'ms'),
     figure(SECTION, `${label}: total`, Math.round(total), 'ms'),
     figure(
       SECTION,

@@ -1,13 +1,17 @@
+import { createWriteStream } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { finished } from 'node:stream/promises';
 import { parse } from 'yaml';
 import { createApiClient } from '../src/api/client.js';
 import { RequestBudget } from '../src/api/request-budget.js';
+import { writePieces } from '../src/cli/write-pieces.js';
 import type { KindName } from '../src/kinds/kind-name.js';
 import { readLiveState } from '../src/kinds/read-live-state.js';
 import { KINDS } from '../src/kinds/registry.js';
 import { loadDesiredState } from '../src/manifest/load-desired-state.js';
 import { planChanges } from '../src/plan/plan-changes.js';
+import { planTextChunks } from '../src/plan/render-text.js';
 
 /** What the child prints on its one stdout line. Times in milliseconds, memory in MB. */
 export interface PlanFootprint {
@@ -15,9 +19,14 @@ export interface PlanFootprint {
   readonly loadMs: number;
   readonly readLiveMs: number;
   readonly planMs: number;
+  /** Writing the plan's text, as `edgesync plan` prints it (to /dev/null). */
+  readonly outputMs: number;
   readonly actions: number;
   readonly liveRequests: number;
+  /** Peak RSS of the whole command: load, read, plan and output. */
   readonly maxRssMB: number;
+  /** Peak RSS when planning ended, before the output. */
+  readonly maxRssAfterPlanMB: number;
   /** Peak RSS when loading ended and when the live read ended (maxRSS is monotonic): where the peak is reached. */
   readonly maxRssAfterLoadMB: number;
   readonly maxRssAfterReadMB: number;
@@ -28,7 +37,7 @@ export interface PlanFootprint {
 /**
  * One size of the CPU and memory benchmark, alone in its process so that
  * `maxRSS` is its own: load + validate, read the live state from the
- * emulator, plan; then the floors (yaml.parse of the same files, JSON.parse
+ * emulator, plan, write the plan's text as `edgesync plan` does; then the floors (yaml.parse of the same files, JSON.parse
  * of the same list pages), after maxRSS has been read.
  * argv: <emulator URL> <manifest dir> <owner>; the key in EDGE_API_KEY.
  */
@@ -62,6 +71,12 @@ async function main(): Promise<void> {
   const maxRssAfterReadMB = process.resourceUsage().maxRSS / 1024;
   const plan = planChanges(loaded.value, live, { owner });
   const planMs = lap();
+  const maxRssAfterPlanMB = process.resourceUsage().maxRSS / 1024;
+  const sink = createWriteStream('/dev/null');
+  await writePieces(sink, planTextChunks(plan));
+  sink.end();
+  await finished(sink);
+  const outputMs = lap();
   const maxRssMB = process.resourceUsage().maxRSS / 1024;
 
   const names = (await readdir(dir)).filter((name) => name.endsWith('.yaml'));
@@ -91,9 +106,11 @@ async function main(): Promise<void> {
     loadMs,
     readLiveMs,
     planMs,
+    outputMs,
     actions: plan.actions.length,
     liveRequests: live.stats.requests,
     maxRssMB,
+    maxRssAfterPlanMB,
     maxRssAfterLoadMB,
     maxRssAfterReadMB,
     yamlParseMs,

@@ -20,7 +20,7 @@ export type Mode = 'creates' | 'no-ops';
 interface ScalePoint {
   readonly mode: Mode;
   readonly entries: number;
-  /** Load + read live + plan, as `edgesync plan` pays it; undefined when the child did not finish in time. */
+  /** Load + read live + plan + output, as `edgesync plan` pays it; undefined when the child did not finish in time. */
   readonly footprint?: PlanFootprint;
   readonly timedOut?: boolean;
 }
@@ -90,7 +90,7 @@ export function logLogSlope(points: readonly { entries: number; value: number }[
 }
 
 function totalMs(footprint: PlanFootprint): number {
-  return footprint.loadMs + footprint.readLiveMs + footprint.planMs;
+  return footprint.loadMs + footprint.readLiveMs + footprint.planMs + footprint.outputMs;
 }
 
 function figuresOf(points: readonly ScalePoint[], baselineMB: number, timeoutMs: number): BenchFigure[] {
@@ -106,17 +106,17 @@ function figuresOf(points: readonly ScalePoint[], baselineMB: number, timeoutMs:
     figures.push(
       figure(
         SECTION,
-        `${label}: load + read + plan`,
+        `${label}: load + read + plan + output`,
         Math.round(totalMs(result)),
         'ms',
-        `load ${Math.round(result.loadMs)}, read ${Math.round(result.readLiveMs)}, plan ${Math.round(result.planMs)}; yaml.parse + JSON.parse floor ${Math.round(floor)} ms (${round(totalMs(result) / floor, 1)}x); ${result.actions} actions`,
+        `load ${Math.round(result.loadMs)}, read ${Math.round(result.readLiveMs)}, plan ${Math.round(result.planMs)}, output ${Math.round(result.outputMs)}; yaml.parse + JSON.parse floor ${Math.round(floor)} ms (${round(totalMs(result) / floor, 1)}x); ${result.actions} actions`,
       ),
       figure(
         SECTION,
         `${label}: peak RSS`,
         Math.round(result.maxRssMB),
         'MB',
-        `${round(((result.maxRssMB - baselineMB) * 1024) / result.entries, 2)} KB per entry above the ${Math.round(baselineMB)} MB of node -e 0; peak ${Math.round(result.maxRssAfterLoadMB)} MB when loading ended, ${Math.round(result.maxRssAfterReadMB)} MB after the live read`,
+        `${round(((result.maxRssMB - baselineMB) * 1024) / result.entries, 2)} KB per entry above the ${Math.round(baselineMB)} MB of node -e 0; peak ${Math.round(result.maxRssAfterLoadMB)} MB when loading ended, ${Math.round(result.maxRssAfterReadMB)} MB after the live read, ${Math.round(result.maxRssAfterPlanMB)} MB after planning`,
       ),
     );
   }
@@ -151,7 +151,7 @@ function figuresOf(points: readonly ScalePoint[], baselineMB: number, timeoutMs:
 }
 
 /**
- * `scale`: plan time and peak RSS of `load + read live + plan` at growing
+ * `scale`: plan time and peak RSS of `load + read live + plan + output` at growing
  * account sizes, for creates (empty account) and no-ops (converged account),
  * rules with overlapping CIDRs in both families. Writes docs/scale.svg.
  */
@@ -181,7 +181,7 @@ export async function runScaleBench(quick: boolean): Promise<BenchSection> {
   const svg = renderScaleSvg(
     [
       {
-        title: 'load + read live + plan',
+        title: 'load + read live + plan + output',
         unit: 'ms',
         series: [
           { label: 'creates', color: '#c0392b', points: series('creates', totalMs) },
