@@ -1,7 +1,5 @@
 import { stat } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
-import type { SourceLocation } from '../manifest/source-location.js';
-import type { Plan } from '../plan/plan.js';
 
 /**
  * The repository root that pull-request comments and SARIF name files
