@@ -16,11 +16,11 @@ export function checkCidr(value: string): CidrCheck {
     return invalid(value);
   }
   const octets = parseDottedQuad(address);
-  const isV4 = octets !== undefined;
-  if (!isV4 && !ipaddr.IPv6.isValid(address)) return invalid(value);
+  const ipv6 = octets === undefined ? parseIpv6(address) : undefined;
+  if (octets === undefined && ipv6 === undefined) return invalid(value);
   if (prefix === undefined) return { ok: true };
   const bits = Number(prefix);
-  const maxBits = isV4 ? 32 : 128;
+  const maxBits = octets !== undefined ? 32 : 128;
   if (bits > maxBits) {
     return {
       ok: false,
@@ -29,18 +29,39 @@ export function checkCidr(value: string): CidrCheck {
     };
   }
   if (octets !== undefined) return checkIpv4HostBits(value, octets, bits);
-  const network = isV4
-    ? ipaddr.IPv4.networkAddressFromCIDR(value)
-    : ipaddr.IPv6.networkAddressFromCIDR(value);
-  const parsed = ipaddr.parse(address);
-  if (network.toString() !== parsed.toString()) {
-    return {
-      ok: false,
-      code: 'cidr_host_bits',
-      message: `"${value}" has host bits set; write the network address: ${network.toString()}/${bits}`,
-    };
+  return checkIpv6HostBits(value, ipv6 as ipaddr.IPv6, bits);
+}
+
+/** The address as ipaddr.js reads it (what `IPv6.isValid` accepts), or undefined. */
+function parseIpv6(address: string): ipaddr.IPv6 | undefined {
+  if (!address.includes(':')) return undefined;
+  try {
+    return ipaddr.IPv6.parse(address);
+  } catch {
+    return undefined;
   }
-  return { ok: true };
+}
+
+/**
+ * The IPv6 case of the host-bits check on the address parsed once (parsing
+ * it three times, as `networkAddressFromCIDR` and `ipaddr.parse` do, was most
+ * of the load's checks at 10,000 rules). Network and address compare equal
+ * exactly when their RFC 5952 strings would: the network address never
+ * carries a zone (`%eth0`), so an address with one always differs.
+ */
+function checkIpv6HostBits(value: string, parsed: ipaddr.IPv6, bits: number): CidrCheck {
+  const networkParts = parsed.parts.map((part, index) => {
+    const kept = Math.min(16, Math.max(0, bits - index * 16));
+    return kept === 0 ? 0 : part & ((0xffff << (16 - kept)) & 0xffff);
+  });
+  const same = !parsed.zoneId && networkParts.every((part, index) => part === parsed.parts[index]);
+  if (same) return { ok: true };
+  const network = new ipaddr.IPv6(networkParts).toString();
+  return {
+    ok: false,
+    code: 'cidr_host_bits',
+    message: `"${value}" has host bits set; write the network address: ${network}/${bits}`,
+  };
 }
 
 /** The IPv4 case of the host-bits check in integer arithmetic, without parsing the address again. */
