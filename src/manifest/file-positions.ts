@@ -48,7 +48,11 @@ export interface EntryFieldOffsets {
   readonly offsets: number[];
 }
 
-/** Collects the offsets of a document's values as the parser walks it, depth first. */
+/**
+ * Collects the offsets of a document's values as the parser walks it, depth
+ * first: the walk says which level each value is at, so no pointer is
+ * parsed back into its levels.
+ */
 export class PointerOffsetsBuilder {
   readonly #top = new Map<string, number>();
   readonly #entryPointers: string[] = [];
@@ -58,33 +62,29 @@ export class PointerOffsetsBuilder {
   readonly #fieldOffsets: number[] = [];
   readonly #fieldNames: string[] = [];
   readonly #nameIndex = new Map<string, number>();
-  /** The entry being walked, with a trailing '/': its fields follow it (depth first). */
-  #entryPrefix: string | undefined;
 
-  add(pointer: string, offset: number): void {
-    const kindEnd = pointer.indexOf('/', 1);
-    const entryEnd = kindEnd === -1 ? -1 : pointer.indexOf('/', kindEnd + 1);
-    if (kindEnd === -1) {
-      this.#top.set(pointer, offset);
-    } else if (entryEnd === -1) {
-      this.#fieldStart.push(this.#fieldName.length);
-      this.#entryPointers.push(pointer);
-      this.#entryOffsets.push(offset);
-      this.#entryPrefix = `${pointer}/`;
-    } else if (this.#entryPrefix !== undefined && pointer.startsWith(this.#entryPrefix)) {
-      const relative = pointer.slice(entryEnd);
-      let name = this.#nameIndex.get(relative);
-      if (name === undefined) {
-        name = this.#fieldNames.length;
-        this.#fieldNames.push(relative);
-        this.#nameIndex.set(relative, name);
-      }
-      this.#fieldName.push(name);
-      this.#fieldOffsets.push(offset);
-    } else {
-      // Not below the entry just walked (never, walking depth first): kept whole.
-      this.#top.set(pointer, offset);
+  /** A value above entry level ('', '/version', '/ip_policy_rules'). */
+  addTop(pointer: string, offset: number): void {
+    this.#top.set(pointer, offset);
+  }
+
+  /** An entry (`/kind/name`): the fields added next are its own, until the next entry. */
+  addEntry(pointer: string, offset: number): void {
+    this.#fieldStart.push(this.#fieldName.length);
+    this.#entryPointers.push(pointer);
+    this.#entryOffsets.push(offset);
+  }
+
+  /** A field of the entry added last, by its pointer relative to the entry (`/cidr`). */
+  addField(relative: string, offset: number): void {
+    let name = this.#nameIndex.get(relative);
+    if (name === undefined) {
+      name = this.#fieldNames.length;
+      this.#fieldNames.push(relative);
+      this.#nameIndex.set(relative, name);
     }
+    this.#fieldName.push(name);
+    this.#fieldOffsets.push(offset);
   }
 
   build(): PointerOffsets {

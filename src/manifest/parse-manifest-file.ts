@@ -8,6 +8,7 @@ import {
   isSeq,
   LineCounter,
   parseAllDocuments,
+  type YAMLMap,
   type Node as YamlNode,
 } from 'yaml';
 import { pointerToken, pointerTokens } from '../json-pointer.js';
@@ -172,29 +173,30 @@ export function parseManifestBytes(file: ManifestFile, bytes: Uint8Array): Parse
     );
   }
 
-  const offsets = new PointerOffsetsBuilder();
-  offsets.add('', first.contents.range?.[0] ?? 0);
-  walkNode(first.contents, '', 1, offsets, errors, locate);
-  if (errors.length > 0) return { ok: false, errors };
+  const walk = new DocumentWalk(locate);
+  const converted = walk.root(first.contents);
+  if (walk.errors.length > 0) return { ok: false, errors: walk.errors };
 
-  let data: unknown;
-  try {
-    data = toPlainData(first);
-  } catch (error) {
-    return fail(
-      new ManifestError(
-        'too_many_aliases',
-        locate(firstAliasOffset(first) ?? 0),
-        '',
-        `aliases expand to too much data (more than ${MAX_ALIAS_COUNT} alias uses); write the values out`,
-        { cause: error },
-      ),
-    );
+  let data: unknown = converted;
+  if (!walk.convertible) {
+    try {
+      data = toPlainData(first);
+    } catch (error) {
+      return fail(
+        new ManifestError(
+          'too_many_aliases',
+          locate(firstAliasOffset(first) ?? 0),
+          '',
+          `aliases expand to too much data (more than ${MAX_ALIAS_COUNT} alias uses); write the values out`,
+          { cause: error },
+        ),
+      );
+    }
   }
   const positions = {
     file: file.display,
     lineStarts: Int32Array.from(lineCounter.lineStarts),
-    offsets: offsets.build(),
+    offsets: walk.offsets.build(),
   };
   return { ok: true, manifest: { file, data, positions } };
 }
@@ -216,77 +218,177 @@ function describeNode(node: unknown): string {
 }
 
 /**
- * Records where every field is written and finds what the parser lets
- * through but a manifest may not hold: duplicate keys (both places named),
- * tags beyond the core schema, and nesting beyond MAX_NESTING_DEPTH.
+ * One walk over the document that records where every field is written,
+ * finds what the parser lets through but a manifest may not hold (duplicate
+ * keys, both places named; tags beyond the core schema; nesting beyond
+ * MAX_NESTING_DEPTH) and builds the plain data `Document.toJS` would, in
+ * the same pass: toJS walked every node a second time. A document with an
+ * alias, or a key that is not a plain value, is left to `toJS`
+ * (`convertible` false), which expands
+ * aliases within MAX_ALIAS_COUNT and prints such keys as it always did.
  * Does not descend into aliases, so a billion-laughs file costs nothing here.
  */
-function walkNode(
-  node: unknown,
-  pointer: string,
-  depth: number,
-  offsets: PointerOffsetsBuilder,
-  errors: ManifestError[],
-  locate: (offset: number) => SourceLocation,
-): void {
-  if (isAlias(node) || node === null || node === undefined) return;
-  const yamlNode = node as YamlNode;
-  const start = yamlNode.range?.[0] ?? 0;
-  if (yamlNode.tag !== undefined && !CORE_TAGS.has(yamlNode.tag)) {
-    errors.push(
-      new ManifestError(
-        'custom_tag',
-        locate(start),
-        pointerToLabel(pointer),
-        `tag ${yamlNode.tag.replace('tag:yaml.org,2002:', '!!')} is not allowed; manifests use plain YAML 1.2 values`,
-      ),
-    );
+class DocumentWalk {
+  readonly offsets = new PointerOffsetsBuilder();
+  readonly errors: ManifestError[] = [];
+  /** False once the walk met what only `Document.toJS` converts: its data is then not used. */
+  convertible = true;
+  readonly #locate: (offset: number) => SourceLocation;
+  /** Pointer of the entry being walked: deeper values carry pointers relative to it. */
+  #entry = '';
+
+  constructor(locate: (offset: number) => SourceLocation) {
+    this.#locate = locate;
   }
-  if (!isMap(node) && !isSeq(node)) return;
-  if (depth > MAX_NESTING_DEPTH) {
-    errors.push(
-      new ManifestError(
-        'too_deep',
-        locate(start),
-        pointerToLabel(pointer),
-        `nested more than ${MAX_NESTING_DEPTH} levels deep`,
-      ),
-    );
-    return;
+
+  root(contents: YAMLMap): unknown {
+    this.offsets.addTop('', contents.range?.[0] ?? 0);
+    return this.#node(contents, 1, '');
   }
-  if (isSeq(node)) {
-    node.items.forEach((item, index) => {
-      const itemPointer = `${pointer}/${index}`;
-      const itemStart = (item as YamlNode | null)?.range?.[0];
-      offsets.add(itemPointer, itemStart ?? start);
-      walkNode(item, itemPointer, depth + 1, offsets, errors, locate);
-    });
-    return;
-  }
-  const firstByKey = new Map<string, number>();
-  for (const pair of node.items) {
-    if (!isPair(pair)) continue;
-    const keyNode = pair.key as YamlNode | null;
-    const key = isScalar(keyNode) ? String(keyNode.value) : String(keyNode);
-    const keyOffset = keyNode?.range?.[0] ?? start;
-    const memberPointer = `${pointer}/${pointerToken(key)}`;
-    const firstOffset = firstByKey.get(key);
-    if (firstOffset !== undefined) {
-      const first = locate(firstOffset);
-      errors.push(
+
+  /**
+   * `pointer` is the node's JSON Pointer down to entry level (depth 3 and
+   * less: '', `/kind`, `/kind/name`) and relative to its entry below.
+   */
+  #node(node: unknown, depth: number, pointer: string): unknown {
+    if (node === null || node === undefined) return null;
+    if (isAlias(node)) {
+      this.convertible = false;
+      return undefined;
+    }
+    const yamlNode = node as YamlNode;
+    const start = yamlNode.range?.[0] ?? 0;
+    if (yamlNode.tag !== undefined && !CORE_TAGS.has(yamlNode.tag)) {
+      this.errors.push(
         new ManifestError(
-          'duplicate_key',
-          locate(keyOffset),
-          pointerToLabel(memberPointer),
-          `duplicate key "${key}"; first set at line ${first.line}:${first.column}`,
+          'custom_tag',
+          this.#locate(start),
+          pointerToLabel(this.#full(depth, pointer)),
+          `tag ${yamlNode.tag.replace('tag:yaml.org,2002:', '!!')} is not allowed; manifests use plain YAML 1.2 values`,
         ),
       );
-      continue;
     }
-    firstByKey.set(key, keyOffset);
-    offsets.add(memberPointer, keyOffset);
-    walkNode(pair.value, memberPointer, depth + 1, offsets, errors, locate);
+    if (isScalar(node)) return node.value;
+    if (!isMap(node) && !isSeq(node)) {
+      this.convertible = false;
+      return undefined;
+    }
+    if (depth > MAX_NESTING_DEPTH) {
+      this.errors.push(
+        new ManifestError(
+          'too_deep',
+          this.#locate(start),
+          pointerToLabel(this.#full(depth, pointer)),
+          `nested more than ${MAX_NESTING_DEPTH} levels deep`,
+        ),
+      );
+      return undefined;
+    }
+    if (isSeq(node)) {
+      const list: unknown[] = [];
+      for (let index = 0; index < node.items.length; index += 1) {
+        const item = node.items[index];
+        const itemStart = (item as YamlNode | null)?.range?.[0];
+        list.push(this.#child(item, depth, pointer, String(index), itemStart ?? start));
+      }
+      return list;
+    }
+    return this.#map(node, depth, pointer, start);
   }
+
+  #map(node: YAMLMap, depth: number, pointer: string, start: number): Record<string, unknown> {
+    const record: Record<string, unknown> = {};
+    // Most mappings hold a few keys: a list scan finds a duplicate sooner than a Map is built.
+    const keys: string[] = [];
+    const keyOffsets: number[] = [];
+    let firstByKey: Map<string, number> | undefined;
+    for (const pair of node.items) {
+      if (!isPair(pair)) {
+        this.convertible = false;
+        continue;
+      }
+      const keyNode = pair.key as YamlNode | null;
+      const keyIsScalar = isScalar(keyNode);
+      const key = keyIsScalar ? String(keyNode.value) : String(keyNode);
+      const keyOffset = keyNode?.range?.[0] ?? start;
+      let firstOffset: number | undefined;
+      if (firstByKey !== undefined) {
+        firstOffset = firstByKey.get(key);
+      } else {
+        const index = keys.indexOf(key);
+        if (index !== -1) firstOffset = keyOffsets[index];
+      }
+      if (firstOffset !== undefined) {
+        const first = this.#locate(firstOffset);
+        this.errors.push(
+          new ManifestError(
+            'duplicate_key',
+            this.#locate(keyOffset),
+            pointerToLabel(`${this.#full(depth, pointer)}/${tokenOf(key)}`),
+            `duplicate key "${key}"; first set at line ${first.line}:${first.column}`,
+          ),
+        );
+        continue;
+      }
+      if (firstByKey !== undefined) {
+        firstByKey.set(key, keyOffset);
+      } else if (keys.length < SCANNED_KEYS) {
+        keys.push(key);
+        keyOffsets.push(keyOffset);
+      } else {
+        firstByKey = new Map(keys.map((seen, index) => [seen, keyOffsets[index] as number]));
+        firstByKey.set(key, keyOffset);
+      }
+      const value = this.#child(pair.value, depth, pointer, key, keyOffset);
+      if (!this.convertible) continue;
+      // As the yaml package's toJS names a key: '' for null, the value as a string otherwise.
+      const jsKey = keyIsScalar ? keyNode.value : undefined;
+      if (!keyIsScalar || (jsKey !== null && typeof jsKey === 'object')) {
+        this.convertible = false;
+        continue;
+      }
+      const name = jsKey === null ? '' : String(jsKey);
+      // As toJS adds it: defineProperty for a name the object already answers (`__proto__`, `toString`).
+      if (name in record) {
+        Object.defineProperty(record, name, { value, writable: true, enumerable: true, configurable: true });
+      } else {
+        record[name] = value;
+      }
+    }
+    return record;
+  }
+
+  /** A member or item of the node at `depth`: its offset recorded at its level, then walked. */
+  #child(node: unknown, depth: number, pointer: string, key: string, offset: number): unknown {
+    const token = tokenOf(key);
+    if (depth === 1) {
+      const top = `/${token}`;
+      this.offsets.addTop(top, offset);
+      return this.#node(node, 2, top);
+    }
+    if (depth === 2) {
+      const entry = `${pointer}/${token}`;
+      this.offsets.addEntry(entry, offset);
+      this.#entry = entry;
+      return this.#node(node, 3, '');
+    }
+    const relative = `${pointer}/${token}`;
+    this.offsets.addField(relative, offset);
+    return this.#node(node, depth + 1, relative);
+  }
+
+  /** The full pointer of the node at `depth` (below entry level `pointer` is relative to the entry). */
+  #full(depth: number, pointer: string): string {
+    return depth >= 3 ? `${this.#entry}${pointer}` : pointer;
+  }
+}
+
+/** Keys a mapping's duplicate check scans in a list before it builds a Map. */
+const SCANNED_KEYS = 16;
+
+/** pointerToken, without its two replaces for the keys that have nothing to escape (nearly all). */
+function tokenOf(key: string): string {
+  return key.includes('~') || key.includes('/') ? pointerToken(key) : key;
 }
 
 function firstAliasOffset(document: Document): number | undefined {
