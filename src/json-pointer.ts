@@ -6,7 +6,9 @@
 
 /** One JSON Pointer token: `~` and `/` escaped. */
 export function pointerToken(key: string | number): string {
-  return String(key).replace(/~/g, '~0').replace(/\//g, '~1');
+  const text = String(key);
+  // Nearly every key has nothing to escape: two replaces each were a load's garbage at 10,000 rules.
+  return text.includes('~') || text.includes('/') ? text.replace(/~/g, '~0').replace(/\//g, '~1') : text;
 }
 
 /** The pointer of a path of keys and indexes: `['https_edges', 'web']` → `/https_edges/web`. */

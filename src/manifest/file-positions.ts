@@ -163,6 +163,12 @@ export class PointerOffsets {
  * positions they always had).
  */
 export function positionAt(file: string, lineStarts: Int32Array, offset: number): SourceLocation {
+  const low = lineIndexAt(lineStarts, offset);
+  return { file, line: lineOf(lineStarts, low, offset), column: columnOf(lineStarts, low, offset) };
+}
+
+/** The first line start at or after `offset` (binary search): what positionAt's line and column derive from. */
+export function lineIndexAt(lineStarts: Int32Array, offset: number): number {
   let low = 0;
   let high = lineStarts.length;
   while (low < high) {
@@ -170,9 +176,20 @@ export function positionAt(file: string, lineStarts: Int32Array, offset: number)
     if ((lineStarts[mid] as number) < offset) low = mid + 1;
     else high = mid;
   }
-  if (lineStarts[low] === offset) return { file, line: low + 1, column: 1 };
-  if (low === 0) return { file, line: 0, column: offset };
-  return { file, line: low, column: offset - (lineStarts[low - 1] as number) + 1 };
+  return low;
+}
+
+/** positionAt's line, from lineIndexAt. */
+export function lineOf(lineStarts: Int32Array, low: number, offset: number): number {
+  if (lineStarts[low] === offset) return low + 1;
+  return low;
+}
+
+/** positionAt's column, from lineIndexAt. */
+export function columnOf(lineStarts: Int32Array, low: number, offset: number): number {
+  if (lineStarts[low] === offset) return 1;
+  if (low === 0) return offset;
+  return offset - (lineStarts[low - 1] as number) + 1;
 }
 
 /** The location of `pointer`, or of its nearest ancestor that has one (values under an alias have none). */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Result } from '../errors.js';
-import { pointerOf } from '../json-pointer.js';
+import { pointerToken } from '../json-pointer.js';
 import { canonicalJson } from '../kinds/canonical-json.js';
 import type { Kind, SourceResolver } from '../kinds/kind.js';
 import { assembleManifestSchema } from '../kinds/kind-schema.js';
@@ -9,7 +9,7 @@ import { visitSpec } from '../kinds/visit-spec.js';
 import { EntryChecks, entryProblemError, type FileFacts } from './check-entries.js';
 import type { DesiredEntry, DesiredState } from './desired-state.js';
 import { entryPointerOf } from './entry-field-locations.js';
-import { type EntryFieldOffsets, positionAt } from './file-positions.js';
+import type { EntryFieldOffsets } from './file-positions.js';
 import { FieldPointerLists, FieldPositionTable, LoadedEntry } from './loaded-entry.js';
 import { compareManifestErrors, type ManifestError } from './manifest-error.js';
 import { type ManifestFile, walkManifestTree } from './manifest-files.js';
@@ -199,12 +199,14 @@ async function loadFile(file: ManifestFile, parsed: ParseOutcome, context: FileC
     if (!entry.valid || kind === undefined) continue;
     // The entry's own lists (fieldsOf builds a new pair each call): buildEntry may append moved fields.
     const fields = manifest.positions.offsets.fieldsOf(entry.pointer) ?? { pointers: [], offsets: [] };
-    const result = await buildEntry(entry, kind, fields, references);
+    const result = resolvesNothing(kind)
+      ? copyEntry(entry)
+      : await buildEntry(entry, kind, fields, references);
     for (const error of result.errors) errors.push(error);
     if (result.spec === undefined) continue;
     let firstRow = -1;
     for (const offset of fields.offsets) {
-      const row = table.add(positionAt(file.display, manifest.positions.lineStarts, offset));
+      const row = table.addOffset(manifest.positions.lineStarts, offset);
       if (firstRow === -1) firstRow = row;
     }
     built.push(
@@ -245,14 +247,16 @@ function rawEntries(
     if (kind === undefined) continue;
     const collection = data[kind];
     if (collection === null || typeof collection !== 'object' || Array.isArray(collection)) continue;
+    const collectionPointer = `/${pointerToken(kind)}`;
+    const collectionInvalid = invalidEntries.has(collectionPointer);
     for (const [name, value] of Object.entries(collection as Record<string, unknown>)) {
-      const pointer = pointerOf([kind, name]);
+      const pointer = `${collectionPointer}/${pointerToken(name)}`;
       const valid =
         value !== null &&
         typeof value === 'object' &&
         !Array.isArray(value) &&
-        !invalidEntries.has(pointer) &&
-        !invalidEntries.has(`/${kind}`);
+        !collectionInvalid &&
+        !invalidEntries.has(pointer);
       entries.push({
         kind,
         name,
@@ -266,6 +270,31 @@ function rawEntries(
   return entries;
 }
 
+type BuiltEntry = { spec?: Record<string, unknown>; id?: string; protect: boolean; errors: ManifestError[] };
+
+const resolvesNothingByKind = new WeakMap<Kind, boolean>();
+
+/**
+ * A kind with no sensitive field and no sources of its own (rules, reserved
+ * addresses): its entries are built without a resolver, and without an
+ * await each, which let 10,000 rules' loop yield 10,000 times.
+ */
+function resolvesNothing(kind: Kind): boolean {
+  let found = resolvesNothingByKind.get(kind);
+  if (found === undefined) {
+    const rules = [kind.fields, ...kind.modules.map((module) => module.fields)].flat();
+    found = kind.resolveSources === undefined && !rules.some((rule) => rule.sensitive === true);
+    resolvesNothingByKind.set(kind, found);
+  }
+  return found;
+}
+
+/** What buildEntry gives for an entry of a kind that resolves nothing. */
+function copyEntry(entry: RawEntry): BuiltEntry {
+  const { id, protect, ...spec } = copyPlainData(entry.value) as Record<string, unknown>;
+  return { spec, ...(typeof id === 'string' ? { id } : {}), protect: protect === true, errors: [] };
+}
+
 /**
  * Resolves the entry's sources: every sensitive field (`{ env }`, `{ file }`
  * or a literal) of every kind, then the kind's own (`ca_pem_file`); and
@@ -276,7 +305,7 @@ async function buildEntry(
   kind: Kind,
   fields: EntryFieldOffsets,
   references: ReferenceOptions,
-): Promise<{ spec?: Record<string, unknown>; id?: string; protect: boolean; errors: ManifestError[] }> {
+): Promise<BuiltEntry> {
   const errors: ManifestError[] = [];
   const { id, protect, ...rest } = copyPlainData(entry.value) as Record<string, unknown>;
   const spec: Record<string, unknown> = rest;

@@ -1,5 +1,6 @@
 import type { KindName } from '../kinds/kind-name.js';
 import type { DesiredEntry } from './desired-state.js';
+import { columnOf, lineIndexAt, lineOf } from './file-positions.js';
 import type { SourceLocation } from './source-location.js';
 
 /**
@@ -16,11 +17,12 @@ export class FieldPositionTable {
     this.file = file;
   }
 
-  /** Appends a row; returns its index. */
-  add(location: SourceLocation): number {
+  /** Appends the row of a character offset (as positionAt places it, without its object); returns its index. */
+  addOffset(lineStarts: Int32Array, offset: number): number {
+    const low = lineIndexAt(lineStarts, offset);
     const lines = this.lines as number[];
-    lines.push(location.line);
-    (this.columns as number[]).push(location.column);
+    lines.push(lineOf(lineStarts, low, offset));
+    (this.columns as number[]).push(columnOf(lineStarts, low, offset));
     return lines.length - 1;
   }
 
@@ -42,8 +44,16 @@ export class FieldPositionTable {
  */
 export class FieldPointerLists {
   private readonly lists = new Map<string, readonly string[]>();
+  /** The list shared last: entries written alike follow one another, and need no key joined to find it. */
+  private last: readonly string[] = Object.freeze([]);
 
   shared(pointers: readonly string[]): readonly string[] {
+    if (sameList(this.last, pointers)) return this.last;
+    this.last = this.lookUp(pointers);
+    return this.last;
+  }
+
+  private lookUp(pointers: readonly string[]): readonly string[] {
     const key = pointers.join('\u0000');
     const found = this.lists.get(key);
     // A pointer holding NUL could make two lists join alike: compare before sharing.

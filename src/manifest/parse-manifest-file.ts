@@ -324,7 +324,7 @@ class DocumentWalk {
           new ManifestError(
             'duplicate_key',
             this.#locate(keyOffset),
-            pointerToLabel(`${this.#full(depth, pointer)}/${tokenOf(key)}`),
+            pointerToLabel(`${this.#full(depth, pointer)}/${pointerToken(key)}`),
             `duplicate key "${key}"; first set at line ${first.line}:${first.column}`,
           ),
         );
@@ -360,7 +360,7 @@ class DocumentWalk {
 
   /** A member or item of the node at `depth`: its offset recorded at its level, then walked. */
   #child(node: unknown, depth: number, pointer: string, key: string, offset: number): unknown {
-    const token = tokenOf(key);
+    const token = pointerToken(key);
     if (depth === 1) {
       const top = `/${token}`;
       this.offsets.addTop(top, offset);
@@ -385,11 +385,6 @@ class DocumentWalk {
 
 /** Keys a mapping's duplicate check scans in a list before it builds a Map. */
 const SCANNED_KEYS = 16;
-
-/** pointerToken, without its two replaces for the keys that have nothing to escape (nearly all). */
-function tokenOf(key: string): string {
-  return key.includes('~') || key.includes('/') ? pointerToken(key) : key;
-}
 
 function firstAliasOffset(document: Document): number | undefined {
   let found: number | undefined;
