@@ -145,9 +145,9 @@ const WORKER_SCRIPT = new URL('./parse-worker.js', import.meta.url);
  * event loop stays free of the parse of a file over INLINE_PARSE_BYTES (the
  * daemon answers /healthz while a 5 MB file parses). The caller takes the
  * outcomes in file order, so errors and entries are the same whichever
- * thread parsed. A file no worker has started when the caller wants it is
- * parsed by the caller itself: a worker's start and its first, unoptimized
- * parses never hold the load up. `close` ends the workers.
+ * thread parsed. A file no worker has been given when the caller wants it
+ * is parsed by the caller itself: a worker's start and its first,
+ * unoptimized parses never hold the load up. `close` ends the workers.
  *
  * From TypeScript sources (tests without a build) the compiled worker script
  * does not exist, and every file is parsed on the calling thread.
@@ -205,16 +205,16 @@ export interface ParsingOptions {
   /** Bytes read before the pool starts; tests lower it to run the workers on small trees. @default POOL_START_BYTES */
   readonly poolStartBytes?: number;
   /**
-   * Whether the calling thread parses a queued file no worker has started
-   * yet when it gets to it; tests turn it off so every queued file goes
-   * through a worker. @default true
+   * Whether the calling thread parses queued files no worker has been given
+   * yet; tests turn it off so every queued file goes through a worker.
+   * @default true
    */
   readonly callerParses?: boolean;
 }
 
 /** A file read and maybe queued for a worker. */
 export interface PendingParse {
-  /** Its outcome: from the worker that parsed it, or parsed here if no worker has started it yet. */
+  /** Its outcome: from the worker that parsed it, or parsed here if no worker has been given it. */
   take(): Promise<ParseOutcome>;
 }
 
@@ -225,14 +225,16 @@ function workerScriptExists(): boolean {
   return workerScriptFound;
 }
 
+/** One queued file: waiting for a worker, given to one, or parsed. */
 class Job {
   readonly file: ManifestFile;
   readonly bytes: Uint8Array;
   /** A file over INLINE_PARSE_BYTES (or callerParses off): always parsed by a worker, so the caller's event loop never waits on it. */
   readonly offThread: boolean;
-  /** Set when a worker starts it; then `take` waits for that worker. */
-  running: Promise<ParseOutcome> | undefined;
-  #stolen = false;
+  /** Given to a worker, which has not answered yet. */
+  sent = false;
+  #outcome: ParseOutcome | undefined;
+  readonly #waiting: ((outcome: ParseOutcome) => void)[] = [];
 
   constructor(file: ManifestFile, bytes: Uint8Array, offThread: boolean) {
     this.file = file;
@@ -240,37 +242,55 @@ class Job {
     this.offThread = offThread;
   }
 
-  get stolen(): boolean {
-    return this.#stolen;
+  /** Still in the pool's queue: neither given to a worker nor parsed. */
+  get queued(): boolean {
+    return !this.sent && this.#outcome === undefined;
+  }
+
+  /** The caller may parse it now (`take` would). */
+  get parsableHere(): boolean {
+    return this.queued && !this.offThread;
   }
 
   take(): Promise<ParseOutcome> {
-    if (this.running !== undefined) return this.running;
-    if (this.offThread) {
-      return new Promise((resolve) => {
-        this.#waiting = resolve;
-      });
-    }
-    this.#stolen = true;
-    return Promise.resolve(parseManifestBytes(this.file, this.bytes));
+    if (this.parsableHere) this.parseHere();
+    if (this.#outcome !== undefined) return Promise.resolve(this.#outcome);
+    return new Promise((resolve) => this.#waiting.push(resolve));
   }
 
-  #waiting: ((outcome: ParseOutcome) => void) | undefined;
+  parseHere(): void {
+    this.settle(parseManifestBytes(this.file, this.bytes));
+  }
 
-  /** A worker starts it: a caller already waiting on it gets the worker's outcome. */
-  start(running: Promise<ParseOutcome>): void {
-    this.running = running;
-    if (this.#waiting !== undefined) void running.then(this.#waiting);
+  settle(outcome: ParseOutcome): void {
+    if (this.#outcome !== undefined) return;
+    this.sent = false;
+    this.#outcome = outcome;
+    for (const resolve of this.#waiting.splice(0)) resolve(outcome);
   }
 }
 
-/** Worker threads that each parse one file at a time; a worker that dies fails only the file it held. */
+/**
+ * Files a worker is given before it answers the one it parses: the next one
+ * waits in its port, and the worker goes on without waiting for the caller
+ * to take its answer (the caller is busy building; at 100,000 rules a
+ * worker given one file at a time idled about a second).
+ */
+const FILES_PER_WORKER = 2;
+
+/**
+ * Worker threads that each parse the files they are given in order; a
+ * worker that dies fails only the file it was parsing, the first it has not
+ * answered, and its other files go back to the queue.
+ */
 class ParsePool {
   readonly #size: number;
-  readonly #idle: Worker[] = [];
-  readonly #workers = new Set<Worker>();
-  /** Workers whose script has loaded: a failure then is the file's. */
+  /** Files given to each worker and not answered yet, in the order sent: the order it parses them. */
+  readonly #given = new Map<Worker, Job[]>();
+  /** Workers whose script has loaded: only these are given files, and a failure then is the file's. */
   readonly #ready = new WeakSet<Worker>();
+  /** What a worker reported before it exited (its 'exit' comes after its last answers). */
+  readonly #failure = new WeakMap<Worker, Error>();
   readonly #queue: Job[] = [];
   // Imported here: a run whose files are all small never loads the worker machinery (issue 18: start time).
   readonly #workerClass = import('node:worker_threads').then((module) => module.Worker);
@@ -300,15 +320,9 @@ class ParsePool {
 
   async close(): Promise<void> {
     this.#closed = true;
-    const workers = [...this.#workers];
-    this.#workers.clear();
-    this.#idle.length = 0;
+    const workers = [...this.#given.keys()];
     await Promise.all(workers.map((worker) => worker.terminate()));
-    for (const job of this.#queue.splice(0)) {
-      if (!job.stolen && job.running === undefined) {
-        job.start(Promise.resolve(crashOutcome(job.file, new Error('the load ended'))));
-      }
-    }
+    for (const job of this.#queue.splice(0)) job.settle(crashOutcome(job.file, new Error('the load ended')));
   }
 
   async #pump(): Promise<void> {
@@ -318,80 +332,103 @@ class ParsePool {
       if (job === undefined) return;
       if (this.#unavailable) {
         this.#queue.shift();
-        job.start(Promise.resolve(parseManifestBytes(job.file, job.bytes)));
+        job.parseHere();
         continue;
       }
-      let worker = this.#idle.pop();
+      const worker = this.#leastBusyReadyWorker();
       if (worker === undefined) {
-        if (this.#workers.size >= this.#size) return;
-        try {
-          worker = new WorkerClass(WORKER_SCRIPT, {
-            resourceLimits: {
-              maxOldGenerationSizeMb: WORKER_HEAP_MB,
-              maxYoungGenerationSizeMb: WORKER_YOUNG_MB,
-            },
-          });
-        } catch {
-          this.#unavailable = true;
-          continue;
-        }
-        const started = worker;
-        const onReady = (message: unknown): void => {
-          if (message !== WORKER_READY) return;
-          this.#ready.add(started);
-          started.off('message', onReady);
-        };
-        started.on('message', onReady);
-        this.#workers.add(worker);
-        this.#started += 1;
+        if (this.#given.size < this.#size) this.#startWorker(WorkerClass);
+        return;
       }
       this.#queue.shift();
-      job.start(this.#run(worker, job));
+      this.#send(worker, job);
     }
   }
 
-  /** The first queued job the caller has not parsed itself meanwhile. */
+  /** The first queued job: the caller may have parsed some itself meanwhile. */
   #nextJob(): Job | undefined {
-    while (this.#queue[0]?.stolen === true) this.#queue.shift();
+    while (this.#queue.length > 0 && !(this.#queue[0] as Job).queued) this.#queue.shift();
     return this.#queue[0];
   }
 
-  #run(worker: Worker, job: Job): Promise<ParseOutcome> {
-    return new Promise((resolve) => {
-      let answered = false;
+  #leastBusyReadyWorker(): Worker | undefined {
+    let found: Worker | undefined;
+    let fewest = FILES_PER_WORKER;
+    for (const [worker, given] of this.#given) {
+      if (this.#ready.has(worker) && given.length < fewest) {
+        found = worker;
+        fewest = given.length;
+      }
+    }
+    return found;
+  }
 
-      const settle = (outcome: ParseOutcome, healthy: boolean): void => {
-        if (answered) return;
-        answered = true;
-        worker.off('message', onMessage);
-        worker.off('error', onFailure);
-        worker.off('exit', onExit);
-        resolve(outcome);
-        if (healthy && this.#workers.has(worker)) {
-          this.#idle.push(worker);
-        } else {
-          this.#workers.delete(worker);
-          void worker.terminate();
-        }
-        void this.#pump();
-      };
-      const onMessage = (message: TransferredOutcome | typeof WORKER_READY): void => {
-        if (message !== WORKER_READY) settle(receiveOutcome(job.file, message), true);
-      };
-      // A worker that dies before its script has loaded says nothing about the file: parse it here instead.
-      const failed = (error: Error): ParseOutcome => {
-        if (this.#ready.has(worker)) return crashOutcome(job.file, error);
-        this.#unavailable = true;
-        return parseManifestBytes(job.file, job.bytes);
-      };
-      const onFailure = (error: Error): void => settle(failed(error), false);
-      const onExit = (code: number): void =>
-        settle(failed(new Error(`the parsing worker exited with code ${code}`)), false);
-      worker.on('message', onMessage);
-      worker.on('error', onFailure);
-      worker.on('exit', onExit);
-      const request: ParseRequest = { file: job.file, bytes: job.bytes };
-      worker.postMessage(request);
+  #send(worker: Worker, job: Job): void {
+    job.sent = true;
+    (this.#given.get(worker) as Job[]).push(job);
+    const request: ParseRequest = { file: job.file, bytes: job.bytes };
+    worker.postMessage(request);
+  }
+
+  /** A worker, given files once its script has loaded (until then the caller parses what is queued). */
+  #startWorker(WorkerClass: typeof Worker): void {
+    let worker: Worker;
+    try {
+      worker = new WorkerClass(WORKER_SCRIPT, {
+        resourceLimits: {
+          maxOldGenerationSizeMb: WORKER_HEAP_MB,
+          maxYoungGenerationSizeMb: WORKER_YOUNG_MB,
+        },
+      });
+    } catch {
+      this.#unavailable = true;
+      void this.#pump();
+      return;
+    }
+    this.#given.set(worker, []);
+    this.#started += 1;
+    worker.on('message', (message: TransferredOutcome | typeof WORKER_READY) => {
+      if (message === WORKER_READY) {
+        this.#ready.add(worker);
+      } else {
+        const job = this.#given.get(worker)?.shift();
+        job?.settle(receiveOutcome(job.file, message));
+      }
+      void this.#pump();
     });
+    worker.on('error', (error: Error) => {
+      if (!this.#failure.has(worker)) this.#failure.set(worker, error);
+    });
+    worker.on('exit', (code: number) => this.#exited(worker, code));
+  }
+
+  /**
+   * Node delivers a worker's answers before its 'exit': the first file it
+   * has not answered is the one it died on. A worker that dies before its
+   * script loaded cannot start here: the load parses here from then on.
+   */
+  #exited(worker: Worker, code: number): void {
+    const given = this.#given.get(worker) ?? [];
+    this.#given.delete(worker);
+    const [parsing, ...waiting] = given;
+    // Only a worker whose script loaded is given files: one that dies before says nothing about a file.
+    if (!this.#ready.has(worker) && !this.#closed) this.#unavailable = true;
+    if (parsing !== undefined) {
+      parsing.settle(
+        crashOutcome(
+          parsing.file,
+          this.#failure.get(worker) ?? new Error(`the parsing worker exited with code ${code}`),
+        ),
+      );
+    }
+    for (const job of waiting) {
+      if (this.#closed) {
+        job.settle(crashOutcome(job.file, new Error('the load ended')));
+      } else {
+        job.sent = false;
+      }
+    }
+    this.#queue.unshift(...waiting.filter((job) => job.queued));
+    void this.#pump();
   }
 }
