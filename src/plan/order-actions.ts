@@ -187,10 +187,15 @@ export function moveAcrossPolicySwitch(state: PlanState): DraftAction | undefine
 
 /** A request naming an ID that another action creates waits for that create. */
 function waitForPendingIds(actions: readonly DraftAction[]): void {
-  const keys = new Set(actions.map((action) => action.key));
+  // The set of every key only once a request names a pending ID: 100,000 creates name none (issue 18).
+  let keys: Set<string> | undefined;
+  const isPlanned = (key: string): boolean => {
+    keys ??= new Set(actions.map((action) => action.key));
+    return keys.has(key);
+  };
   for (const action of actions) {
-    for (const key of pendingKeysIn(action.request.body)) if (keys.has(key)) action.dependsOn.add(key);
-    for (const key of pendingKeysInPath(action.request.path)) if (keys.has(key)) action.dependsOn.add(key);
+    for (const key of pendingKeysIn(action.request.body)) if (isPlanned(key)) action.dependsOn.add(key);
+    for (const key of pendingKeysInPath(action.request.path)) if (isPlanned(key)) action.dependsOn.add(key);
   }
 }
 

@@ -57,9 +57,8 @@ export function orderActionsParkingMoves(state: PlanState): void {
   const parked = new Set<string>();
   for (;;) {
     orderActions(state);
-    const order = topologicalOrder(
-      state.actions.map((action) => ({ key: action.key, dependsOn: [...action.dependsOn] })),
-    );
+    // The drafts themselves: a { key, dependsOn } copy of each of 100,000 was promoted garbage (issue 18).
+    const order = topologicalOrder(state.actions);
     const found = moveAcrossPolicySwitch(state);
     const straddling = found !== undefined && !parked.has(found.change) ? found : undefined;
     if (order.ok && straddling === undefined) return;

@@ -1,7 +1,7 @@
 /** Something that has a key and the keys it must come after. */
 export interface OrderedNode {
   readonly key: string;
-  readonly dependsOn: readonly string[];
+  readonly dependsOn: Iterable<string>;
 }
 
 export type TopologicalResult<T> =
@@ -14,8 +14,12 @@ export type TopologicalResult<T> =
  * Dependencies on keys not in `nodes` are ignored (the caller checks them).
  */
 export function topologicalOrder<T extends OrderedNode>(nodes: readonly T[]): TopologicalResult<T> {
+  // Only the keys something waits for are indexed: a map of every one of 100,000 actions, most of
+  // which nothing waits for, was promoted garbage at the plan's peak (issue 18).
   const index = new Map<string, number>();
-  for (const [position, node] of nodes.entries()) index.set(node.key, position);
+  for (const node of nodes) for (const key of node.dependsOn) index.set(key, -1);
+  if (index.size === 0) return { ok: true, order: nodes };
+  for (const [position, node] of nodes.entries()) if (index.has(node.key)) index.set(node.key, position);
   // Counted and listed without a list per node: most of 100,000 actions wait for nothing and
   // nothing waits for them (issue 18).
   const remaining = new Array<number>(nodes.length).fill(0);
@@ -23,7 +27,7 @@ export function topologicalOrder<T extends OrderedNode>(nodes: readonly T[]): To
   nodes.forEach((node, position) => {
     for (const key of node.dependsOn) {
       const dependency = index.get(key);
-      if (dependency === undefined) continue;
+      if (dependency === undefined || dependency === -1) continue;
       remaining[position] = (remaining[position] ?? 0) + 1;
       const waiting = dependents[dependency];
       if (waiting === undefined) dependents[dependency] = [position];
