@@ -7,33 +7,34 @@ import type { Action, ResourceChange } from './plan.js';
 /**
  * An action while the plan is being drafted: it still carries the facts the
  * ordering rules need (which object it touches, which uniqueness key it takes
- * or frees, allow or deny) and a mutable set of dependencies.
+ * or frees, allow or deny) and a mutable set of dependencies. The same object
+ * becomes the plan's Action (toAction): the facts are emptied then.
  */
 export interface DraftAction extends Omit<Action, 'dependsOn'> {
   readonly dependsOn: Dependencies;
   /** The live object this action changes; absent for creates. */
-  readonly objectId?: string;
+  readonly objectId?: string | undefined;
   /** Uniqueness-key value this action takes (creates, updates) or frees (deletes), prefixed by kind. */
-  readonly takes?: string;
-  readonly frees?: string;
+  readonly takes?: string | undefined;
+  readonly frees?: string | undefined;
   /** allow or deny, for kinds with an access decision. */
-  readonly access?: 'allow' | 'deny';
+  readonly access?: 'allow' | 'deny' | undefined;
   /** The addresses an access rule covers; absent when unknown, and then it overlaps every rule. */
-  readonly range?: AddressRange;
+  readonly range?: AddressRange | undefined;
   /** For an update that moves an access rule: the range it leaves (`range` is where it arrives). */
-  readonly movedFrom?: AddressRange;
+  readonly movedFrom?: AddressRange | undefined;
   /**
    * The key of the PATCH that parked this rule (see park-moves.ts): this one
    * moves it on, so what it narrows (the spot) undoes what that one widened,
    * and it is not waited for by it.
    */
-  readonly unparks?: string;
+  readonly unparks?: string | undefined;
   /**
    * The key of the create of a temporary deny that covers where this deny
    * rule moves (see park-moves.ts): that one narrows the target early, so
    * this move only widens, and belongs to the late phase.
    */
-  readonly guardedBy?: string;
+  readonly guardedBy?: string | undefined;
 }
 
 const NO_KEYS: ReadonlySet<string> = new Set();
@@ -87,30 +88,53 @@ export function draftAction(
     readonly source?: SourceLocation | undefined;
   },
 ): DraftAction {
-  const { secrets, source, ...rest } = parts;
-  // Object.assign onto a fresh literal, not `{ ...rest, source, … }`: on Node 20 every object built
-  // by a spread followed by more properties got a hidden class of its own, about 340 bytes per
-  // action held until the plan was assembled (issue 18). Same properties, same order.
-  return Object.assign({}, rest, source ? { source } : {}, {
-    sensitivePaths: pointersToValues(parts.request.body, secrets),
+  // One literal with every property, in the plan's order, the drafting facts last: one hidden class
+  // for all actions, no out-of-object property store, and the object itself becomes the plan's
+  // Action, not a copy of it made while the drafts are still held (issue 18).
+  return {
+    key: parts.key,
+    op: parts.op,
+    kind: parts.kind,
+    name: parts.name,
+    change: parts.change,
+    request: parts.request,
+    sensitivePaths: pointersToValues(parts.request.body, parts.secrets),
+    marker: parts.marker,
     dependsOn: new Dependencies(),
-  });
+    source: parts.source,
+    objectId: parts.objectId,
+    takes: parts.takes,
+    frees: parts.frees,
+    access: parts.access,
+    range: parts.range,
+    movedFrom: parts.movedFrom,
+    unparks: parts.unparks,
+    guardedBy: parts.guardedBy,
+  };
 }
 
-/** The plan's Action: drafting facts dropped, dependencies on left-out actions removed and sorted. */
+type Assembled = {
+  -readonly [K in keyof DraftAction]: K extends 'dependsOn' ? readonly string[] : DraftAction[K];
+};
+
+/**
+ * The plan's Action, made of the draft in place: dependencies on left-out
+ * actions removed and sorted, the drafting facts emptied so that what only
+ * the ordering needed (ranges, key values) is not kept with the plan. The
+ * draft is not a DraftAction any more.
+ */
 export function toAction(draft: DraftAction, keys: ReadonlySet<string>): Action {
-  return {
-    key: draft.key,
-    op: draft.op,
-    kind: draft.kind,
-    name: draft.name,
-    change: draft.change,
-    request: draft.request,
-    sensitivePaths: draft.sensitivePaths,
-    ...(draft.marker ? { marker: draft.marker } : {}),
-    dependsOn: keptDependencies(draft.dependsOn, keys),
-    ...(draft.source ? { source: draft.source } : {}),
-  };
+  const action = draft as unknown as Assembled;
+  action.dependsOn = keptDependencies(draft.dependsOn, keys);
+  action.objectId = undefined;
+  action.takes = undefined;
+  action.frees = undefined;
+  action.access = undefined;
+  action.range = undefined;
+  action.movedFrom = undefined;
+  action.unparks = undefined;
+  action.guardedBy = undefined;
+  return action;
 }
 
 /** Sorted; a list of its own length when nothing is left out (a filtered copy holds 17 slots, kept per action). */

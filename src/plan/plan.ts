@@ -64,9 +64,9 @@ export interface Action {
   /** JSON Pointers into `request.body` whose values are secrets. */
   readonly sensitivePaths: readonly string[];
   /** For creates: the ownership marker, so an outcome-unknown POST can be looked up before it is sent again. */
-  readonly marker?: { readonly owner: string; readonly name: string };
+  readonly marker?: { readonly owner: string; readonly name: string } | undefined;
   readonly dependsOn: readonly string[];
-  readonly source?: SourceLocation;
+  readonly source?: SourceLocation | undefined;
 }
 
 /** A problem only the live account reveals, pointed at the manifest. */
