@@ -77,21 +77,57 @@ export function fieldChange(path: string, rule: FieldRule, before: unknown, afte
 }
 
 /**
+ * The FieldChanges that set a field to a plain value from nothing, one per
+ * field and value, for the creates of one plan to share: 100,000 rules set
+ * `action` to one of two values and `ip_policy_id` to one of a few, and a
+ * FieldChange each was ~56 bytes kept with the plan (issue 18). FieldChanges
+ * are never written to. At most MAX_SHARED_VALUES values per field are
+ * remembered, so a field whose every value differs (a CIDR) costs a bounded map.
+ */
+export class SharedFieldChanges {
+  readonly #byRule = new Map<FieldRule, Map<unknown, FieldChange>>();
+
+  /** The FieldChange that sets `path` (ruled by `rule`) to `after` from nothing. */
+  setting(path: string, rule: FieldRule, after: unknown): FieldChange {
+    if (after !== null && typeof after === 'object') return fieldChange(path, rule, undefined, after);
+    let byValue = this.#byRule.get(rule);
+    if (byValue === undefined) {
+      byValue = new Map();
+      this.#byRule.set(rule, byValue);
+    }
+    const shared = byValue.get(after);
+    if (shared !== undefined && shared.path === path) return shared;
+    const change = fieldChange(path, rule, undefined, after);
+    if (shared === undefined && byValue.size < MAX_SHARED_VALUES) byValue.set(after, change);
+    return change;
+  }
+}
+
+const MAX_SHARED_VALUES = 64;
+
+/**
  * Field-level differences between a desired object and a live one (either
- * may be absent), over the given rules, paths prefixed with `prefix`.
+ * may be absent), over the given rules, paths prefixed with `prefix`. With
+ * no live object, `shared` may give the changes (see SharedFieldChanges).
  */
 export function diffFields(
   rules: readonly FieldRule[],
   desired: Readonly<Record<string, unknown>> | undefined,
   live: Readonly<Record<string, unknown>> | undefined,
   prefix: string,
+  shared?: SharedFieldChanges,
 ): FieldChange[] {
   const changes: FieldChange[] = [];
   for (const rule of rules) {
     const after = desired?.[rule.name];
     const before = live?.[rule.name];
     if (fieldEquals(rule, after, before, live !== undefined)) continue;
-    changes.push(fieldChange(`${prefix}${rule.name}`, rule, before, after));
+    const path = `${prefix}${rule.name}`;
+    changes.push(
+      shared !== undefined && live === undefined
+        ? shared.setting(path, rule, after)
+        : fieldChange(path, rule, before, after),
+    );
   }
   // A copy of its own length: a list grown by push holds 17 slots, and the plan keeps one per
   // create (~100 bytes of empty slots each at 100,000 creates, issue 18).

@@ -155,7 +155,7 @@ function planCreate(state: PlanState, kind: Kind, entry: DesiredEntry, body: Ent
       op: 'create',
       kind: kind.name,
       name: entry.name,
-      changes: creationChanges(kind, body.spec),
+      changes: creationChanges(state, kind, body.spec),
       reason: `not in the live account${thenUpdated(kind, body.spec)}`,
     },
     entry,
@@ -168,12 +168,18 @@ function planCreate(state: PlanState, kind: Kind, entry: DesiredEntry, body: Ent
 }
 
 /** What a create sets, for people: every field, and every field of every module it sets. */
-function creationChanges(kind: Kind, spec: Readonly<Record<string, unknown>>): FieldChange[] {
-  const changes = diffFields(kind.fields, spec, undefined, '');
+function creationChanges(
+  state: PlanState,
+  kind: Kind,
+  spec: Readonly<Record<string, unknown>>,
+): FieldChange[] {
+  const shared = state.sharedFieldChanges;
+  const changes = diffFields(kind.fields, spec, undefined, '', shared);
   for (const module of kind.modules) {
     if (module.scope !== 'resource') continue;
     const value = asRecord(spec[module.name]);
-    if (value !== undefined) changes.push(...diffFields(module.fields, value, undefined, `${module.name}.`));
+    if (value !== undefined)
+      changes.push(...diffFields(module.fields, value, undefined, `${module.name}.`, shared));
   }
   return changes;
 }

@@ -3,6 +3,7 @@ import type { KindName } from '../kinds/kind-name.js';
 import type { LiveObject, LiveState } from '../kinds/live-state.js';
 import type { DesiredEntry, DesiredState } from '../manifest/desired-state.js';
 import type { SourceLocation } from '../manifest/source-location.js';
+import { SharedFieldChanges } from './compare-fields.js';
 import type { DraftAction, DraftChange } from './draft-action.js';
 import { indexLive } from './live-index.js';
 import type { PendingId } from './pending-id.js';
@@ -61,6 +62,8 @@ export interface PlanState {
    * deleted and created again. See `matchUniqueKeys`.
    */
   readonly keyMatched: Map<DesiredEntry, LiveObject>;
+  /** FieldChanges the creates of this plan share. */
+  readonly sharedFieldChanges: SharedFieldChanges;
 }
 
 export function createPlanState(
@@ -106,6 +109,7 @@ export function createPlanState(
     unchanged: 0,
     replacements: new Map(),
     keyMatched: new Map(),
+    sharedFieldChanges: new SharedFieldChanges(),
   };
 }
 
