@@ -336,25 +336,38 @@ function orderReplacements(state: PlanState, takers: ReadonlyMap<string, readonl
 function neverWidenAccess(state: PlanState): void {
   for (const kind of state.kindsByName.values()) {
     if (kind.accessDecision === undefined) continue;
-    const narrowings: RangedAction[] = [];
-    const widenings: RangedAction[] = [];
+    const narrowings = new RangedActions();
+    const widenings = new RangedActions();
     for (const action of state.actions) {
       if (action.kind !== kind.name || action.access === undefined) continue;
       const effects = accessEffects(action);
-      for (const range of effects.narrows) narrowings.push({ action, range });
-      for (const range of effects.widens) widenings.push({ action, range });
+      for (const range of effects.narrows) narrowings.add(action, range);
+      for (const range of effects.widens) widenings.add(action, range);
     }
     forEachOverlap(widenings, narrowings, (widening, narrowing) => {
-      if (widening.action === narrowing.action || narrowing.action.unparks === widening.action.key) return;
-      widening.action.dependsOn.add(narrowing.action.key);
+      if (widening === narrowing || narrowing.unparks === widening.key) return;
+      widening.dependsOn.add(narrowing.key);
     });
   }
 }
 
-/** An action with one range it narrows or widens; `range` undefined when unknown (overlaps every range). */
-interface RangedAction {
-  readonly action: DraftAction;
-  readonly range: AddressRange | undefined;
+/**
+ * Actions, each with one range it narrows or widens (undefined when unknown:
+ * it overlaps every range), as two lists side by side: an { action, range }
+ * pair per rule was ~40 bytes each, 100,000 of them held through the sweep (issue 18).
+ */
+class RangedActions {
+  readonly actions: DraftAction[] = [];
+  readonly ranges: (AddressRange | undefined)[] = [];
+
+  get length(): number {
+    return this.actions.length;
+  }
+
+  add(action: DraftAction, range: AddressRange | undefined): void {
+    this.actions.push(action);
+    this.ranges.push(range);
+  }
 }
 
 function accessEffects(action: DraftAction): {
@@ -395,53 +408,62 @@ function subtract(a: AddressRange, b: AddressRange): AddressRange[] {
  * ranges overlap; an action without a range overlaps everything. A sweep
  * over each family's ranges sorted by first address, so the cost is
  * n log n plus the number of overlapping pairs, not left × right.
+ * Items are numbered, left ones first: the sweep sorts and holds numbers, not
+ * an object per item (issue 18).
  */
-function forEachOverlap<T extends { readonly range: AddressRange | undefined }>(
-  left: readonly T[],
-  right: readonly T[],
-  visit: (left: T, right: T) => void,
+function forEachOverlap(
+  left: RangedActions,
+  right: RangedActions,
+  visit: (left: DraftAction, right: DraftAction) => void,
 ): void {
   if (left.length === 0 || right.length === 0) return;
-  type Start = { readonly item: T; readonly range: AddressRange; readonly side: 0 | 1 };
-  const starts: Start[] = [];
-  for (const [side, items] of [left, right].entries()) {
-    for (const item of items) {
-      if (item.range !== undefined) starts.push({ item, range: item.range, side: side as 0 | 1 });
-      else if (side === 0) for (const other of right) visit(item, other);
-      // an unranged right item pairs with every ranged left one; unranged pairs were visited above
-      else for (const other of left) if (other.range !== undefined) visit(other, item);
-    }
+  const sideOf = (item: number): 0 | 1 => (item < left.length ? 0 : 1);
+  const actionOf = (item: number): DraftAction =>
+    (item < left.length ? left.actions[item] : right.actions[item - left.length]) as DraftAction;
+  const rangeOf = (item: number): AddressRange =>
+    (item < left.length ? left.ranges[item] : right.ranges[item - left.length]) as AddressRange;
+  const starts: number[] = [];
+  for (let item = 0; item < left.length; item += 1) {
+    if (left.ranges[item] !== undefined) starts.push(item);
+    else for (const other of right.actions) visit(left.actions[item] as DraftAction, other);
+  }
+  for (let index = 0; index < right.length; index += 1) {
+    if (right.ranges[index] !== undefined) starts.push(left.length + index);
+    // an unranged right item pairs with every ranged left one; unranged pairs were visited above
+    else
+      for (let item = 0; item < left.length; item += 1)
+        if (left.ranges[item] !== undefined)
+          visit(left.actions[item] as DraftAction, right.actions[index] as DraftAction);
   }
   // Plain comparisons: localeCompare on the family was most of this sort at 100,000 rules (issue 18).
-  starts.sort((a, b) =>
-    a.range.family !== b.range.family
-      ? a.range.family < b.range.family
-        ? -1
-        : 1
-      : a.range.first < b.range.first
-        ? -1
-        : a.range.first > b.range.first
-          ? 1
-          : 0,
-  );
+  // Ties in item order, as the stable sort of the items kept them.
+  starts.sort((a, b) => {
+    const rangeA = rangeOf(a);
+    const rangeB = rangeOf(b);
+    if (rangeA.family !== rangeB.family) return rangeA.family < rangeB.family ? -1 : 1;
+    if (rangeA.first !== rangeB.first) return rangeA.first < rangeB.first ? -1 : 1;
+    return a - b;
+  });
   // Ranges open on each side: every one started no later than the current
   // start; those that end before it are dropped when next looked at.
-  let open: [Start[], Start[]] = [[], []];
+  let open: [number[], number[]] = [[], []];
   let family: string | undefined;
   for (const start of starts) {
-    if (start.range.family !== family) {
-      family = start.range.family;
+    const range = rangeOf(start);
+    if (range.family !== family) {
+      family = range.family;
       open = [[], []];
     }
+    const side = sideOf(start);
     // Ranges that ended are dropped in place: a filtered copy per start was garbage at 100,000 rules.
-    const stillOpen = open[start.side === 0 ? 1 : 0];
+    const stillOpen = open[side === 0 ? 1 : 0];
     let kept = 0;
-    for (const other of stillOpen) if (other.range.last >= start.range.first) stillOpen[kept++] = other;
+    for (const other of stillOpen) if (rangeOf(other).last >= range.first) stillOpen[kept++] = other;
     stillOpen.length = kept;
     for (const other of stillOpen) {
-      if (start.side === 0) visit(start.item, other.item);
-      else visit(other.item, start.item);
+      if (side === 0) visit(actionOf(start), actionOf(other));
+      else visit(actionOf(other), actionOf(start));
     }
-    open[start.side].push(start);
+    open[side].push(start);
   }
 }
