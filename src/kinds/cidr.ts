@@ -120,7 +120,7 @@ export function cidrRange(value: string): CidrRange | undefined {
   else for (const byte of address.toByteArray()) number = (number << 8n) | BigInt(byte);
   const hostMask = (1n << BigInt(bits - prefix)) - 1n;
   const first = number & ~hostMask;
-  return { family: address.kind(), first, last: first | hostMask };
+  return { family: address.kind(), first, last: lastOf(first, hostMask) };
 }
 
 /** The range of a dotted-quad CIDR (or bare address) read straight from its octets; undefined otherwise. */
@@ -136,7 +136,12 @@ function ipv4Range(value: string): CidrRange | undefined {
   const number = BigInt(((octets[0] << 24) >>> 0) + (octets[1] << 16) + (octets[2] << 8) + octets[3]);
   const hostMask = (1n << BigInt(32 - prefix)) - 1n;
   const first = number & ~hostMask;
-  return { family: 'ipv4', first, last: first | hostMask };
+  return { family: 'ipv4', first, last: lastOf(first, hostMask) };
+}
+
+/** The last address of a range: the first itself for a single address, not a BigInt of its own (one per rule planned). */
+function lastOf(first: bigint, hostMask: bigint): bigint {
+  return hostMask === 0n ? first : first | hostMask;
 }
 
 /**
