@@ -26,7 +26,8 @@ export function assemblePlan(
   const kindOrder = new Map([...state.kindsByName.keys()].map((kind, index) => [kind, index]));
   const kindIndex = (kind: KindName): number => kindOrder.get(kind) ?? -1;
   const sortedDrafts = inKindOrder(drafts, (draft) => kindIndex(draft.change.kind));
-  const keys = new Set(drafted.map((action) => action.key));
+  const narrowed = drafted !== state.actions;
+  const keys = plannedKeysAskedAbout(drafts, drafted, narrowed);
   const nodes: Action[] = inKindOrder(drafted, (action) => kindIndex(action.kind)).map((action) =>
     toAction(action, keys),
   );
@@ -43,7 +44,9 @@ export function assemblePlan(
   // Object.assign, not a spread: on Node 20 a spread followed by another property gave every change a
   // hidden class of its own (~340 bytes each, kept with the plan).
   const changes: ResourceChange[] = sortedDrafts.map((draft) =>
-    Object.assign(draft.change, { actionKeys: keptKeys(draft.actionKeys, keys) }),
+    Object.assign(draft.change, {
+      actionKeys: narrowed ? keptKeys(draft.actionKeys, keys) : draft.actionKeys,
+    }),
   );
   const summary = summarize(state, changes);
   const safety = safetyOf(state, sortedDrafts, ordered.ok ? ordered.order : nodes);
@@ -75,6 +78,27 @@ function inKindOrder<T>(items: readonly T[], kindIndexOf: (item: T) => number): 
       return items.slice().sort((a, b) => kindIndexOf(a) - kindIndexOf(b));
   }
   return items;
+}
+
+/**
+ * The keys of drafted actions that are asked about: those actions wait for,
+ * and, when targets or excludes left actions out, those changes list. Unless
+ * narrowed, a change lists only keys of drafted actions (addChange and
+ * replaceAction keep the two together), so its keys are not asked about.
+ * A set of every key was ~4 MB at 100,000 creates, most of which nothing
+ * waits for (issue 18).
+ */
+function plannedKeysAskedAbout(
+  drafts: readonly DraftChange[],
+  drafted: readonly DraftAction[],
+  narrowed: boolean,
+): ReadonlySet<string> {
+  const asked = new Set<string>();
+  for (const action of drafted) for (const key of action.dependsOn) asked.add(key);
+  if (narrowed) for (const draft of drafts) for (const key of draft.actionKeys) asked.add(key);
+  const planned = new Set<string>();
+  for (const action of drafted) if (asked.has(action.key)) planned.add(action.key);
+  return planned;
 }
 
 /**
