@@ -24,9 +24,15 @@ export function orderingFacts(
   spec: Readonly<Record<string, unknown>>,
   role: 'takes' | 'frees',
 ): OrderingFacts {
-  const facts: OrderingFacts = {};
+  const facts = accessFacts(kind, spec);
   const key = uniqueKeyValue(kind, spec);
   if (key !== undefined) facts[role] = key;
+  return facts;
+}
+
+/** Access decision and address range of a spec, for the ordering rules. */
+export function accessFacts(kind: Kind, spec: Readonly<Record<string, unknown>>): OrderingFacts {
+  const facts: OrderingFacts = {};
   const decision = kind.accessDecision;
   if (decision !== undefined) {
     const value = spec[decision.field];
@@ -36,6 +42,16 @@ export function orderingFacts(
     if (range !== undefined) facts.range = range;
   }
   return facts;
+}
+
+/**
+ * The uniqueness-key value an action takes: as drafted, or, for a create,
+ * printed from its spec each time it is asked (see DraftAction.takenFrom).
+ */
+export function takenKey(state: PlanState, action: DraftAction): string | undefined {
+  if (action.takes !== undefined || action.takenFrom === undefined) return action.takes;
+  const kind = state.kindsByName.get(action.kind);
+  return kind === undefined ? undefined : uniqueKeyValue(kind, action.takenFrom);
 }
 
 /**
@@ -65,7 +81,7 @@ export function orderActions(state: PlanState): void {
   waitForPendingIds(state.actions);
   moveReferencesBeforeDeletes(state);
   // Who takes which key is asked only about replacements: 100,000 creates and none is a map of 100,000 lists.
-  const takers = freeKeysBeforeTaking(state.actions, state.replacements.size > 0);
+  const takers = freeKeysBeforeTaking(state, state.replacements.size > 0);
   orderReplacements(state, takers);
   neverWidenAccess(state);
   neverOpenGuards(state.actions);
@@ -255,7 +271,8 @@ function reportStillReferenced(state: PlanState, remove: DraftAction, referrerId
  * policy): whatever takes a key waits for the delete that frees it. Returns
  * the keys of the actions taking each key value, when `listTakers` asks.
  */
-function freeKeysBeforeTaking(actions: readonly DraftAction[], listTakers: boolean): Map<string, string[]> {
+function freeKeysBeforeTaking(state: PlanState, listTakers: boolean): Map<string, string[]> {
+  const { actions } = state;
   const freedBy = new Map<string, DraftAction[]>();
   for (const action of actions) {
     if (action.frees === undefined) continue;
@@ -268,15 +285,18 @@ function freeKeysBeforeTaking(actions: readonly DraftAction[], listTakers: boole
   for (const freers of freedBy.values())
     for (const freer of freers) before.set(freer, new Set(freer.dependsOn));
   const takers = new Map<string, string[]>();
+  // Nothing frees a key and nobody asks who takes one (100,000 creates): no key is printed.
+  if (freedBy.size === 0 && !listTakers) return takers;
   for (const action of actions) {
-    if (action.takes === undefined) continue;
+    const takes = takenKey(state, action);
+    if (takes === undefined) continue;
     if (listTakers) {
       // Pushed, not copied: a copy per taker was garbage at 100,000 creates (issue 18).
-      const taking = takers.get(action.takes);
-      if (taking === undefined) takers.set(action.takes, [action.key]);
+      const taking = takers.get(takes);
+      if (taking === undefined) takers.set(takes, [action.key]);
       else taking.push(action.key);
     }
-    for (const freer of freedBy.get(action.takes) ?? []) {
+    for (const freer of freedBy.get(takes) ?? []) {
       // A freer drafted to follow this taker frees what the taker takes (a temporary rule's delete).
       if (freer !== action && !before.get(freer)?.has(action.key)) action.dependsOn.add(freer.key);
     }
@@ -306,7 +326,7 @@ function orderReplacements(state: PlanState, takers: ReadonlyMap<string, readonl
     // own: the taker waits for the delete (uniqueness) and the access
     // ordering places the create and the delete; tying them here too made a
     // cycle with the deny's delete waiting for its own create.
-    const keyWantedByOther = keyWanted && create?.takes !== remove.frees;
+    const keyWantedByOther = keyWanted && (create && takenKey(state, create)) !== remove.frees;
     if (keyWantedByOther && remove.access !== undefined) continue;
     if (!keyWanted && remove.access !== 'allow') remove.dependsOn.add(createKey);
     else create?.dependsOn.add(deleteKey);

@@ -2,7 +2,7 @@ import ipaddr from 'ipaddr.js';
 import type { AddressRange, Kind } from '../kinds/kind.js';
 import { encodeMetadata } from '../kinds/ownership-marker.js';
 import { Dependencies, type DraftAction, draftAction } from './draft-action.js';
-import { moveAcrossPolicySwitch, orderActions } from './order-actions.js';
+import { moveAcrossPolicySwitch, orderActions, takenKey } from './order-actions.js';
 import { pendingPathSegment } from './pending-id.js';
 import type { PlanState } from './plan-state.js';
 import { topologicalOrder } from './topological-order.js';
@@ -164,7 +164,7 @@ function park(state: PlanState, move: DraftAction): Map<DraftAction, Set<string>
     secrets: new Set(),
     objectId: object.id,
     ...(move.source ? { source: move.source } : {}),
-    ...defined('takes', move.takes),
+    ...defined('takes', takenKey(state, move)),
     ...defined('frees', keyOf(spotSpec)),
     ...defined('access', move.access),
     ...defined('range', move.range),
@@ -344,7 +344,8 @@ function heldKeys(state: PlanState, kind: Kind): Set<string> {
     if (key !== undefined) held.add(key);
   }
   for (const action of state.actions) {
-    if (action.takes !== undefined) held.add(action.takes);
+    const takes = takenKey(state, action);
+    if (takes !== undefined) held.add(takes);
     if (action.frees !== undefined) held.add(action.frees);
   }
   return held;

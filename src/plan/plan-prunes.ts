@@ -1,7 +1,7 @@
 import type { LiveObject } from '../kinds/live-state.js';
 import { diffFields } from './compare-fields.js';
 import { type DraftAction, draftAction } from './draft-action.js';
-import { orderingFacts } from './order-actions.js';
+import { orderingFacts, takenKey } from './order-actions.js';
 import { addChange, isDesired, type PlanState } from './plan-state.js';
 import { METADATA_FIELD } from './spec-fields.js';
 
@@ -89,7 +89,7 @@ function allClaimed(state: PlanState, objects: readonly LiveObject[]): boolean {
 function waitForKeptCopy(state: PlanState, remove: DraftAction, entryAddress: string): void {
   for (const action of state.actions) {
     if (action.change !== entryAddress || action.op === 'delete') continue;
-    if (remove.frees !== undefined && action.takes === remove.frees) continue;
+    if (remove.frees !== undefined && takenKey(state, action) === remove.frees) continue;
     remove.dependsOn.add(action.key);
   }
 }

@@ -6,7 +6,7 @@ import type { DesiredEntry } from '../manifest/desired-state.js';
 import { diffFields, fieldChange, fieldEquals } from './compare-fields.js';
 import { type DraftAction, draftAction, sourceOf } from './draft-action.js';
 import { claim, matchLive } from './match-live.js';
-import { keyMove, orderingFacts } from './order-actions.js';
+import { accessFacts, keyMove, orderingFacts } from './order-actions.js';
 import { pendingId, pendingPathSegment } from './pending-id.js';
 import type { FieldChange, Operation } from './plan.js';
 import { planModules, reportRoutesOnNewObject } from './plan-modules.js';
@@ -258,7 +258,8 @@ function createAction(
     secrets: body.secrets,
     marker: { owner: state.options.owner, name: entry.name },
     source: entry.location,
-    ...orderingFacts(kind, body.spec, 'takes'),
+    ...accessFacts(kind, body.spec),
+    ...(kind.uniqueKey === undefined || kind.uniqueKey.length === 0 ? {} : { takenFrom: body.spec }),
   });
 }
 
