@@ -20,20 +20,32 @@ export function canonicalJson(value: unknown): string {
   // Pieces joined once: `out +=` built a rope of ~32-byte nodes per piece, which the planner kept
   // (metadata in every request body, a unique key per action): ~500 bytes per action at 100,000
   // where the flat string is ~100 (issue 18).
-  // One list of pieces reused from call to call (emptied after each), unless a call is already
-  // using it: the live read prints every object it reads (its fingerprint), 100,000 at a time.
-  const pieces = sharedPieces ?? [];
+  // One list of pieces reused from call to call, unless a call is already using it: the live read
+  // prints every object it reads (its fingerprint), 100,000 at a time. It keeps its capacity: written
+  // over by index and cut to this call's count, not emptied, since emptying an array drops its
+  // backing store and regrowing it was ~1.4 KB of garbage per object read.
+  const out = sharedPieces ?? { pieces: [], count: 0 };
   sharedPieces = undefined;
   try {
-    serialize(value, pieces);
-    return pieces.join('');
+    out.count = 0;
+    serialize(value, out);
+    out.pieces.length = out.count;
+    return out.pieces.join('');
   } finally {
-    pieces.length = 0;
-    sharedPieces = pieces;
+    // A value of many pieces (a whole document) would stay referenced: let go of those.
+    if (out.count > MAX_KEPT_PIECES) out.pieces = [];
+    sharedPieces = out;
   }
 }
 
-let sharedPieces: string[] | undefined = [];
+/** The pieces of the JSON being printed: `count` of them are the current call's. */
+interface Pieces {
+  pieces: string[];
+  count: number;
+}
+
+let sharedPieces: Pieces | undefined = { pieces: [], count: 0 };
+const MAX_KEPT_PIECES = 4096;
 
 /** sha256 (hex) of the canonical JSON of `value`. */
 export function canonicalHash(value: unknown): string {
@@ -100,25 +112,32 @@ function isUnprintable(value: unknown): boolean {
   return value === undefined || typeof value === 'function' || typeof value === 'symbol';
 }
 
-function serialize(value: unknown, out: string[]): void {
+function append(out: Pieces, piece: string): void {
+  out.pieces[out.count] = piece;
+  out.count += 1;
+}
+
+function serialize(value: unknown, out: Pieces): void {
   if (typeof value === 'string' && !NEEDS_ESCAPE.test(value)) {
     // The quotes around the string itself rather than a quoted copy of it.
-    out.push('"', value, '"');
+    append(out, '"');
+    append(out, value);
+    append(out, '"');
     return;
   }
   if (value === null || typeof value !== 'object') {
-    out.push(JSON.stringify(value));
+    append(out, JSON.stringify(value));
     return;
   }
   if (Array.isArray(value)) {
-    out.push('[');
+    append(out, '[');
     for (let index = 0; index < value.length; index += 1) {
-      if (index > 0) out.push(',');
+      if (index > 0) append(out, ',');
       const item: unknown = value[index];
-      if (isUnprintable(item)) out.push('null');
+      if (isUnprintable(item)) append(out, 'null');
       else serialize(item, out);
     }
-    out.push(']');
+    append(out, ']');
     return;
   }
   const record = value as Record<string, unknown>;
@@ -127,16 +146,16 @@ function serialize(value: unknown, out: string[]): void {
   let indexKeys = 0;
   while (indexKeys < keys.length && isArrayIndex(keys[indexKeys] as string)) indexKeys += 1;
   sortKeys(keys, indexKeys);
-  out.push('{');
+  append(out, '{');
   let first = true;
   for (const key of keys) {
     if (key === '__proto__') continue;
     const entry = record[key];
     if (isUnprintable(entry)) continue;
-    if (!first) out.push(',');
-    out.push(printedKey(key));
+    if (!first) append(out, ',');
+    append(out, printedKey(key));
     serialize(entry, out);
     first = false;
   }
-  out.push('}');
+  append(out, '}');
 }
