@@ -11,6 +11,7 @@ import type { ManifestError } from '../manifest/manifest-error.js';
 import type { Plan } from '../plan/plan.js';
 import { planChanges } from '../plan/plan-changes.js';
 import type { PlanOptions } from '../plan/planner-options.js';
+import { limitHeapGrowthFor } from './heap-growth.js';
 
 export interface PreparedPlan {
   readonly desired: DesiredState;
@@ -43,6 +44,7 @@ export async function preparePlan(
   const loaded = await loadDesiredState(paths, options.load);
   if (!loaded.ok) return loaded;
   const desired = loaded.value;
+  limitHeapGrowthFor(desired.entries.length);
   return { ok: true, value: { desired, ...(await readAndPlan(desired, api, options)) } };
 }
 

@@ -16,6 +16,7 @@ import type { Plan } from '../plan/plan.js';
 import { planChanges } from '../plan/plan-changes.js';
 import type { PlanOptions } from '../plan/planner-options.js';
 import { summaryToJson } from '../plan/render-json.js';
+import { limitHeapGrowthFor } from '../plan-session/heap-growth.js';
 import { manifestsRead, manifestsReadToJson } from '../plan-session/manifests-read.js';
 import { CacheWritingApi } from './cache-writing-api.js';
 import type { DaemonClock } from './daemon-clock.js';
@@ -217,6 +218,7 @@ export class WatchReconciler {
     if (trigger !== 'change') this.#memo.clear();
     const loaded = await loadDesiredState(this.#options.paths, { ...this.#options.load, memo: this.#memo });
     if (loaded.ok) {
+      limitHeapGrowthFor(loaded.value.entries.length);
       this.#lastValid = loaded.value;
       this.#manifestErrors = [];
       this.#logManifestsRead(log, loaded.value);

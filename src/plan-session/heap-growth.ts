@@ -1,0 +1,35 @@
+import { setFlagsFromString } from 'node:v8';
+
+/** Entries from which the heap's growth is limited: below, the peak is far from any container's limit. */
+export const LARGE_ACCOUNT_ENTRIES = 50_000;
+
+/**
+ * How much V8 lets the old generation grow past what its last full
+ * collection kept before it collects again, in percent (V8's default lets it
+ * grow up to 4x).
+ */
+const HEAP_GROWING_PERCENT = 30;
+
+let limited = false;
+
+/**
+ * Makes V8 collect the old generation once it has grown 30% past its live
+ * size, from the first load of a large account on (`plan`, `apply`, `watch`
+ * call this with the number of entries they loaded; the bench's child too,
+ * so that it measures what the CLI does).
+ *
+ * Why: a plan of 100,000 entries holds about 120 MB (the entries and the live
+ * objects) while the live read and the planner make garbage much faster, and
+ * with the default growth the heap reached about twice its live size before
+ * the next full collection: that was the process's peak RSS, what a
+ * container's memory limit has to cover. Limited, the peak at 100,000 is
+ * 10 to 25 MB lower (no-ops and creates); the extra collections cost CPU, about
+ * 14% of the whole at 10,000 entries for 8 MB, hence the threshold. Only this
+ * flag works once the process runs (the young generation's size, for one, is
+ * fixed at start). See docs/performance.md (CPU and memory).
+ */
+export function limitHeapGrowthFor(entries: number): void {
+  if (limited || entries < LARGE_ACCOUNT_ENTRIES) return;
+  limited = true;
+  setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+}
