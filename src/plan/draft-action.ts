@@ -90,7 +90,8 @@ export class Dependencies implements Iterable<string> {
 
 /** A ResourceChange while drafting; `protect` comes from its entry and feeds the safety rules. */
 export interface DraftChange {
-  readonly change: Omit<ResourceChange, 'actionKeys'>;
+  /** Its `actionKeys` is the list below, which park-moves.ts edits in place. */
+  readonly change: ResourceChange;
   readonly actionKeys: string[];
   readonly protect: boolean;
 }

@@ -181,10 +181,13 @@ export function addChange(
   actions: readonly DraftAction[],
 ): void {
   state.actions.push(...actions);
+  const actionKeys = actions.map((action) => action.key);
   state.changes.push({
     // Object.assign, not a spread followed by `source`: see draftAction (a hidden class per change).
-    change: Object.assign({}, change, source ? { source } : {}),
-    actionKeys: actions.map((action) => action.key),
+    // actionKeys from the start: added at assembly, it grew each change's property store, the old
+    // one promoted garbage (issue 18).
+    change: Object.assign({}, change, source ? { source } : {}, { actionKeys }),
+    actionKeys,
     protect: entry?.protect === true,
   });
 }
