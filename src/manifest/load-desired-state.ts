@@ -289,10 +289,15 @@ function resolvesNothing(kind: Kind): boolean {
   return found;
 }
 
-/** What buildEntry gives for an entry of a kind that resolves nothing. */
+/** What buildEntry gives for an entry of a kind that resolves nothing: its parts, copied. */
 function copyEntry(entry: RawEntry): BuiltEntry {
+  return { ...entryParts(entry), errors: [] };
+}
+
+/** A copy of the entry's data split into its spec and the two fields that are edgesync's own. */
+function entryParts(entry: RawEntry): { spec: Record<string, unknown>; id?: string; protect: boolean } {
   const { id, protect, ...spec } = copyPlainData(entry.value) as Record<string, unknown>;
-  return { spec, ...(typeof id === 'string' ? { id } : {}), protect: protect === true, errors: [] };
+  return { spec, ...(typeof id === 'string' ? { id } : {}), protect: protect === true };
 }
 
 /**
@@ -307,8 +312,8 @@ async function buildEntry(
   references: ReferenceOptions,
 ): Promise<BuiltEntry> {
   const errors: ManifestError[] = [];
-  const { id, protect, ...rest } = copyPlainData(entry.value) as Record<string, unknown>;
-  const spec: Record<string, unknown> = rest;
+  const parts = entryParts(entry);
+  const { spec } = parts;
   const fail = (error: ManifestError): undefined => {
     errors.push(error);
     return undefined;
@@ -346,7 +351,7 @@ async function buildEntry(
   }
   await kind.resolveSources?.(spec, resolver);
   if (errors.length > 0) return { protect: false, errors };
-  return { spec, ...(typeof id === 'string' ? { id } : {}), protect: protect === true, errors };
+  return { ...parts, errors };
 }
 
 /**
