@@ -77,55 +77,67 @@ export function* jsonChunks(value: unknown, indent: number, streamDepth = 1): Ge
 }
 
 function* valueChunks(value: unknown, indent: number, streamDepth: number, depth: number): Generator<string> {
-  if (isLazy(value)) {
-    if (value[LAZY] === 'array') yield* arrayChunks(value.items(), indent, streamDepth, depth);
-    else yield* objectChunks(value.entries(), indent, streamDepth, depth);
+  const container = containerOf(value, depth < streamDepth);
+  if (container !== undefined) {
+    yield* containerChunks(container, indent, streamDepth, depth);
     return;
   }
-  if (depth < streamDepth && Array.isArray(value)) {
-    yield* arrayChunks(value, indent, streamDepth, depth);
-    return;
-  }
-  if (depth < streamDepth && isStreamableObject(value)) {
-    yield* objectChunks(Object.entries(value), indent, streamDepth, depth);
-    return;
-  }
-  // Only reached for values JSON.stringify writes (omitted ones are left out by the callers).
+  // Only reached for values JSON.stringify writes (omitted ones are left out by objectMembers).
   const text = JSON.stringify(value, null, indent) ?? 'null';
   // JSON.stringify escapes every newline inside strings: each raw one starts a line to indent.
   yield depth === 0 ? text : text.replaceAll('\n', `\n${' '.repeat(indent * depth)}`);
 }
 
-function* arrayChunks(
-  items: Iterable<unknown>,
-  indent: number,
-  streamDepth: number,
-  depth: number,
-): Generator<string> {
-  const inner = `\n${' '.repeat(indent * (depth + 1))}`;
-  let first = true;
-  for (const item of items) {
-    yield first ? `[${inner}` : `,${inner}`;
-    first = false;
-    if (isOmitted(item)) yield 'null';
-    else yield* valueChunks(item, indent, streamDepth, depth + 1);
-  }
-  yield first ? '[]' : `\n${' '.repeat(indent * depth)}]`;
+/** The container to open here: a lazy list always, an array or plain object when `open` (above streamDepth). */
+function containerOf(value: unknown, open: boolean): Container | undefined {
+  if (isLazy(value))
+    return value[LAZY] === 'array' ? arrayMembers(value.items()) : objectMembers(value.entries());
+  if (!open) return undefined;
+  if (Array.isArray(value)) return arrayMembers(value);
+  if (isStreamableObject(value)) return objectMembers(Object.entries(value));
+  return undefined;
 }
 
-function* objectChunks(
-  entries: Iterable<readonly [string, unknown]>,
+/** An array or object to write member by member: its brackets and each member's label and value. */
+interface Container {
+  readonly brackets: '[]' | '{}';
+  members(): Iterable<readonly [label: string, value: unknown]>;
+}
+
+/** An array's items, unlabelled; what JSON.stringify leaves out of objects is null in an array. */
+function arrayMembers(items: Iterable<unknown>): Container {
+  return {
+    brackets: '[]',
+    *members() {
+      for (const item of items) yield ['', isOmitted(item) ? null : item] as const;
+    },
+  };
+}
+
+/** An object's members labelled `"key": `, without those JSON.stringify leaves out. */
+function objectMembers(entries: Iterable<readonly [string, unknown]>): Container {
+  return {
+    brackets: '{}',
+    *members() {
+      for (const [key, value] of entries)
+        if (!isOmitted(value)) yield [`${JSON.stringify(key)}: `, value] as const;
+    },
+  };
+}
+
+function* containerChunks(
+  container: Container,
   indent: number,
   streamDepth: number,
   depth: number,
 ): Generator<string> {
+  const [open, close] = container.brackets;
   const inner = `\n${' '.repeat(indent * (depth + 1))}`;
   let first = true;
-  for (const [key, item] of entries) {
-    if (isOmitted(item)) continue;
-    yield `${first ? '{' : ','}${inner}${JSON.stringify(key)}: `;
+  for (const [label, value] of container.members()) {
+    yield `${first ? open : ','}${inner}${label}`;
     first = false;
-    yield* valueChunks(item, indent, streamDepth, depth + 1);
+    yield* valueChunks(value, indent, streamDepth, depth + 1);
   }
-  yield first ? '{}' : `\n${' '.repeat(indent * depth)}}`;
+  yield first ? container.brackets : `\n${' '.repeat(indent * depth)}${close}`;
 }
