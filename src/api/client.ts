@@ -215,7 +215,7 @@ export class HttpApiClient implements ApiClient {
       path,
       body: payload === undefined ? undefined : JSON.stringify(payload),
       kind: options.kind,
-      // A signal of this request's own, so that its waits and fetch listen to it and not to the
+      // A signal of this request's own, so that its waits and its HTTP exchange listen to it and not to the
       // caller's: one caller signal is shared by every request of a live read, and a listener per
       // waiting request on it trips MaxListenersExceededWarning. `AbortSignal.any` follows the caller's
       // signal without adding a listener to it.
@@ -244,7 +244,7 @@ export class HttpApiClient implements ApiClient {
       }
       const failure: AttemptFailure =
         outcome.type === 'response'
-          ? { type: 'response', status: outcome.status, retryAfter: outcome.headers.get('retry-after') }
+          ? { type: 'response', status: outcome.status, retryAfter: outcome.retryAfter }
           : { type: 'network', failure: outcome.error.failure };
       const decision = this.#policy.decide({ method, attempt, failure, waitedMs: request.waitedMs });
       if (!decision.retry || !this.#timeLeftFor(request, failure)) {
