@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * JSON with object keys sorted recursively and no whitespace, so that equal
@@ -47,9 +47,13 @@ interface Pieces {
 let sharedPieces: Pieces | undefined = { pieces: [], count: 0 };
 const MAX_KEPT_PIECES = 4096;
 
-/** sha256 (hex) of the canonical JSON of `value`. */
+/**
+ * sha256 (hex) of the canonical JSON of `value`. The one-shot `hash`, not a
+ * Hash object per value: half the time for the small objects the live read
+ * fingerprints, 10,000 at a time (issue 18).
+ */
 export function canonicalHash(value: unknown): string {
-  return createHash('sha256').update(canonicalJson(value)).digest('hex');
+  return hash('sha256', canonicalJson(value), 'hex');
 }
 
 const ARRAY_INDEX = /^(?:0|[1-9]\d*)$/;
