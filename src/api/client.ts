@@ -8,6 +8,7 @@ import type {
   EdgeApi,
   HttpMethod,
   ListPage,
+  PaginateOptions,
   RequestOptions,
   RequestStats,
 } from './edge-api.js';
@@ -179,9 +180,10 @@ export class HttpApiClient implements ApiClient {
   paginate<T = unknown>(
     path: string,
     listKey: string,
-    options: RequestOptions = {},
+    options: PaginateOptions = {},
   ): AsyncIterable<ListPage<T>> {
     return listPages<T>(this.#urlFor(path), path, listKey, {
+      readAhead: options.readAhead === true,
       origin: this.#origin,
       basePath: this.#basePath,
       get: (url) => this.#send<unknown>('GET', url, this.#pathOf(url), undefined, options),

@@ -37,6 +37,16 @@ export interface RequestOptions {
   readonly kind?: string;
 }
 
+export interface PaginateOptions extends RequestOptions {
+  /**
+   * The caller reads every page: the next page is asked for as soon as this
+   * one is read, so the service prepares it while the caller works through
+   * this one. A caller that stops early must abort `signal`, or one more page
+   * is read. @default false
+   */
+  readonly readAhead?: boolean;
+}
+
 export interface ListPage<T> {
   readonly items: readonly T[];
   /** The page's own URI, as requested. */
@@ -67,7 +77,7 @@ export interface EdgeApi {
    * ends early, when a page fails after retries, the next page points off
    * the API's origin, or a page repeats.
    */
-  paginate<T = unknown>(path: string, listKey: string, options?: RequestOptions): AsyncIterable<ListPage<T>>;
+  paginate<T = unknown>(path: string, listKey: string, options?: PaginateOptions): AsyncIterable<ListPage<T>>;
   /** Counters since the client was made. */
   stats(): RequestStats;
 }

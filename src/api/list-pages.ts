@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import { isRecord } from '../json-value.js';
 import type { ApiResponse, ListPage } from './edge-api.js';
 import { PaginationError } from './pagination-error.js';
@@ -14,6 +15,8 @@ export interface PageSource {
   redact(text: string): string;
   /** Called for each page read. */
   onPage(): void;
+  /** Ask for the next page before handing over this one (PaginateOptions.readAhead). @default false */
+  readonly readAhead?: boolean;
 }
 
 const PAGE_SIZE = '100';
@@ -36,12 +39,15 @@ export async function* listPages<T>(
   let pagesRead = 0;
   const fail = (failure: PaginationError['failure'], pageUri: string, detail: string, cause?: unknown) =>
     new PaginationError({ path, failure, pageUri, pagesRead, detail }, cause === undefined ? {} : { cause });
+  /** The next page's GET when it was asked for ahead. */
+  let inFlight: Promise<ApiResponse<unknown>> | undefined;
   while (url) {
     const pageUri = source.redact(url.href);
     seen.add(url.href);
     let response: ApiResponse<unknown>;
     try {
-      response = await source.get(url);
+      response = await (inFlight ?? requestPage(source, url));
+      inFlight = undefined;
     } catch (error) {
       if (error instanceof RequestAbortedError) throw error;
       throw fail('page_failed', pageUri, error instanceof Error ? error.message : String(error), error);
@@ -73,11 +79,29 @@ export async function* listPages<T>(
         );
       }
     }
+    // Asked for before this page is handed over: the service prepares it while the caller works
+    // through this one (issue 18).
+    if (nextUrl && source.readAhead === true) {
+      inFlight = requestPage(source, nextUrl);
+      // The request is written to the socket on a later tick, which would come only after the
+      // caller's work on this page (promise jobs run first): one turn of the loop lets it out.
+      await setImmediate();
+    }
     source.onPage();
     pagesRead += 1;
     yield { items: items as T[], uri: pageUri };
     url = nextUrl;
   }
+}
+
+/**
+ * The GET of a page, awaited later: its failure is handled there, or nowhere
+ * when the caller stopped reading, which must not be an unhandled rejection.
+ */
+function requestPage(source: PageSource, url: URL): Promise<ApiResponse<unknown>> {
+  const response = source.get(url);
+  response.catch(() => {});
+  return response;
 }
 
 /** Resolves `next_page_uri` as a browser would: absolute as is, relative against the page it came from. */

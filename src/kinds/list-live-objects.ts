@@ -10,7 +10,11 @@ export async function listLiveObjects(
   signal: AbortSignal | undefined,
 ): Promise<LiveObject[]> {
   const objects: LiveObject[] = [];
-  const options = signal === undefined ? { kind: list.kind } : { kind: list.kind, signal };
+  // Every page is read; a failure aborts `signal` (readLiveState), which stops the page asked for ahead.
+  const options =
+    signal === undefined
+      ? { kind: list.kind, readAhead: true }
+      : { kind: list.kind, readAhead: true, signal };
   for await (const page of api.paginate(list.path, list.listKey, options)) {
     for (const item of page.items) objects.push(fromApi(item));
   }

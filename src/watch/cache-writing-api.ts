@@ -4,6 +4,7 @@ import type {
   ApiResponse,
   EdgeApi,
   ListPage,
+  PaginateOptions,
   RequestOptions,
   RequestStats,
 } from '../api/edge-api.js';
@@ -78,7 +79,11 @@ export class CacheWritingApi implements EdgeApi {
     return response;
   }
 
-  paginate<T = unknown>(path: string, listKey: string, options?: RequestOptions): AsyncIterable<ListPage<T>> {
+  paginate<T = unknown>(
+    path: string,
+    listKey: string,
+    options?: PaginateOptions,
+  ): AsyncIterable<ListPage<T>> {
     return this.#api.paginate<T>(path, listKey, options);
   }
 

@@ -3,6 +3,7 @@ import type {
   ApiResponse,
   EdgeApi,
   ListPage,
+  PaginateOptions,
   RequestOptions,
   RequestStats,
 } from '../api/edge-api.js';
@@ -127,9 +128,12 @@ export class BackgroundReadApi implements EdgeApi {
   async *paginate<T = unknown>(
     path: string,
     listKey: string,
-    options: RequestOptions = {},
+    options: PaginateOptions = {},
   ): AsyncIterable<ListPage<T>> {
-    const pages = this.#api.paginate<T>(path, listKey, options)[Symbol.asyncIterator]();
+    // Not ahead: each page's request waits for its share, which a page asked for ahead would skip.
+    const pages = this.#api
+      .paginate<T>(path, listKey, { ...options, readAhead: false })
+      [Symbol.asyncIterator]();
     try {
       for (;;) {
         // The next page is requested by `next()`: wait for the share before asking.
