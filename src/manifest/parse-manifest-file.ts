@@ -12,6 +12,7 @@ import {
   type Node as YamlNode,
 } from 'yaml';
 import { pointerToken, pointerTokens } from '../json-pointer.js';
+import { walkManifestCst } from './cst-walk.js';
 import { PointerOffsetsBuilder } from './file-positions.js';
 import { ManifestError } from './manifest-error.js';
 import { isInside, type ManifestFile } from './manifest-files.js';
@@ -122,12 +123,45 @@ export function parseManifestBytes(file: ManifestFile, bytes: Uint8Array): Parse
     );
   }
 
+  return parseManifestText(file, text.value);
+}
+
+/**
+ * Parses one manifest's text: from the `yaml` Parser's tokens when the file
+ * is in the subset cst-walk.ts handles (nearly every manifest), else by
+ * composing it (composeManifest), which reports every error.
+ */
+function parseManifestText(file: ManifestFile, text: string): ParseOutcome {
+  return parseManifestCst(file, text) ?? composeManifest(file, text);
+}
+
+/** The outcome from the Parser's tokens alone, or undefined when cst-walk.ts refuses the text. */
+export function parseManifestCst(file: ManifestFile, text: string): ParseOutcome | undefined {
+  const lineCounter = new LineCounter();
+  const walked = walkManifestCst(text, lineCounter, MAX_NESTING_DEPTH);
+  if (walked === undefined) return undefined;
+  const positions = {
+    file: file.display,
+    lineStarts: Int32Array.from(lineCounter.lineStarts),
+    offsets: walked.offsets,
+  };
+  return { ok: true, manifest: { file, data: walked.data, positions } };
+}
+
+/**
+ * The outcome from the composed Document: yaml's errors, then the checks
+ * and the data of one DocumentWalk. Handles every file; parseManifestCst
+ * must answer the same wherever it answers at all.
+ */
+export function composeManifest(file: ManifestFile, text: string): ParseOutcome {
+  const at = (line: number, column: number): SourceLocation => ({ file: file.display, line, column });
+  const fail = (error: ManifestError): ParseOutcome => ({ ok: false, errors: [error] });
   const lineCounter = new LineCounter();
   const locate = (offset: number): SourceLocation => {
     const { line, col } = lineCounter.linePos(offset);
     return at(line, col);
   };
-  const documents = parseAllDocuments(text.value, {
+  const documents = parseAllDocuments(text, {
     lineCounter,
     version: '1.2',
     schema: 'core',
