@@ -18,8 +18,8 @@ export const ipPolicyRules: Kind = metadataKind({
     { name: 'description', onChange: 'update' },
     { name: 'metadata', onChange: 'update' },
     { name: 'cidr', onChange: 'update' },
-    { name: 'action', onChange: 'replace' },
-    { name: 'ip_policy_id', onChange: 'replace' },
+    { name: 'action', onChange: 'replace', recurs: true },
+    { name: 'ip_policy_id', onChange: 'replace', recurs: true },
   ],
   schema: IP_POLICY_RULES_SCHEMA,
   // The service holds one rule per CIDR and IP policy.

@@ -17,7 +17,7 @@ export const reservedAddrs: Kind = metadataKind({
     { name: 'metadata', onChange: 'update' },
     // The create request has no endpoint_configuration_id: a PATCH after the create attaches it.
     { name: 'endpoint_configuration_id', onChange: 'update', setAfterCreate: true },
-    { name: 'region', onChange: 'replace' },
+    { name: 'region', onChange: 'replace', recurs: true },
   ],
   schema: RESERVED_ADDRS_SCHEMA,
   fromApi: (object) => ({

@@ -5,6 +5,7 @@ import { canonicalJson } from '../kinds/canonical-json.js';
 import type { Kind, SourceResolver } from '../kinds/kind.js';
 import { assembleManifestSchema } from '../kinds/kind-schema.js';
 import { KINDS } from '../kinds/registry.js';
+import { sharedCopy } from '../kinds/repeated-strings.js';
 import { visitSpec } from '../kinds/visit-spec.js';
 import { EntryChecks, entryProblemError, type FileFacts } from './check-entries.js';
 import type { DesiredEntry, DesiredState } from './desired-state.js';
@@ -200,7 +201,7 @@ async function loadFile(file: ManifestFile, parsed: ParseOutcome, context: FileC
     // The entry's own lists (fieldsOf builds a new pair each call): buildEntry may append moved fields.
     const fields = manifest.positions.offsets.fieldsOf(entry.pointer) ?? { pointers: [], offsets: [] };
     const result = resolvesNothing(kind)
-      ? copyEntry(entry)
+      ? copyEntry(entry, kind)
       : await buildEntry(entry, kind, fields, references);
     for (const error of result.errors) errors.push(error);
     if (result.spec === undefined) continue;
@@ -290,14 +291,36 @@ function resolvesNothing(kind: Kind): boolean {
 }
 
 /** What buildEntry gives for an entry of a kind that resolves nothing: its parts, copied. */
-function copyEntry(entry: RawEntry): BuiltEntry {
-  return { ...entryParts(entry), errors: [] };
+function copyEntry(entry: RawEntry, kind: Kind): BuiltEntry {
+  return { ...entryParts(entry, kind), errors: [] };
 }
 
-/** A copy of the entry's data split into its spec and the two fields that are edgesync's own. */
-function entryParts(entry: RawEntry): { spec: Record<string, unknown>; id?: string; protect: boolean } {
+/**
+ * A copy of the entry's data split into its spec and the two fields that are
+ * edgesync's own; the strings of the kind's recurring fields are shared.
+ */
+function entryParts(
+  entry: RawEntry,
+  kind: Kind,
+): { spec: Record<string, unknown>; id?: string; protect: boolean } {
   const { id, protect, ...spec } = copyPlainData(entry.value) as Record<string, unknown>;
+  for (const name of recurringFieldsOf(kind)) {
+    const value = spec[name];
+    if (typeof value === 'string') spec[name] = sharedCopy(value);
+  }
   return { spec, ...(typeof id === 'string' ? { id } : {}), protect: protect === true };
+}
+
+const recurringFieldsByKind = new WeakMap<Kind, readonly string[]>();
+
+/** The names of the kind's own fields marked `recurs`. */
+function recurringFieldsOf(kind: Kind): readonly string[] {
+  let found = recurringFieldsByKind.get(kind);
+  if (found === undefined) {
+    found = kind.fields.filter((rule) => rule.recurs === true).map((rule) => rule.name);
+    recurringFieldsByKind.set(kind, found);
+  }
+  return found;
 }
 
 /**
@@ -312,7 +335,7 @@ async function buildEntry(
   references: ReferenceOptions,
 ): Promise<BuiltEntry> {
   const errors: ManifestError[] = [];
-  const parts = entryParts(entry);
+  const parts = entryParts(entry, kind);
   const { spec } = parts;
   const fail = (error: ManifestError): undefined => {
     errors.push(error);
