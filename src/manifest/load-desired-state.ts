@@ -58,6 +58,12 @@ export interface LoadOptions {
   readonly memo?: ManifestMemo;
   /** When files are parsed on worker threads (parse-in-worker.ts). @default past 2 MB of files */
   readonly parsing?: ParsingOptions;
+  /**
+   * Told the bytes of manifest files read so far, after each file is read:
+   * `plan` and `apply` limit a large load's heap growth from it, before its
+   * entries are counted (plan-session/heap-growth.ts). @default none
+   */
+  readonly onBytesRead?: (total: number) => void;
 }
 
 export const DEFAULT_OWNER = 'default';
@@ -99,7 +105,7 @@ export async function loadDesiredState(
   // built one at a time, each file's document, positions and schema errors let
   // go before the next. Only the built entries (with their fields' positions
   // in a typed table) outlive their file.
-  const parsing = new ManifestParsing(options.parsing);
+  const parsing = new ManifestParsing(options.parsing, options.onBytesRead);
   try {
     const files = collected.files;
     const ahead: Promise<PreparedFile>[] = [];

@@ -157,10 +157,12 @@ export class ManifestParsing {
   #pool: ParsePool | undefined;
   readonly #poolStartBytes: number;
   readonly #callerParses: boolean;
+  readonly #onBytesRead: ((total: number) => void) | undefined;
 
-  constructor(options: ParsingOptions = {}) {
+  constructor(options: ParsingOptions = {}, onBytesRead?: (total: number) => void) {
     this.#poolStartBytes = options.poolStartBytes ?? POOL_START_BYTES;
     this.#callerParses = options.callerParses ?? true;
+    this.#onBytesRead = onBytesRead;
   }
 
   /** Workers started so far (none for a small load). */
@@ -177,6 +179,7 @@ export class ManifestParsing {
     if (!read.ok) return { take: async () => read };
     const bytes = read.bytes;
     this.#readBytes += bytes.length;
+    this.#onBytesRead?.(this.#readBytes);
     const large = bytes.length > INLINE_PARSE_BYTES;
     if (
       (this.#pool === undefined && !large && this.#readBytes <= this.#poolStartBytes) ||

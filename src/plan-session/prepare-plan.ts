@@ -11,7 +11,7 @@ import type { ManifestError } from '../manifest/manifest-error.js';
 import type { Plan } from '../plan/plan.js';
 import { planChanges } from '../plan/plan-changes.js';
 import type { PlanOptions } from '../plan/planner-options.js';
-import { limitHeapGrowthFor } from './heap-growth.js';
+import { limitHeapGrowthFor, limitHeapGrowthForBytes } from './heap-growth.js';
 
 export interface PreparedPlan {
   readonly desired: DesiredState;
@@ -41,7 +41,7 @@ export async function preparePlan(
   api: EdgeApi,
   options: PreparePlanOptions,
 ): Promise<Result<PreparedPlan, ManifestError>> {
-  const loaded = await loadDesiredState(paths, options.load);
+  const loaded = await loadDesiredState(paths, { ...options.load, onBytesRead: limitHeapGrowthForBytes });
   if (!loaded.ok) return loaded;
   const desired = loaded.value;
   limitHeapGrowthFor(desired.entries.length);

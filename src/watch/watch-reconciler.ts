@@ -16,7 +16,7 @@ import type { Plan } from '../plan/plan.js';
 import { planChanges } from '../plan/plan-changes.js';
 import type { PlanOptions } from '../plan/planner-options.js';
 import { summaryToJson } from '../plan/render-json.js';
-import { limitHeapGrowthFor } from '../plan-session/heap-growth.js';
+import { limitHeapGrowthFor, limitHeapGrowthForBytes } from '../plan-session/heap-growth.js';
 import { manifestsRead, manifestsReadToJson } from '../plan-session/manifests-read.js';
 import { CacheWritingApi } from './cache-writing-api.js';
 import type { DaemonClock } from './daemon-clock.js';
@@ -216,7 +216,11 @@ export class WatchReconciler {
     // A resync (the timer, SIGHUP) reads every file again, and the files their entries reference,
     // which raise no event of their own; a change re-reads only the manifest files that changed.
     if (trigger !== 'change') this.#memo.clear();
-    const loaded = await loadDesiredState(this.#options.paths, { ...this.#options.load, memo: this.#memo });
+    const loaded = await loadDesiredState(this.#options.paths, {
+      ...this.#options.load,
+      memo: this.#memo,
+      onBytesRead: limitHeapGrowthForBytes,
+    });
     if (loaded.ok) {
       limitHeapGrowthFor(loaded.value.entries.length);
       this.#lastValid = loaded.value;
