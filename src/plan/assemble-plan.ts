@@ -25,7 +25,7 @@ export function assemblePlan(
 ): Plan {
   const kindOrder = new Map([...state.kindsByName.keys()].map((kind, index) => [kind, index]));
   const kindIndex = (kind: KindName): number => kindOrder.get(kind) ?? -1;
-  const sortedDrafts = inKindOrder(drafts, (draft) => kindIndex(draft.change.kind));
+  const sortedDrafts = inKindOrder(drafts, (draft) => kindIndex(draft.kind));
   const narrowed = drafted !== state.actions;
   const keys = plannedKeysAskedAbout(drafts, drafted, narrowed);
   const nodes: Action[] = inKindOrder(drafted, (action) => kindIndex(action.kind)).map((action) =>
@@ -41,9 +41,9 @@ export function assemblePlan(
   // The drafted change is the plan's, not a copy: a copy of each of 100,000 changes sat next to the
   // drafts at the plan's peak (issue 18). The drafts are this run's own, made by addChange, so nothing
   // the caller gave is changed. Narrowing may leave some of its action keys out.
-  const changes: ResourceChange[] = sortedDrafts.map((draft) =>
-    narrowed ? Object.assign(draft.change, { actionKeys: keptKeys(draft.actionKeys, keys) }) : draft.change,
-  );
+  const changes: readonly ResourceChange[] = narrowed
+    ? sortedDrafts.map((draft) => Object.assign(draft, { actionKeys: keptKeys(draft.actionKeys, keys) }))
+    : sortedDrafts;
   const summary = summarize(state, changes);
   const safety = safetyOf(state, sortedDrafts, ordered.ok ? ordered.order : nodes);
   const refusal = decideRefusal(safety);
@@ -121,12 +121,13 @@ function summarize(state: PlanState, changes: readonly ResourceChange[]): PlanSu
 function safetyOf(state: PlanState, drafts: readonly DraftChange[], actions: readonly Action[]): PlanSafety {
   const { options } = state;
   const destroys: DestroyFact[] = [];
-  for (const { change, protect } of drafts) {
+  for (const change of drafts) {
     if (change.op !== 'delete' && change.op !== 'replace') continue;
     const live = change.id === undefined ? undefined : state.liveById.get(change.id);
     // A temporary deny a killed apply left is ours and was never wanted: its prune destroys nothing.
     if (isLeftoverParkingGuard(state, live)) continue;
-    const protectedBy = protect ? 'manifest' : live?.marker?.protect === true ? 'account' : undefined;
+    const inManifest = state.protectedChanges.has(change);
+    const protectedBy = inManifest ? 'manifest' : live?.marker?.protect === true ? 'account' : undefined;
     destroys.push({
       address: change.address,
       op: change.op,

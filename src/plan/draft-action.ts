@@ -11,7 +11,12 @@ import type { Action, ResourceChange } from './plan.js';
  * becomes the plan's Action (toAction): the facts are emptied then.
  */
 export interface DraftAction extends Omit<Action, 'dependsOn'> {
-  readonly dependsOn: Dependencies;
+  /**
+   * The keys of the actions this one waits for; NO_DEPENDENCIES until it
+   * waits for one. Changed only by addDependency and deleteDependency, or set
+   * whole (to NO_DEPENDENCIES, or to a Set of the action's own).
+   */
+  dependsOn: ReadonlySet<string>;
   /** The live object this action changes; absent for creates. */
   readonly objectId?: string | undefined;
   /** Uniqueness-key value this action takes (creates, updates) or frees (deletes), prefixed by kind. */
@@ -44,8 +49,6 @@ export interface DraftAction extends Omit<Action, 'dependsOn'> {
   readonly guardedBy?: string | undefined;
 }
 
-const NO_KEYS: ReadonlySet<string> = new Set();
-
 /**
  * The one empty list of every action without secrets or dependencies, most of
  * them: an empty list each was ~32 bytes kept per action (issue 18). Frozen,
@@ -54,46 +57,33 @@ const NO_KEYS: ReadonlySet<string> = new Set();
 const NONE: readonly string[] = Object.freeze([]);
 
 /**
- * The keys of the actions one action waits for, as a Set. Most actions wait
- * for nothing: the Set is made on the first add, since an empty one costs
- * about 300 bytes and a plan drafts one per action (issue 18).
+ * The dependencies of every action that waits for nothing yet, most of them:
+ * an action gets a Set of its own on its first dependency (addDependency), as
+ * an empty Set costs about 300 bytes, and a holder of a lazy one per action
+ * was 3 MB at 100,000 creates (issue 18). Never changed: the functions below
+ * replace it instead.
  */
-export class Dependencies implements Iterable<string> {
-  #keys: Set<string> | undefined;
+export const NO_DEPENDENCIES: ReadonlySet<string> = new Set();
 
-  get size(): number {
-    return this.#keys?.size ?? 0;
-  }
-
-  has(key: string): boolean {
-    return this.#keys?.has(key) ?? false;
-  }
-
-  add(key: string): this {
-    this.#keys ??= new Set();
-    this.#keys.add(key);
-    return this;
-  }
-
-  delete(key: string): boolean {
-    return this.#keys?.delete(key) ?? false;
-  }
-
-  clear(): void {
-    this.#keys = undefined;
-  }
-
-  [Symbol.iterator](): IterableIterator<string> {
-    return (this.#keys ?? NO_KEYS).values();
-  }
+/** Makes `action` wait for the action with `key`. */
+export function addDependency(action: DraftAction, key: string): void {
+  if (action.dependsOn === NO_DEPENDENCIES) action.dependsOn = new Set([key]);
+  else (action.dependsOn as Set<string>).add(key);
 }
 
-/** A ResourceChange while drafting; `protect` comes from its entry and feeds the safety rules. */
-export interface DraftChange {
-  /** Its `actionKeys` is the list below, which park-moves.ts edits in place. */
-  readonly change: ResourceChange;
+/** Makes `action` no longer wait for the action with `key`. */
+export function deleteDependency(action: DraftAction, key: string): void {
+  if (action.dependsOn !== NO_DEPENDENCIES) (action.dependsOn as Set<string>).delete(key);
+}
+
+/**
+ * A ResourceChange while drafting: itself, not a wrapper (one per change was
+ * ~5 MB at 100,000 creates; issue 18), with the list of its action keys that
+ * park-moves.ts edits in place. Whether its entry is protected is in
+ * PlanState's `protectedChanges`.
+ */
+export interface DraftChange extends ResourceChange {
   readonly actionKeys: string[];
-  readonly protect: boolean;
 }
 
 /** A DraftAction with no dependencies yet, whose secret values are located in the request body. */
@@ -115,7 +105,7 @@ export function draftAction(
     request: parts.request,
     sensitivePaths: parts.secrets.size === 0 ? NONE : pointersToValues(parts.request.body, parts.secrets),
     marker: parts.marker,
-    dependsOn: new Dependencies(),
+    dependsOn: NO_DEPENDENCIES,
     source: parts.source,
     objectId: parts.objectId,
     takes: parts.takes,
@@ -155,7 +145,7 @@ export function toAction(draft: DraftAction, keys: ReadonlySet<string>): Action 
 }
 
 /** Sorted; a list of its own length when nothing is left out (a filtered copy holds 17 slots, kept per action). */
-function keptDependencies(dependsOn: Dependencies, keys: ReadonlySet<string>): readonly string[] {
+function keptDependencies(dependsOn: ReadonlySet<string>, keys: ReadonlySet<string>): readonly string[] {
   if (dependsOn.size === 0) return NONE;
   const kept = [...dependsOn];
   return (kept.every((key) => keys.has(key)) ? kept : kept.filter((key) => keys.has(key))).sort();

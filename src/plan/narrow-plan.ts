@@ -15,7 +15,7 @@ export function narrowPlan(
   const isExcluded = (change: DraftChange): boolean =>
     excludes.some((pattern) => addressMatches(pattern, change));
   const actionByKey = new Map(actions.map((action) => [action.key, action]));
-  const changeByAddress = new Map(changes.map((change) => [change.change.address, change]));
+  const changeByAddress = new Map(changes.map((change) => [change.address, change]));
   const keep = new Set<string>();
   const pending: string[] = [];
   for (const change of changes) {
@@ -35,7 +35,7 @@ export function narrowPlan(
       if (owner !== undefined && isExcluded(owner)) {
         errors.push({
           code: 'excluded_dependency',
-          message: `${action.change} depends on ${owner.change.address}, which --exclude leaves out`,
+          message: `${action.change} depends on ${owner.address}, which --exclude leaves out`,
           ...(action.source ? { source: action.source } : {}),
         });
         continue;
@@ -51,7 +51,7 @@ export function narrowPlan(
 
 /** `KIND`, `KIND.NAME`, or an address prefix up to a `.` or `[` (a module, a route). */
 function addressMatches(pattern: string, draft: DraftChange): boolean {
-  const { kind, name, address } = draft.change;
+  const { kind, name, address } = draft;
   return (
     pattern === kind ||
     pattern === `${kind}.${name}` ||

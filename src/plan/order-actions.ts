@@ -1,5 +1,5 @@
 import type { AddressRange, Kind } from '../kinds/kind.js';
-import type { DraftAction } from './draft-action.js';
+import { addDependency, type DraftAction } from './draft-action.js';
 import { pendingKeysIn, pendingKeysInPath } from './pending-id.js';
 import type { PlanState } from './plan-state.js';
 import { referencedIds } from './spec-fields.js';
@@ -121,7 +121,7 @@ function neverOpenGuards(actions: readonly DraftAction[]): void {
     for (const closing of closings.get(action.objectId ?? '') ?? []) {
       if (closing === action) continue;
       if (effect === 'opens' || (module === 'mutual_tls' && moduleOf(closing) === 'oidc'))
-        action.dependsOn.add(closing.key);
+        addDependency(action, closing.key);
     }
   }
 }
@@ -154,8 +154,8 @@ function switchPoliciesBetweenPhases(state: PlanState): void {
   if (switches.length === 0) return;
   for (const action of state.actions) {
     const phase = phaseOf(state, action);
-    if (phase === 'narrows') for (const change of switches) change.dependsOn.add(action.key);
-    if (phase === 'widens') for (const change of switches) action.dependsOn.add(change.key);
+    if (phase === 'narrows') for (const change of switches) addDependency(change, action.key);
+    if (phase === 'widens') for (const change of switches) addDependency(action, change.key);
   }
 }
 
@@ -210,8 +210,8 @@ function waitForPendingIds(actions: readonly DraftAction[]): void {
     return keys.has(key);
   };
   for (const action of actions) {
-    for (const key of pendingKeysIn(action.request.body)) if (isPlanned(key)) action.dependsOn.add(key);
-    for (const key of pendingKeysInPath(action.request.path)) if (isPlanned(key)) action.dependsOn.add(key);
+    for (const key of pendingKeysIn(action.request.body)) if (isPlanned(key)) addDependency(action, key);
+    for (const key of pendingKeysInPath(action.request.path)) if (isPlanned(key)) addDependency(action, key);
   }
 }
 
@@ -248,7 +248,7 @@ function moveReferencesBeforeDeletes(state: PlanState): void {
       // Nothing in the plan changes the object that names this one, so the
       // service would refuse the delete: say so now, with both names.
       if (moves.length === 0) reportStillReferenced(state, action, referrer);
-      for (const other of moves) action.dependsOn.add(other.key);
+      for (const other of moves) addDependency(action, other.key);
     }
   }
 }
@@ -298,7 +298,7 @@ function freeKeysBeforeTaking(state: PlanState, listTakers: boolean): Map<string
     }
     for (const freer of freedBy.get(takes) ?? []) {
       // A freer drafted to follow this taker frees what the taker takes (a temporary rule's delete).
-      if (freer !== action && !before.get(freer)?.has(action.key)) action.dependsOn.add(freer.key);
+      if (freer !== action && !before.get(freer)?.has(action.key)) addDependency(action, freer.key);
     }
   }
   return takers;
@@ -328,8 +328,8 @@ function orderReplacements(state: PlanState, takers: ReadonlyMap<string, readonl
     // cycle with the deny's delete waiting for its own create.
     const keyWantedByOther = keyWanted && (create && takenKey(state, create)) !== remove.frees;
     if (keyWantedByOther && remove.access !== undefined) continue;
-    if (!keyWanted && remove.access !== 'allow') remove.dependsOn.add(createKey);
-    else create?.dependsOn.add(deleteKey);
+    if (!keyWanted && remove.access !== 'allow') addDependency(remove, createKey);
+    else if (create !== undefined) addDependency(create, deleteKey);
   }
 }
 
@@ -366,7 +366,7 @@ function neverWidenAccess(state: PlanState): void {
     }
     forEachOverlap(widenings, narrowings, (widening, narrowing) => {
       if (widening === narrowing || narrowing.unparks === widening.key) return;
-      widening.dependsOn.add(narrowing.key);
+      addDependency(widening, narrowing.key);
     });
   }
 }

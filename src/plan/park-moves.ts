@@ -1,7 +1,7 @@
 import ipaddr from 'ipaddr.js';
 import type { AddressRange, Kind } from '../kinds/kind.js';
 import { encodeMetadata } from '../kinds/ownership-marker.js';
-import { Dependencies, type DraftAction, draftAction } from './draft-action.js';
+import { addDependency, type DraftAction, draftAction, NO_DEPENDENCIES } from './draft-action.js';
 import { moveAcrossPolicySwitch, orderActions, takenKey } from './order-actions.js';
 import { pendingPathSegment } from './pending-id.js';
 import type { PlanState } from './plan-state.js';
@@ -94,8 +94,8 @@ export function orderActionsParkingMoves(state: PlanState): void {
       initial.set(action, action.key === moved.key ? new Set(initial.get(moved)) : dependsOn);
     state.errors.length = errorCount;
     for (const action of state.actions) {
-      action.dependsOn.clear();
-      for (const key of initial.get(action) ?? []) action.dependsOn.add(key);
+      action.dependsOn = NO_DEPENDENCIES;
+      for (const key of initial.get(action) ?? []) addDependency(action, key);
     }
   }
 }
@@ -152,7 +152,7 @@ function park(state: PlanState, move: DraftAction): Map<DraftAction, Set<string>
     request: kind.updateRequest(object.id, { ...body, [field]: spot.cidr }),
     ...defined('takes', keyOf(spotSpec)),
     range: spot.range,
-    dependsOn: new Dependencies(),
+    dependsOn: NO_DEPENDENCIES,
   };
   const fromSpot = draftAction({
     key: `${move.key}#from-parking`,
@@ -171,7 +171,7 @@ function park(state: PlanState, move: DraftAction): Map<DraftAction, Set<string>
     movedFrom: spot.range,
     unparks: move.key,
   });
-  fromSpot.dependsOn.add(toSpot.key);
+  addDependency(fromSpot, toSpot.key);
   added.set(toSpot, new Set());
   added.set(fromSpot, new Set(fromSpot.dependsOn));
   const actions = [toSpot, fromSpot];
@@ -179,7 +179,7 @@ function park(state: PlanState, move: DraftAction): Map<DraftAction, Set<string>
   // A parked deny narrows the spot, nothing to guard; a parked allow opens it unless a deny holds it.
   if (move.access === 'allow') {
     const [guardCreate, guardDelete] = temporaryDeny(state, kind, move, guardSpec, guard.range);
-    guardDelete.dependsOn.add(fromSpot.key);
+    addDependency(guardDelete, fromSpot.key);
     added.set(guardCreate, new Set());
     added.set(guardDelete, new Set(guardDelete.dependsOn));
     actions.unshift(guardCreate);
@@ -256,12 +256,12 @@ function guardTarget(state: PlanState, move: DraftAction): Map<DraftAction, Set<
   for (const guardCreate of creates) added.set(guardCreate, new Set());
   added.set(guarded, new Set());
   for (const guardDelete of deletes) {
-    guardDelete.dependsOn.add(guarded.key);
+    addDependency(guardDelete, guarded.key);
     added.set(guardDelete, new Set(guardDelete.dependsOn));
   }
   // A leftover's prune narrows nothing and widens its range: it waits for the move like a new guard's delete.
   for (const prune of prunes) {
-    prune.dependsOn.add(guarded.key);
+    addDependency(prune, guarded.key);
     added.set(prune, new Set(prune.dependsOn));
   }
   replaceAction(state, move, [...creates, guarded, ...deletes]);
@@ -395,14 +395,14 @@ function temporaryDeny(
     access: 'deny',
     range,
   });
-  guardDelete.dependsOn.add(createKey);
+  addDependency(guardDelete, createKey);
   return [guardCreate, guardDelete];
 }
 
 /** Puts `actions` where `move` was, in the plan and in its change. */
 function replaceAction(state: PlanState, move: DraftAction, actions: readonly DraftAction[]): void {
   state.actions.splice(state.actions.indexOf(move), 1, ...actions);
-  const draft = state.changes.find((change) => change.change.address === move.change);
+  const draft = state.changes.find((change) => change.address === move.change);
   if (draft !== undefined) {
     const position = draft.actionKeys.indexOf(move.key);
     draft.actionKeys.splice(position, 1, ...actions.map((action) => action.key));

@@ -1,6 +1,6 @@
 import type { LiveObject } from '../kinds/live-state.js';
 import { diffFields } from './compare-fields.js';
-import { type DraftAction, draftAction } from './draft-action.js';
+import { addDependency, type DraftAction, draftAction } from './draft-action.js';
 import { orderingFacts, takenKey } from './order-actions.js';
 import { addChange, isDesired, type PlanState } from './plan-state.js';
 import { METADATA_FIELD } from './spec-fields.js';
@@ -90,6 +90,6 @@ function waitForKeptCopy(state: PlanState, remove: DraftAction, entryAddress: st
   for (const action of state.actions) {
     if (action.change !== entryAddress || action.op === 'delete') continue;
     if (remove.frees !== undefined && takenKey(state, action) === remove.frees) continue;
-    remove.dependsOn.add(action.key);
+    addDependency(remove, action.key);
   }
 }

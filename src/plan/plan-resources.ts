@@ -4,7 +4,7 @@ import type { LiveObject, OwnershipMarker } from '../kinds/live-state.js';
 import { encodeMetadata, normalizeUserMetadata } from '../kinds/ownership-marker.js';
 import type { DesiredEntry } from '../manifest/desired-state.js';
 import { diffFields, fieldChange, fieldEquals } from './compare-fields.js';
-import { type DraftAction, draftAction, sourceOf } from './draft-action.js';
+import { addDependency, type DraftAction, draftAction, sourceOf } from './draft-action.js';
 import { claim, matchLive } from './match-live.js';
 import { accessFacts, keyMove, orderingFacts } from './order-actions.js';
 import { pendingId, pendingPathSegment } from './pending-id.js';
@@ -231,7 +231,7 @@ function followUpActions(
     secrets: body.secrets,
     source: sourceOf(entry, `/${later[0]?.name ?? ''}`),
   });
-  action.dependsOn.add(createKey);
+  addDependency(action, createKey);
   return [action];
 }
 

@@ -49,6 +49,8 @@ export interface PlanState {
   /** Live objects the plan read or changes: their fingerprints go into the plan. */
   readonly touched: Set<string>;
   readonly changes: DraftChange[];
+  /** Changes of entries marked `protect` (few, usually none): the safety rules judge their destroys. */
+  readonly protectedChanges: Set<DraftChange>;
   readonly actions: DraftAction[];
   readonly errors: PlanError[];
   readonly warnings: PlanError[];
@@ -103,6 +105,7 @@ export function createPlanState(
     entryByObjectId: new Map(),
     touched: new Set(),
     changes: [],
+    protectedChanges: new Set(),
     actions: [],
     errors: [],
     warnings: [],
@@ -182,12 +185,10 @@ export function addChange(
 ): void {
   state.actions.push(...actions);
   const actionKeys = actions.map((action) => action.key);
-  state.changes.push({
-    // Object.assign, not a spread followed by `source`: see draftAction (a hidden class per change).
-    // actionKeys from the start: added at assembly, it grew each change's property store, the old
-    // one promoted garbage (issue 18).
-    change: Object.assign({}, change, source ? { source } : {}, { actionKeys }),
-    actionKeys,
-    protect: entry?.protect === true,
-  });
+  // Object.assign, not a spread followed by `source`: see draftAction (a hidden class per change).
+  // actionKeys from the start: added at assembly, it grew each change's property store, the old
+  // one promoted garbage (issue 18).
+  const draft: DraftChange = Object.assign({}, change, source ? { source } : {}, { actionKeys });
+  state.changes.push(draft);
+  if (entry?.protect === true) state.protectedChanges.add(draft);
 }

@@ -4,7 +4,7 @@ import type { LiveObject } from '../kinds/live-state.js';
 import type { DesiredEntry } from '../manifest/desired-state.js';
 import { formatLocation } from '../manifest/source-location.js';
 import { diffFields } from './compare-fields.js';
-import { type DraftAction, sourceOf } from './draft-action.js';
+import { addDependency, type DraftAction, deleteDependency, sourceOf } from './draft-action.js';
 import { normalizedSpecOf, type PlanState } from './plan-state.js';
 
 /** The uniqueness-key value of a spec, prefixed by kind; undefined for kinds without one. */
@@ -230,8 +230,8 @@ export function checkUniqueItems(state: PlanState): void {
             // A second copy of the taker's own entry waits for the kept copy
             // (plan-prunes.ts), but the service gives the item to the kept copy
             // only once the other lets it go: that copy goes first.
-            release.dependsOn.delete(taker.key);
-            taker.dependsOn.add(release.key);
+            deleteDependency(release, taker.key);
+            addDependency(taker, release.key);
           }
         }
       }
