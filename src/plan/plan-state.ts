@@ -1,3 +1,4 @@
+import { inlineRecord } from '../inline-record.js';
 import type { Kind } from '../kinds/kind.js';
 import type { KindName } from '../kinds/kind-name.js';
 import type { LiveObject, LiveState } from '../kinds/live-state.js';
@@ -185,10 +186,21 @@ export function addChange(
 ): void {
   state.actions.push(...actions);
   const actionKeys = actions.map((action) => action.key);
-  // Object.assign, not a spread followed by `source`: see draftAction (a hidden class per change).
-  // actionKeys from the start: added at assembly, it grew each change's property store, the old
-  // one promoted garbage (issue 18).
-  const draft: DraftChange = Object.assign({}, change, source ? { source } : {}, { actionKeys });
+  // What Object.assign({}, change, source ? { source } : {}, { actionKeys }) gives, its properties
+  // in the object (inlineRecord). actionKeys from the start: added at assembly, it grew each
+  // change's property store, the old one promoted garbage (issue 18).
+  const keys = Object.keys(change);
+  const values = keys.map((key) => (change as Readonly<Record<string, unknown>>)[key]);
+  const set = (key: string, value: unknown): void => {
+    const at = keys.indexOf(key);
+    if (at === -1) {
+      keys.push(key);
+      values.push(value);
+    } else values[at] = value;
+  };
+  if (source) set('source', source);
+  set('actionKeys', actionKeys);
+  const draft = inlineRecord(keys, values) as unknown as DraftChange;
   state.changes.push(draft);
   if (entry?.protect === true) state.protectedChanges.add(draft);
 }
