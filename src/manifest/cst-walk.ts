@@ -12,8 +12,9 @@
  * the caller composes the document as before, errors and all. Refused:
  * a tab anywhere in the text; any error token; directives, `...`, more than
  * one document, a root that is not a block mapping; anchors, aliases, tags,
- * explicit `?` keys, flow collections; keys that are not one-line plain or
- * quoted scalars, or not at their mapping's column; a duplicate key;
+ * explicit `?` keys; flow collections other than one-line `[a, b]` and
+ * `{k: v}` of scalars; keys that are not one-line plain or quoted scalars,
+ * or not at their mapping's column; a duplicate key;
  * nesting deeper than the caller's limit; and every condition under which
  * the Composer (yaml/dist/compose, with `strict: true`) reports an error for
  * the tokens it does accept: a comment not preceded by white space, a
@@ -140,6 +141,8 @@ class CstWalk {
         return this.#map(token, depth, pointer);
       case 'block-seq':
         return this.#seq(token, depth, pointer);
+      case 'flow-collection':
+        return this.#flow(token, depth, pointer);
       default:
         return refuse();
     }
@@ -182,19 +185,7 @@ class CstWalk {
         member = this.#node(value, depth + 1, childPointer);
       }
       offset = this.#end;
-      // As the yaml package's toJS names a key: '' for null, the value as a string otherwise.
-      const jsName = keyValue === null ? '' : name;
-      // As toJS adds it: defineProperty for a name the object already answers (`__proto__`, `toString`).
-      if (jsName in record) {
-        Object.defineProperty(record, jsName, {
-          value: member,
-          writable: true,
-          enumerable: true,
-          configurable: true,
-        });
-      } else {
-        record[jsName] = member;
-      }
+      setMember(record, keyValue, name, member);
     }
     if (seen.size === 0) refuse();
     // The Composer's 'Map comment with trailing content'.
@@ -232,6 +223,48 @@ class CstWalk {
     if (list.length === 0) refuse();
     this.#end = commentEnd ?? offset;
     return list;
+  }
+
+  /**
+   * The Composer's resolveFlowCollection for one-line collections of
+   * scalars (`[a, "b"]`, `{k: v}`), the form manifests use for short lists
+   * and references: no newline, comment, empty or nested item, or trailing comma.
+   */
+  #flow(flow: CST.FlowCollection, depth: number, pointer: string): unknown {
+    if (depth > this.#maxDepth) refuse();
+    const isMap = flow.start.source === '{';
+    const record: Record<string, unknown> = {};
+    const list: unknown[] = [];
+    const names = new Set<string>();
+    for (const [index, { start, key, sep, value }] of flow.items.entries()) {
+      let commas = 0;
+      for (const token of start) {
+        if (token.type === 'comma') commas += 1;
+        else if (token.type !== 'space') refuse();
+      }
+      if (commas !== (index === 0 ? 0 : 1)) refuse();
+      if (!isFlowScalar(value) || value.source.includes('\n') || hasNewline(value.end)) refuse();
+      if (!isMap) {
+        if (key !== undefined || sep !== undefined) refuse();
+        this.#enter(depth, pointer, String(list.length), value.offset);
+        list.push(this.#scalar(value));
+        continue;
+      }
+      if (!isFlowScalar(key) || key.source.includes('\n') || hasNewline(key.end) || sep === undefined)
+        refuse();
+      const keyValue = this.#scalar(key);
+      this.#props(sep, 'map-value-ind', false, this.#end);
+      if (this.#indicator === -1 || this.#hasNewline) refuse();
+      const name = String(keyValue);
+      if (names.has(name)) refuse();
+      names.add(name);
+      this.#enter(depth, pointer, name, key.offset);
+      setMember(record, keyValue, name, this.#scalar(value));
+    }
+    const [close, ...after] = flow.end;
+    if (close?.source !== (isMap ? '}' : ']')) refuse();
+    this.#end = strictEnd(after, close.offset + close.source.length);
+    return isMap ? record : list;
   }
 
   /**
@@ -315,6 +348,23 @@ class CstWalk {
     this.offsets.addField(relative, offset);
     return relative;
   }
+}
+
+/** Adds a member to a mapping's data as DocumentWalk does (and the yaml package's toJS). */
+function setMember(record: Record<string, unknown>, key: unknown, name: string, value: unknown): void {
+  // toJS names a key '' for null, the value as a string otherwise.
+  const jsName = key === null ? '' : name;
+  // As toJS adds it: defineProperty for a name the object already answers (`__proto__`, `toString`).
+  if (jsName in record) {
+    Object.defineProperty(record, jsName, { value, writable: true, enumerable: true, configurable: true });
+  } else {
+    record[jsName] = value;
+  }
+}
+
+function hasNewline(tokens: readonly CST.SourceToken[] | undefined): boolean {
+  for (const token of tokens ?? []) if (token.type === 'newline') return true;
+  return false;
 }
 
 function isFlowScalar(token: CST.Token | null | undefined): token is CST.FlowScalar {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
+import { Document, isMap, isSeq, stringify, visit } from 'yaml';
 import { composeManifest, parseManifestCst } from '../../src/manifest/parse-manifest-file.js';
 import type { ParseOutcome } from '../../src/manifest/parsed-manifest.js';
 
@@ -107,6 +107,20 @@ const spelledDocument = fc
       .join(''),
   );
 
+/** The same spellings in one-line flow collections, as keys and values: `a: {k: v, k2: v2}`, `b: [v, v2]`. */
+const spelledFlowDocument = fc
+  .tuple(
+    fc.array(fc.tuple(spelledScalar, spelledScalar), { maxLength: 4 }),
+    fc.array(spelledScalar, { maxLength: 4 }),
+  )
+  .map(([pairs, items]) => {
+    const oneLine = (scalar: string): boolean => !scalar.includes('\n');
+    const members = pairs
+      .filter(([key, value]) => oneLine(key) && oneLine(value))
+      .map(([k, v]) => `${k}: ${v}`);
+    return `a: {${members.join(', ')}}\nb: [${items.filter(oneLine).join(', ')}]\n`;
+  });
+
 /** A manifest-shaped document: kinds of named entries of fields, some of them lists. */
 const manifestDocument = fc
   .dictionary(
@@ -121,6 +135,40 @@ const manifestDocument = fc
     { minKeys: 1 },
   )
   .map((kinds) => stringify({ version: 1, ...kinds }));
+
+/**
+ * A manifest-shaped document whose lists, or lists and mappings below the
+ * entries, are written in flow style (`hostports: [a, b]`, `{ file: x }`)
+ * inside block ones, as manifests write short lists and references.
+ */
+const mixedStyleDocument = fc
+  .tuple(
+    fc.dictionary(
+      fc.constantFrom('ip_policy_rules', 'https_edges'),
+      fc.dictionary(
+        fc.stringMatching(/^[a-z][a-z0-9-]{0,8}$/),
+        fc.dictionary(
+          fc.constantFrom('hostports', 'oidc', 'cidr', 'scopes'),
+          fc.oneof(
+            fc.string(),
+            fc.array(fc.oneof(fc.string(), fc.integer(), spelledScalar), { maxLength: 3 }),
+            fc.dictionary(fc.string(), fc.oneof(fc.string(), spelledScalar), { maxKeys: 3 }),
+          ),
+        ),
+      ),
+      { minKeys: 1 },
+    ),
+    fc.boolean(),
+  )
+  .map(([kinds, mapsToo]) => {
+    const document = new Document({ version: 1, ...kinds });
+    visit(document, (_key, node, path) => {
+      // The document, the root, a kind's pair and mapping, an entry's pair and mapping, a field's pair.
+      const isFieldValue = path.length >= 7;
+      if (isFieldValue && (isSeq(node) || (mapsToo && isMap(node)))) node.flow = true;
+    });
+    return document.toString();
+  });
 
 /** What hostile edits insert: YAML's indicators, and what the fast path must refuse. */
 const hostileInsert = fc.constantFrom(
@@ -171,10 +219,10 @@ const edit = fc.oneof(
 
 type Edit = typeof edit extends fc.Arbitrary<infer T> ? T : never;
 
-/** Where YAML's structure is decided: line starts, ends of indentation, after `:` and `-`. */
+/** Where YAML's structure is decided: line starts, ends of indentation, after `:`, `-` and flow indicators. */
 function structuralOffsets(text: string): number[] {
   const offsets: number[] = [];
-  for (const match of text.matchAll(/^ *|[:-]/gm)) {
+  for (const match of text.matchAll(/^ *|[:\-[\]{},]/gm)) {
     const at = match.index ?? 0;
     if (match[0].startsWith(' ')) offsets.push(at);
     offsets.push(at + match[0].length);
@@ -222,7 +270,9 @@ const anyDocument = fc.oneof(
     .tuple(fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 4 }), { minKeys: 1, maxKeys: 6 }), styles)
     .map(([document, style]) => stringify(document, null, style)),
   spelledDocument,
+  spelledFlowDocument,
   manifestDocument,
+  mixedStyleDocument,
   deepDocument,
 );
 
