@@ -61,7 +61,7 @@ async function main(): Promise<void> {
     mark = now;
     return elapsed;
   };
-  const loaded = await loadDesiredState([dir], { owner, cwd: dir, onBytesRead: limitHeapGrowthForBytes });
+  const loaded = await loadDesiredState([dir], { owner, cwd: dir, onExpectedBytes: limitHeapGrowthForBytes });
   if (!loaded.ok) throw new Error(`invalid manifests: ${loaded.errors[0]?.message}`);
   // As `edgesync plan` does after loading, so that the peak measured is the CLI's.
   limitHeapGrowthFor(loaded.value.entries.length);

@@ -157,12 +157,14 @@ export class ManifestParsing {
   #pool: ParsePool | undefined;
   readonly #poolStartBytes: number;
   readonly #callerParses: boolean;
-  readonly #onBytesRead: ((total: number) => void) | undefined;
+  #readFiles = 0;
+  readonly #onRead: ((bytes: number, files: number) => void) | undefined;
 
-  constructor(options: ParsingOptions = {}, onBytesRead?: (total: number) => void) {
+  /** `onRead` is told the bytes and the number of files read so far, after each file. */
+  constructor(options: ParsingOptions = {}, onRead?: (bytes: number, files: number) => void) {
     this.#poolStartBytes = options.poolStartBytes ?? POOL_START_BYTES;
     this.#callerParses = options.callerParses ?? true;
-    this.#onBytesRead = onBytesRead;
+    this.#onRead = onRead;
   }
 
   /** Workers started so far (none for a small load). */
@@ -179,7 +181,8 @@ export class ManifestParsing {
     if (!read.ok) return { take: async () => read };
     const bytes = read.bytes;
     this.#readBytes += bytes.length;
-    this.#onBytesRead?.(this.#readBytes);
+    this.#readFiles += 1;
+    this.#onRead?.(this.#readBytes, this.#readFiles);
     const large = bytes.length > INLINE_PARSE_BYTES;
     if (
       (this.#pool === undefined && !large && this.#readBytes <= this.#poolStartBytes) ||

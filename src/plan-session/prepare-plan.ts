@@ -41,7 +41,7 @@ export async function preparePlan(
   api: EdgeApi,
   options: PreparePlanOptions,
 ): Promise<Result<PreparedPlan, ManifestError>> {
-  const loaded = await loadDesiredState(paths, { ...options.load, onBytesRead: limitHeapGrowthForBytes });
+  const loaded = await loadDesiredState(paths, { ...options.load, onExpectedBytes: limitHeapGrowthForBytes });
   if (!loaded.ok) return loaded;
   const desired = loaded.value;
   limitHeapGrowthFor(desired.entries.length);

@@ -219,7 +219,7 @@ export class WatchReconciler {
     const loaded = await loadDesiredState(this.#options.paths, {
       ...this.#options.load,
       memo: this.#memo,
-      onBytesRead: limitHeapGrowthForBytes,
+      onExpectedBytes: limitHeapGrowthForBytes,
     });
     if (loaded.ok) {
       limitHeapGrowthFor(loaded.value.entries.length);
