@@ -103,13 +103,14 @@ function figuresOf(points: readonly ScalePoint[], baselineMB: number, timeoutMs:
       continue;
     }
     const floor = result.yamlParseMs + result.jsonParseMs;
+    const warmFloor = result.yamlParseWarmMs + result.jsonParseWarmMs;
     figures.push(
       figure(
         SECTION,
         `${label}: load + read + plan + output`,
         Math.round(totalMs(result)),
         'ms',
-        `load ${Math.round(result.loadMs)}, read ${Math.round(result.readLiveMs)}, plan ${Math.round(result.planMs)}, output ${Math.round(result.outputMs)}; yaml.parse + JSON.parse floor ${Math.round(floor)} ms (${round(totalMs(result) / floor, 1)}x); ${result.actions} actions`,
+        `load ${Math.round(result.loadMs)}, read ${Math.round(result.readLiveMs)}, plan ${Math.round(result.planMs)}, output ${Math.round(result.outputMs)}; yaml.parse + JSON.parse floor ${Math.round(floor)} ms (${round(totalMs(result) / floor, 2)}x), warm ${Math.round(warmFloor)} ms (${round(totalMs(result) / warmFloor, 2)}x); ${result.actions} actions`,
       ),
       figure(
         SECTION,

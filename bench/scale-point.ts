@@ -37,6 +37,8 @@ async function main(): Promise<void> {
                 planMs: Math.round(footprint.planMs),
                 outputMs: Math.round(footprint.outputMs),
                 actions: footprint.actions,
+                floorMs: Math.round(footprint.yamlParseMs + footprint.jsonParseMs),
+                warmFloorMs: Math.round(footprint.yamlParseWarmMs + footprint.jsonParseWarmMs),
               }),
           loadAverage: loadavg().map((value) => Number(value.toFixed(2))),
         })}\n`,
