@@ -8,6 +8,17 @@ import { scriptedServers } from './scripted-server.js';
 const serve = scriptedServers();
 const rule = { id: 'ipr_1', cidr: '10.0.0.0/8', description: 'Grüße' };
 
+function clientOf(baseUrl: string): ReturnType<typeof createApiClient> {
+  const time = new FakeTime();
+  return createApiClient({
+    baseUrl,
+    apiKey: 'sk_test_key',
+    budget: new RequestBudget({ clock: time.clock, sleep: time.sleep }),
+    clock: time.clock,
+    sleep: time.sleep,
+  });
+}
+
 describe('createApiClient: response bodies', () => {
   it.each([
     ['gzip', gzipSync],
@@ -19,14 +30,7 @@ describe('createApiClient: response bodies', () => {
       response.writeHead(200, { 'Content-Type': 'application/json', 'Content-Encoding': coding });
       response.end(bytes);
     });
-    const time = new FakeTime();
-    const api = createApiClient({
-      baseUrl: server.url,
-      apiKey: 'sk_test_key',
-      budget: new RequestBudget({ clock: time.clock, sleep: time.sleep }),
-      clock: time.clock,
-      sleep: time.sleep,
-    });
+    const api = clientOf(server.url);
 
     const result = await api.request({ method: 'GET', path: '/ip_policy_rules/ipr_1' });
 
@@ -39,14 +43,7 @@ describe('createApiClient: response bodies', () => {
       response.writeHead(200, { 'Content-Type': 'application/json' });
       response.end(`\ufeff${JSON.stringify(rule)}`);
     });
-    const time = new FakeTime();
-    const api = createApiClient({
-      baseUrl: server.url,
-      apiKey: 'sk_test_key',
-      budget: new RequestBudget({ clock: time.clock, sleep: time.sleep }),
-      clock: time.clock,
-      sleep: time.sleep,
-    });
+    const api = clientOf(server.url);
 
     const result = await api.request({ method: 'GET', path: '/ip_policy_rules/ipr_1' });
 

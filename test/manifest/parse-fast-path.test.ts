@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { Document, isMap, isSeq, stringify, visit } from 'yaml';
 import { composeManifest, parseManifestCst } from '../../src/manifest/parse-manifest-file.js';
 import type { ParseOutcome } from '../../src/manifest/parsed-manifest.js';
+import { yamlStyles } from './yaml-styles.js';
 
 const FILE = { display: 'm.yaml', absolute: '/m.yaml', root: '/', confined: false };
 
@@ -43,18 +44,6 @@ function disagreement(text: string): { fast: unknown; composed: unknown } | null
   const composed = observable(composeManifest(FILE, text));
   return isDeepStrictEqual(observable(fast), composed) ? null : { fast: observable(fast), composed };
 }
-
-const styles = fc.record({
-  collectionStyle: fc.constantFrom('any', 'block', 'flow'),
-  defaultStringType: fc.constantFrom(
-    'PLAIN',
-    'QUOTE_DOUBLE',
-    'QUOTE_SINGLE',
-    'BLOCK_LITERAL',
-    'BLOCK_FOLDED',
-  ),
-  defaultKeyType: fc.constantFrom(null, 'PLAIN', 'QUOTE_DOUBLE'),
-});
 
 /** Scalars in the spellings the core schema reads each in its own way. */
 const spelledScalar = fc.constantFrom(
@@ -267,7 +256,7 @@ const deepDocument = fc
 
 const anyDocument = fc.oneof(
   fc
-    .tuple(fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 4 }), { minKeys: 1, maxKeys: 6 }), styles)
+    .tuple(fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 4 }), { minKeys: 1, maxKeys: 6 }), yamlStyles)
     .map(([document, style]) => stringify(document, null, style)),
   spelledDocument,
   spelledFlowDocument,

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { parseManifestBytes } from '../../src/manifest/parse-manifest-file.js';
+import { yamlStyles } from './yaml-styles.js';
 
 const FILE = { display: 'm.yaml', absolute: '/m.yaml', root: '/', confined: false };
 
@@ -51,17 +52,7 @@ describe('the manifest parser builds the same data as the yaml package', () => {
     fc.assert(
       fc.property(
         fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 4 }), { minKeys: 1, maxKeys: 6 }),
-        fc.record({
-          collectionStyle: fc.constantFrom('any', 'block', 'flow'),
-          defaultStringType: fc.constantFrom(
-            'PLAIN',
-            'QUOTE_DOUBLE',
-            'QUOTE_SINGLE',
-            'BLOCK_LITERAL',
-            'BLOCK_FOLDED',
-          ),
-          defaultKeyType: fc.constantFrom(null, 'PLAIN', 'QUOTE_DOUBLE'),
-        }),
+        yamlStyles,
         (document, style) => {
           const text = stringify(document, null, style);
           expect(ordered(loaderData(text))).toBe(ordered(parse(text)));
