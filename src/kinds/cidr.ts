@@ -133,10 +133,14 @@ function ipv4Range(value: string): CidrRange | undefined {
   if (!/^\d{1,3}$/.test(prefixText)) return undefined;
   const prefix = Number(prefixText);
   if (prefix > 32) return undefined;
-  const number = BigInt(((octets[0] << 24) >>> 0) + (octets[1] << 16) + (octets[2] << 8) + octets[3]);
-  const hostMask = (1n << BigInt(32 - prefix)) - 1n;
-  const first = number & ~hostMask;
-  return { family: 'ipv4', first, last: lastOf(first, hostMask) };
+  // In 32-bit unsigned numbers, made BigInts only at the end: the BigInt masks were six BigInts per
+  // rule planned, most of the plan's time in cidrRange at 10,000 rules (issue 18).
+  const number = ((octets[0] << 24) >>> 0) + (octets[1] << 16) + (octets[2] << 8) + octets[3];
+  const networkMask = prefix === 0 ? 0 : (0xffffffff << (32 - prefix)) >>> 0;
+  const first = (number & networkMask) >>> 0;
+  const last = (first | ~networkMask) >>> 0;
+  const firstBig = BigInt(first);
+  return { family: 'ipv4', first: firstBig, last: last === first ? firstBig : BigInt(last) };
 }
 
 /** The last address of a range: the first itself for a single address, not a BigInt of its own (one per rule planned). */
