@@ -20,8 +20,10 @@ export function pendingId(createKey: string): PendingId {
 
 export function isPendingId(value: unknown): value is PendingId {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  // The field first: asked of every object of every body planned, and Object.keys was a list each.
+  if (typeof (value as PendingId).$createdBy !== 'string') return false;
   const keys = Object.keys(value);
-  return keys.length === 1 && keys[0] === '$createdBy' && typeof (value as PendingId).$createdBy === 'string';
+  return keys.length === 1 && keys[0] === '$createdBy';
 }
 
 /** Keys of the create actions whose IDs `value` (a request body) waits for. */
@@ -36,8 +38,11 @@ export function pendingKeysIn(value: unknown): string[] {
 function collectPendingKeys(value: unknown, keys: string[]): void {
   if (typeof value !== 'object' || value === null) return;
   if (isPendingId(value)) keys.push(value.$createdBy);
-  else if (Array.isArray(value)) for (const item of value) collectPendingKeys(item, keys);
-  else for (const item of Object.values(value)) collectPendingKeys(item, keys);
+  // Index and for…in loops: Object.values and an iterator per object were garbage of their own,
+  // the plan running once and cold (issue 18). Bodies are plain objects: for…in sees their own fields.
+  else if (Array.isArray(value))
+    for (let at = 0; at < value.length; at += 1) collectPendingKeys(value[at], keys);
+  else for (const field in value) collectPendingKeys((value as Record<string, unknown>)[field], keys);
 }
 
 /**
