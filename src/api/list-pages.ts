@@ -100,6 +100,7 @@ export async function* listPages<T>(
  */
 function requestPage(source: PageSource, url: URL): Promise<ApiResponse<unknown>> {
   const response = source.get(url);
+  // A caller that stops early never awaits the page asked for ahead: its failure is not an unhandled rejection.
   response.catch(() => {});
   return response;
 }

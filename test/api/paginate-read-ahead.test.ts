@@ -82,4 +82,31 @@ describe('paginate with readAhead', () => {
     expect(failure).toBeInstanceOf(PaginationError);
     expect(failure).toMatchObject({ failure: 'page_failed', pagesRead: 1 });
   });
+
+  it('leaves no unhandled rejection when the caller stops and the page asked for ahead then fails', async () => {
+    let failSecond: () => void = () => {};
+    const { server, secondAsked } = await twoPages((response) => {
+      failSecond = () => sendServiceError(response, 400, 'invalid', 'not this page');
+    });
+    const api = clientFor(server.url);
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => {
+      unhandled.push(reason);
+    };
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      for await (const _listed of api.paginate('/ip_policy_rules', 'ip_policy_rules', { readAhead: true })) {
+        await secondAsked;
+        break;
+      }
+      failSecond();
+      // Long enough for the answer to settle the request and for Node to report a rejection nobody handles.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+
+    expect(server.requests).toHaveLength(2);
+    expect(unhandled).toEqual([]);
+  });
 });
