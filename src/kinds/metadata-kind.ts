@@ -1,12 +1,11 @@
 import type { ApiRequest } from '../api/edge-api.js';
-import { inlineRecord } from '../inline-record.js';
 import { expectId, expectObject, optionalString } from './api-json.js';
 import { normalizeDesiredFields } from './desired-common-fields.js';
 import type { FieldRule, Kind } from './kind.js';
 import type { KindName } from './kind-name.js';
 import type { KindSchema } from './kind-schema.js';
 import { listLiveObjects } from './list-live-objects.js';
-import { buildLiveObject } from './live-object.js';
+import { buildLiveObject, withMetadata } from './live-object.js';
 import type { LiveObject } from './live-state.js';
 import { patchBody } from './patch-body.js';
 import { rejectModule } from './reject-module.js';
@@ -54,7 +53,6 @@ export function metadataKind(options: MetadataKindOptions): Kind {
   const { name, path, fields, title } = options;
   const created = fields.filter((field) => field.setAfterCreate !== true).map((field) => field.name);
   const updatable = fields.filter((field) => field.onChange === 'update').map((field) => field.name);
-  const createdHasMetadata = created.includes('metadata');
 
   function fromApi(raw: unknown): LiveObject {
     const object = expectObject(raw, name, title);
@@ -88,21 +86,9 @@ export function metadataKind(options: MetadataKindOptions): Kind {
     fromApi,
     normalizeDesired: (spec) => normalizeDesiredFields(spec, normalizeOwn?.(spec) ?? {}),
     createRequest: (spec, metadata): ApiRequest => {
-      // The defined ones of the created fields and then the marker (in the fields' place if they list it).
-      const keys: string[] = [];
-      const values: unknown[] = [];
-      for (const field of created) {
-        const value = field === 'metadata' ? metadata : (spec[field] ?? createDefaults[field]);
-        if (value !== undefined) {
-          keys.push(field);
-          values.push(value);
-        }
-      }
-      if (!createdHasMetadata && metadata !== undefined) {
-        keys.push('metadata');
-        values.push(metadata);
-      }
-      return { method: 'POST', path, body: inlineRecord(keys, values) };
+      const body: Record<string, unknown> = {};
+      for (const field of created) body[field] = spec[field] ?? createDefaults[field];
+      return { method: 'POST', path, body: withMetadata(body, metadata) };
     },
     updateRequest: (id, changed): ApiRequest => ({
       method: 'PATCH',

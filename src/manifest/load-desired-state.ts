@@ -317,23 +317,11 @@ function entryParts(
   kind: Kind,
 ): { spec: Record<string, unknown>; id?: string; protect: boolean } {
   const { id, protect, ...spec } = copyPlainData(entry.value) as Record<string, unknown>;
-  for (const name of recurringFieldsOf(kind)) {
-    const value = spec[name];
-    if (typeof value === 'string') spec[name] = sharedCopy(value);
+  for (const rule of kind.fields) {
+    const value = spec[rule.name];
+    if (rule.recurs === true && typeof value === 'string') spec[rule.name] = sharedCopy(value);
   }
   return { spec, ...(typeof id === 'string' ? { id } : {}), protect: protect === true };
-}
-
-const recurringFieldsByKind = new WeakMap<Kind, readonly string[]>();
-
-/** The names of the kind's own fields marked `recurs`. */
-function recurringFieldsOf(kind: Kind): readonly string[] {
-  let found = recurringFieldsByKind.get(kind);
-  if (found === undefined) {
-    found = kind.fields.filter((rule) => rule.recurs === true).map((rule) => rule.name);
-    recurringFieldsByKind.set(kind, found);
-  }
-  return found;
 }
 
 /**
