@@ -1,24 +1,14 @@
 import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { createApiClient } from '../../src/api/client.js';
 import type { EdgeApi } from '../../src/api/edge-api.js';
 import { PaginationError } from '../../src/api/pagination-error.js';
-import { RequestBudget } from '../../src/api/request-budget.js';
-import { FakeTime } from './fake-time.js';
+import { clientOnFakeTime } from './fake-time-client.js';
 import { scriptedServers, sendJson, sendServiceError } from './scripted-server.js';
 
 const serve = scriptedServers();
 
 function clientFor(baseUrl: string): EdgeApi {
-  const time = new FakeTime();
-  return createApiClient({
-    baseUrl,
-    apiKey: 'sk_test_ReadAheadKey',
-    budget: new RequestBudget({ clock: time.clock, sleep: time.sleep }),
-    clock: time.clock,
-    sleep: time.sleep,
-    retry: { maxAttempts: 1 },
-  });
+  return clientOnFakeTime(baseUrl, { apiKey: 'sk_test_ReadAheadKey', maxAttempts: 1 });
 }
 
 const page = (ids: string[], next: string | null) => ({

@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createApiClient } from '../../src/api/client.js';
 import type { EdgeApi, ListPage } from '../../src/api/edge-api.js';
 import { PaginationError } from '../../src/api/pagination-error.js';
-import { RequestBudget } from '../../src/api/request-budget.js';
-import { FakeTime } from './fake-time.js';
+import { clientOnFakeTime } from './fake-time-client.js';
 import { scriptedServers, sendJson, sendServiceError } from './scripted-server.js';
 
 const API_KEY = 'sk_test_PageKey9876543210';
@@ -11,15 +9,7 @@ const API_KEY = 'sk_test_PageKey9876543210';
 const serve = scriptedServers();
 
 function clientFor(baseUrl: string, maxAttempts = 3): EdgeApi {
-  const time = new FakeTime();
-  return createApiClient({
-    baseUrl,
-    apiKey: API_KEY,
-    budget: new RequestBudget({ clock: time.clock, sleep: time.sleep }),
-    clock: time.clock,
-    sleep: time.sleep,
-    retry: { maxAttempts, random: () => 0.5 },
-  });
+  return clientOnFakeTime(baseUrl, { apiKey: API_KEY, maxAttempts });
 }
 
 /** Reads every page; what a caller building a live state does. */

@@ -1,23 +1,10 @@
 import { deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { createApiClient } from '../../src/api/client.js';
-import { RequestBudget } from '../../src/api/request-budget.js';
-import { FakeTime } from './fake-time.js';
+import { clientOnFakeTime } from './fake-time-client.js';
 import { scriptedServers } from './scripted-server.js';
 
 const serve = scriptedServers();
 const rule = { id: 'ipr_1', cidr: '10.0.0.0/8', description: 'Grüße' };
-
-function clientOf(baseUrl: string): ReturnType<typeof createApiClient> {
-  const time = new FakeTime();
-  return createApiClient({
-    baseUrl,
-    apiKey: 'sk_test_key',
-    budget: new RequestBudget({ clock: time.clock, sleep: time.sleep }),
-    clock: time.clock,
-    sleep: time.sleep,
-  });
-}
 
 describe('createApiClient: response bodies', () => {
   it.each([
@@ -30,7 +17,7 @@ describe('createApiClient: response bodies', () => {
       response.writeHead(200, { 'Content-Type': 'application/json', 'Content-Encoding': coding });
       response.end(bytes);
     });
-    const api = clientOf(server.url);
+    const api = clientOnFakeTime(server.url);
 
     const result = await api.request({ method: 'GET', path: '/ip_policy_rules/ipr_1' });
 
@@ -43,7 +30,7 @@ describe('createApiClient: response bodies', () => {
       response.writeHead(200, { 'Content-Type': 'application/json' });
       response.end(`\ufeff${JSON.stringify(rule)}`);
     });
-    const api = clientOf(server.url);
+    const api = clientOnFakeTime(server.url);
 
     const result = await api.request({ method: 'GET', path: '/ip_policy_rules/ipr_1' });
 
