@@ -350,8 +350,8 @@ class CstWalk {
   }
 }
 
-/** Adds a member to a mapping's data as DocumentWalk does (and the yaml package's toJS). */
-function setMember(record: Record<string, unknown>, key: unknown, name: string, value: unknown): void {
+/** Adds a member to a mapping's data as the yaml package's toJS does; DocumentWalk (parse-manifest-file.ts) calls it too. */
+export function setMember(record: Record<string, unknown>, key: unknown, name: string, value: unknown): void {
   // toJS names a key '' for null, the value as a string otherwise.
   const jsName = key === null ? '' : name;
   // As toJS adds it: defineProperty for a name the object already answers (`__proto__`, `toString`).

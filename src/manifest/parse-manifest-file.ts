@@ -12,7 +12,7 @@ import {
   type Node as YamlNode,
 } from 'yaml';
 import { pointerToken, pointerTokens } from '../json-pointer.js';
-import { walkManifestCst } from './cst-walk.js';
+import { setMember, walkManifestCst } from './cst-walk.js';
 import { PointerOffsetsBuilder } from './file-positions.js';
 import { ManifestError } from './manifest-error.js';
 import { isInside, type ManifestFile } from './manifest-files.js';
@@ -375,19 +375,13 @@ class DocumentWalk {
       }
       const value = this.#child(pair.value, depth, pointer, key, keyOffset);
       if (!this.convertible) continue;
-      // As the yaml package's toJS names a key: '' for null, the value as a string otherwise.
+      // The key's value as the yaml package's toJS reads it; setMember names it ('' for null) and adds it.
       const jsKey = keyIsScalar ? keyNode.value : undefined;
       if (!keyIsScalar || (jsKey !== null && typeof jsKey === 'object')) {
         this.convertible = false;
         continue;
       }
-      const name = jsKey === null ? '' : String(jsKey);
-      // As toJS adds it: defineProperty for a name the object already answers (`__proto__`, `toString`).
-      if (name in record) {
-        Object.defineProperty(record, name, { value, writable: true, enumerable: true, configurable: true });
-      } else {
-        record[name] = value;
-      }
+      setMember(record, jsKey, String(jsKey), value);
     }
     return record;
   }
