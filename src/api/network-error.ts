@@ -1,14 +1,16 @@
 import { EdgesyncError } from '../errors.js';
 
 /**
- * Why a request got no HTTP response. `connection_refused`, `dns` and
- * `connect_timeout` happen before anything is sent; the others may happen
- * after the service received the request.
+ * Why a request got no HTTP response. `connection_refused`, `dns`,
+ * `connect_timeout` and `certificate_rejected` (the TLS handshake refused the
+ * service's certificate) happen before anything is sent; the others may
+ * happen after the service received the request.
  */
 export const NETWORK_FAILURES = [
   'connection_refused',
   'dns',
   'connect_timeout',
+  'certificate_rejected',
   'connection_reset',
   'socket_closed',
   'timeout',
@@ -20,6 +22,7 @@ export const FAILURES_BEFORE_SENDING: readonly NetworkFailure[] = [
   'connection_refused',
   'dns',
   'connect_timeout',
+  'certificate_rejected',
 ];
 
 /** What each failure is called in a message. */
@@ -27,6 +30,7 @@ const FAILURE_WORDS: Readonly<Record<NetworkFailure, string>> = {
   connection_refused: 'connection refused',
   dns: 'host not found',
   connect_timeout: 'connection timed out',
+  certificate_rejected: 'certificate rejected',
   connection_reset: 'connection reset',
   socket_closed: 'connection closed before the answer was complete',
   timeout: 'no complete answer',
@@ -36,7 +40,8 @@ const FAILURE_WORDS: Readonly<Record<NetworkFailure, string>> = {
 /**
  * No (complete) HTTP response: connection refused or dropped, socket closed,
  * timeout. The message names the host, since that is what a person checks:
- * `cannot reach http://127.0.0.1:8099 (connection refused)`, or for a failure
+ * `cannot reach http://127.0.0.1:8099 (connection refused)`, `cannot reach
+ * https://127.0.0.1:8443 (certificate rejected: self-signed certificate)`, or for a failure
  * after sending, `GET http://127.0.0.1:8099/ip_policy_rules: connection reset`.
  */
 export class NetworkError extends EdgesyncError {
@@ -60,7 +65,13 @@ export class NetworkError extends EdgesyncError {
     options?: { cause?: unknown },
   ) {
     const beforeSending = FAILURES_BEFORE_SENDING.includes(init.failure);
-    const words = init.failure === 'other' ? init.detail : FAILURE_WORDS[init.failure];
+    // Which check refused a certificate (expired, self-signed, another name) is what a person acts on.
+    const words =
+      init.failure === 'other'
+        ? init.detail
+        : init.failure === 'certificate_rejected'
+          ? `${FAILURE_WORDS.certificate_rejected}: ${init.detail}`
+          : FAILURE_WORDS[init.failure];
     const detail =
       init.failure === 'other' || init.detail === ''
         ? ''

@@ -10,6 +10,28 @@ const FAILURE_BY_CODE: Readonly<Record<string, NetworkFailure>> = {
 };
 
 /**
+ * The codes Node gives a TLS handshake that refused the service's
+ * certificate (OpenSSL's verify results, and the name check's own): the
+ * request was never sent, and no retry changes the answer.
+ */
+const CERTIFICATE_CODES: ReadonlySet<string> = new Set([
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_REJECTED',
+  'CERT_REVOKED',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_UNTRUSTED',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'HOSTNAME_MISMATCH',
+  'INVALID_CA',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+]);
+
+/**
  * What node:http says when the service closed the connection: `socket hang
  * up` before the answer began, `aborted` during its body. Both carry the
  * code ECONNRESET, which a reset (`read ECONNRESET`) has too.
@@ -37,6 +59,9 @@ export function classifyNetworkFailure(error: unknown): { failure: NetworkFailur
     };
     if (typeof message === 'string' && CLOSED_MESSAGES.has(message)) {
       return { failure: 'socket_closed', detail: message };
+    }
+    if (typeof code === 'string' && CERTIFICATE_CODES.has(code)) {
+      return { failure: 'certificate_rejected', detail: typeof message === 'string' ? message : code };
     }
     if (typeof message === 'string' && message !== '') messages.push(message);
     const failure = typeof code === 'string' ? FAILURE_BY_CODE[code] : undefined;

@@ -82,7 +82,8 @@ export function parseRetryAfter(value: string | null | undefined, now: number): 
 
 /**
  * Whether and how long to wait before another attempt. GET, PUT, PATCH and
- * DELETE are idempotent here and retried on 429, 5xx and network failures. A
+ * DELETE are idempotent here and retried on 429, 5xx and network failures
+ * (but not a rejected certificate, which the next attempt meets again). A
  * POST is retried only when the failure proves nothing was applied (a 429, or
  * a connection that failed before sending: refused, DNS, connect timeout); otherwise the caller gets
  * `write_may_have_applied` and must resolve the outcome by lookup.
@@ -109,6 +110,9 @@ export function createRetryPolicy(options: RetryPolicyOptions = {}): RetryPolicy
   return {
     decide({ method, attempt, failure, waitedMs }) {
       if (failure.type === 'response' && !RETRYABLE_STATUSES.has(failure.status)) {
+        return { retry: false, reason: 'not_retryable' };
+      }
+      if (failure.type === 'network' && failure.failure === 'certificate_rejected') {
         return { retry: false, reason: 'not_retryable' };
       }
       if (method === 'POST' && mayHaveApplied(failure))

@@ -10,6 +10,9 @@ import { NetworkError } from '../api/network-error.js';
  */
 export function messageForPerson(error: unknown): string {
   const network = findCause(error, NetworkError);
+  if (network?.failure === 'certificate_rejected') {
+    return `${network.message}: if a private CA or a TLS-inspecting proxy signs the service's certificate, give its PEM file in NODE_EXTRA_CA_CERTS`;
+  }
   if (network?.beforeSending) {
     return `${network.message}: is EDGE_API_URL (--api-url) right and the service up?`;
   }

@@ -9,6 +9,7 @@ import { brotliCompressSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSeedFile } from '../../src/emulator/seed.js';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
+import { KINDS } from '../../src/kinds/registry.js';
 import { BUILT_CLI } from '../support/built-cli.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -32,8 +33,9 @@ interface CliRun {
  */
 async function startTlsProxy(
   target: URL,
-): Promise<{ server: Server; url: string; acceptEncodings: string[] }> {
+): Promise<{ server: Server; url: string; acceptEncodings: string[]; handshakesRefused: () => number }> {
   const acceptEncodings: string[] = [];
+  let refused = 0;
   const server = createServer(
     { key: await readFile(join(TLS, 'loopback-key.pem')), cert: await readFile(CERT) },
     (incoming, outgoing) => {
@@ -60,9 +62,12 @@ async function startTlsProxy(
       incoming.pipe(forwarded);
     },
   );
+  server.on('tlsClientError', () => {
+    refused += 1;
+  });
   await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
   const { port } = server.address() as AddressInfo;
-  return { server, url: `https://127.0.0.1:${port}`, acceptEncodings };
+  return { server, url: `https://127.0.0.1:${port}`, acceptEncodings, handshakesRefused: () => refused };
 }
 
 function runCli(cwd: string, args: readonly string[], env: Record<string, string>): Promise<CliRun> {
@@ -112,7 +117,7 @@ describe('edgesync over HTTPS (as a process, the emulator behind a TLS proxy)', 
     expect(new Set(proxy.acceptEncodings)).toEqual(new Set(['br, gzip, deflate']));
   });
 
-  it('refuses a certificate it does not trust, says so, and exits 1 without the key', async () => {
+  it('refuses a certificate it does not trust at once, says which check failed and how to trust it, and exits 1 without the key', async () => {
     const run = await runCli(dir, ['plan', '--owner', 'https-test', '.'], {
       EDGE_API_URL: proxy.url,
       EDGE_API_KEY: emulator.apiKey,
@@ -121,6 +126,11 @@ describe('edgesync over HTTPS (as a process, the emulator behind a TLS proxy)', 
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(proxy.url);
     expect(run.stderr).toMatch(/certificate/i);
+    expect(run.stderr).toContain('(certificate rejected: self-signed certificate)');
+    expect(run.stderr).toContain('NODE_EXTRA_CA_CERTS');
+    // No retry: the next handshake meets the same certificate. At most one per kind's first list page (16 with retries).
+    expect(proxy.handshakesRefused()).toBeGreaterThan(0);
+    expect(proxy.handshakesRefused()).toBeLessThanOrEqual(KINDS.length);
     expect(`${run.stdout}${run.stderr}`).not.toContain(emulator.apiKey);
   });
 });

@@ -47,6 +47,22 @@ describe('createRetryPolicy', () => {
     expect(decision.retry).toBe(true);
   });
 
+  it.each<HttpMethod>(['GET', 'POST'])(
+    'does not retry a %s whose TLS handshake rejected the certificate',
+    (method) => {
+      const policy = createRetryPolicy({ random: () => 0.5 });
+
+      const decision = policy.decide({
+        method,
+        attempt: 1,
+        failure: network('certificate_rejected'),
+        waitedMs: 0,
+      });
+
+      expect(decision).toEqual({ retry: false, reason: 'not_retryable' });
+    },
+  );
+
   it.each<AttemptFailure>([
     response(500),
     response(502),
