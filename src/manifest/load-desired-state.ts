@@ -218,11 +218,8 @@ async function loadFile(file: ManifestFile, parsed: ParseOutcome, context: FileC
       : await buildEntry(entry, kind, fields, references);
     for (const error of result.errors) errors.push(error);
     if (result.spec === undefined) continue;
-    let firstRow = -1;
-    for (const offset of fields.offsets) {
-      const row = table.addOffset(manifest.positions.lineStarts, offset);
-      if (firstRow === -1) firstRow = row;
-    }
+    const row = table.addPosition(location.line, location.column);
+    for (const offset of fields.offsets) table.addOffset(manifest.positions.lineStarts, offset);
     built.push(
       new LoadedEntry(
         {
@@ -231,11 +228,10 @@ async function loadFile(file: ManifestFile, parsed: ParseOutcome, context: FileC
           ...(result.id === undefined ? {} : { id: result.id }),
           protect: result.protect,
           spec: result.spec,
-          location,
         },
         table,
         pointerLists.shared(fields.pointers),
-        firstRow,
+        row,
       ),
     );
   }

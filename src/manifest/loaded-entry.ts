@@ -20,9 +20,14 @@ export class FieldPositionTable {
   /** Appends the row of a character offset (as positionAt places it, without its object); returns its index. */
   addOffset(lineStarts: Int32Array, offset: number): number {
     const low = lineIndexAt(lineStarts, offset);
+    return this.addPosition(lineOf(lineStarts, low, offset), columnOf(lineStarts, low, offset));
+  }
+
+  /** Appends the row of a line and column; returns its index. */
+  addPosition(line: number, column: number): number {
     const lines = this.lines as number[];
-    lines.push(lineOf(lineStarts, low, offset));
-    (this.columns as number[]).push(columnOf(lineStarts, low, offset));
+    lines.push(line);
+    (this.columns as number[]).push(column);
     return lines.length - 1;
   }
 
@@ -68,16 +73,19 @@ function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((item, index) => item === b[index]);
 }
 
-/** Everything a DesiredEntry holds but its fields' locations, which the table keeps. */
-export type LoadedEntryFields = Omit<DesiredEntry, 'fieldLocations'>;
+/** Everything a DesiredEntry holds but the locations, which the table keeps. */
+export type LoadedEntryFields = Omit<DesiredEntry, 'location' | 'fieldLocations'>;
 
 /**
- * A DesiredEntry as the loader builds it. The fields' locations are not kept
- * as an object per field (about 200 bytes an entry, most of what an entry
- * cost beyond its spec) but as rows of its file's FieldPositionTable, and
- * `fieldLocations` builds the record when read: rarely, and only for
+ * A DesiredEntry as the loader builds it. Its locations are not kept as an
+ * object each (about 250 bytes an entry, most of what an entry cost beyond
+ * its spec) but as rows of its file's FieldPositionTable: the entry's own at
+ * `row`, its fields' in the rows after it. `location` is built when first
+ * read and then kept (the planner holds it as the source of each change of
+ * the entry, so one object serves them all); a no-op entry never builds it.
+ * `fieldLocations` builds the record on each read: rarely, and only for
  * messages. Nothing copies entries (no spread, no structuredClone), so the
- * getter on the prototype is always there.
+ * getters on the prototype are always there.
  */
 export class LoadedEntry implements DesiredEntry {
   readonly kind: KindName;
@@ -85,32 +93,36 @@ export class LoadedEntry implements DesiredEntry {
   declare readonly id?: string;
   readonly protect: boolean;
   readonly spec: Readonly<Record<string, unknown>>;
-  readonly location: SourceLocation;
   readonly #table: FieldPositionTable;
   readonly #pointers: readonly string[];
-  readonly #firstRow: number;
+  readonly #row: number;
+  #location: SourceLocation | undefined;
 
   constructor(
     fields: LoadedEntryFields,
     table: FieldPositionTable,
     pointers: readonly string[],
-    firstRow: number,
+    row: number,
   ) {
     this.kind = fields.kind;
     this.name = fields.name;
     if (fields.id !== undefined) (this as { id?: string }).id = fields.id;
     this.protect = fields.protect;
     this.spec = fields.spec;
-    this.location = fields.location;
     this.#table = table;
     this.#pointers = pointers;
-    this.#firstRow = firstRow;
+    this.#row = row;
+  }
+
+  get location(): SourceLocation {
+    this.#location ??= this.#table.at(this.#row);
+    return this.#location;
   }
 
   get fieldLocations(): Readonly<Record<string, SourceLocation>> {
     const locations: Record<string, SourceLocation> = {};
     for (const [index, pointer] of this.#pointers.entries()) {
-      locations[pointer] = this.#table.at(this.#firstRow + index);
+      locations[pointer] = this.#table.at(this.#row + 1 + index);
     }
     return locations;
   }
