@@ -10,8 +10,8 @@ import type { SourceLocation } from './source-location.js';
  */
 export class FieldPositionTable {
   readonly file: string;
-  private lines: number[] | Int32Array = [];
-  private columns: number[] | Int32Array = [];
+  private lines: number[] | SealedNumbers = [];
+  private columns: number[] | SealedNumbers = [];
 
   constructor(file: string) {
     this.file = file;
@@ -31,15 +31,22 @@ export class FieldPositionTable {
     return lines.length - 1;
   }
 
-  /** Ends appending: the rows move into typed arrays (4 bytes a number instead of a tagged slot each). */
+  /** Ends appending: the rows move into typed arrays (2 or 4 bytes a number instead of a tagged slot each). */
   seal(): void {
-    this.lines = Int32Array.from(this.lines);
-    this.columns = Int32Array.from(this.columns);
+    this.lines = sealed(this.lines as number[]);
+    this.columns = sealed(this.columns as number[]);
   }
 
   at(row: number): SourceLocation {
     return { file: this.file, line: this.lines[row] ?? 1, column: this.columns[row] ?? 1 };
   }
+}
+
+type SealedNumbers = Uint16Array | Int32Array;
+
+/** The narrowest typed array that holds every one of `values` (positive): 16 bits for the lines of a file under 65,536 lines. */
+function sealed(values: readonly number[]): SealedNumbers {
+  return values.every((value) => value <= 0xffff) ? Uint16Array.from(values) : Int32Array.from(values);
 }
 
 /**
