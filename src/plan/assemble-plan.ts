@@ -1,5 +1,7 @@
 import type { KindName } from '../kinds/kind-name.js';
+import type { LiveObject } from '../kinds/live-state.js';
 import { type DraftAction, type DraftChange, toAction } from './draft-action.js';
+import { forEachMarked } from './live-index.js';
 import { PARKING_GUARD_PREFIX } from './park-moves.js';
 import {
   type Action,
@@ -156,10 +158,10 @@ function safetyOf(state: PlanState, drafts: readonly DraftChange[], actions: rea
 /** How many live objects carry our owner's marker, leftover temporary denies aside. */
 function ownedCount(state: PlanState): number {
   let owned = 0;
-  for (const byName of state.managed.values()) {
-    for (const objects of byName.values())
-      for (const object of objects) if (!isLeftoverParkingGuard(state, object)) owned += 1;
-  }
+  const count = (object: LiveObject): void => {
+    if (!isLeftoverParkingGuard(state, object)) owned += 1;
+  };
+  for (const byName of state.managed.values()) forEachMarked(byName, count);
   return owned;
 }
 
@@ -178,9 +180,12 @@ function fingerprints(state: PlanState): Record<string, string> {
   const byId: Record<string, string> = {};
   // Built without spreading: at 100,000 objects each spread was an array of 100,000 (issue 18).
   const ids = Array.from(state.touched);
-  for (const byName of state.managed.values())
-    for (const objects of byName.values())
-      for (const object of objects) if (!state.touched.has(object.id)) ids.push(object.id);
+  const listed = (id: string): boolean => state.touched.has(id) || state.entryByObjectId.has(id);
+  for (const id of state.entryByObjectId.keys()) if (!state.touched.has(id)) ids.push(id);
+  const add = (object: LiveObject): void => {
+    if (!listed(object.id)) ids.push(object.id);
+  };
+  for (const byName of state.managed.values()) forEachMarked(byName, add);
   for (const id of ids.sort()) {
     const object = state.liveById.get(id);
     if (object !== undefined) byId[id] = object.fingerprint;

@@ -3,6 +3,7 @@ import type { LiveObject } from '../kinds/live-state.js';
 import type { DesiredEntry } from '../manifest/desired-state.js';
 import { diffFields } from './compare-fields.js';
 import { sourceOf } from './draft-action.js';
+import { copiesOf, isObjectList } from './live-index.js';
 import { normalizedSpecOf, type PlanState } from './plan-state.js';
 import { METADATA_FIELD, referencedIds } from './spec-fields.js';
 
@@ -63,12 +64,18 @@ export function matchLive(
     const keyed = state.keyMatched.get(entry);
     if (keyed !== undefined) return { object: keyed, adopting: false };
     const { takenByOthers, adopted } = claimedIds(state);
-    const copies = state.managed.get(kind.name)?.get(entry.name) ?? [];
-    const only = copies.length === 1 ? copies[0] : undefined;
+    const marked = state.managed.get(kind.name)?.get(entry.name);
     // The usual case, one copy free to take, without a filtered list per entry.
-    if (only !== undefined && !takenByOthers.has(only.id) && !adopted.has(only.id))
-      return { object: only, adopting: false };
-    const candidates = copies.filter((object) => !takenByOthers.has(object.id) && !adopted.has(object.id));
+    if (
+      marked !== undefined &&
+      !isObjectList(marked) &&
+      !takenByOthers.has(marked.id) &&
+      !adopted.has(marked.id)
+    )
+      return { object: marked, adopting: false };
+    const candidates = copiesOf(marked).filter(
+      (object) => !takenByOthers.has(object.id) && !adopted.has(object.id),
+    );
     const object = pickCopy(state, kind, entry, candidates);
     return object ? { object, adopting: false } : undefined;
   }
@@ -144,5 +151,4 @@ function pickCopy(
 /** Marks a live object as the one `entry` stands for. */
 export function claim(state: PlanState, object: LiveObject, entry: DesiredEntry): void {
   state.entryByObjectId.set(object.id, entry);
-  state.touched.add(object.id);
 }

@@ -9,7 +9,7 @@ import type { Plan } from './plan.js';
 import { planModulesOnlyEntry } from './plan-modules.js';
 import { planPrunes } from './plan-prunes.js';
 import { planManagedEntry } from './plan-resources.js';
-import { createPlanState } from './plan-state.js';
+import { createPlanState, desiredByNameOf } from './plan-state.js';
 import type { PlanOptions } from './planner-options.js';
 import { kindsInReferenceOrder } from './resolve-references.js';
 import { checkUniqueItems, checkUniqueKeys, matchUniqueKeys } from './unique-keys.js';
@@ -27,8 +27,8 @@ export function planChanges(desired: DesiredState, live: LiveState, options: Pla
   const state = createPlanState(desired, live, options, options.kinds ?? KINDS);
   // Conflicts between entries, found before anything is planned.
   const skipped = checkAdoptions(state);
-  checkUniqueKeys(state);
-  matchUniqueKeys(state, skipped);
+  const sharingKey = checkUniqueKeys(state);
+  matchUniqueKeys(state, skipped, sharingKey);
   // One entry at a time, referenced kinds first so names resolve to IDs already planned.
   for (const kind of kindsInReferenceOrder([...state.kindsByName.values()])) {
     for (const entry of desired.entries) {
@@ -48,7 +48,7 @@ export function planChanges(desired: DesiredState, live: LiveState, options: Pla
     const owned = [...state.managed].flatMap(([kind, byName]) =>
       [...byName.keys()].map((name) => `${kind}.${name}`),
     );
-    const desired = [...state.desiredByName].flatMap(([kind, byName]) =>
+    const desired = [...desiredByNameOf(state)].flatMap(([kind, byName]) =>
       [...byName.keys()].map((name) => `${kind}.${name}`),
     );
     state.errors.push(...unmatchedTargets(targets, [...desired, ...owned], state.changes));

@@ -1,6 +1,6 @@
-import type { LiveObject } from '../kinds/live-state.js';
 import { diffFields } from './compare-fields.js';
 import { addDependency, type DraftAction, draftAction } from './draft-action.js';
+import { copiesOf, isObjectList, type MarkedObjects } from './live-index.js';
 import { orderingFacts, takenKey } from './order-actions.js';
 import { addChange, isDesired, type PlanState } from './plan-state.js';
 import { METADATA_FIELD } from './spec-fields.js';
@@ -14,9 +14,10 @@ export function planPrunes(state: PlanState): void {
   let skipped = 0;
   for (const kind of state.kindsByName.values()) {
     if (kind.ownership !== 'metadata') continue;
-    for (const [name, objects] of state.managed.get(kind.name) ?? []) {
+    for (const [name, marked] of state.managed.get(kind.name) ?? []) {
       // An entry's own object, claimed (every name of a converged account): nothing to prune.
-      if (allClaimed(state, objects)) continue;
+      if (allClaimed(state, marked)) continue;
+      const objects = copiesOf(marked);
       const inManifests = isDesired(state, kind.name, name);
       for (const object of objects) {
         if (state.entryByObjectId.has(object.id)) continue;
@@ -75,8 +76,9 @@ export function planPrunes(state: PlanState): void {
   }
 }
 
-function allClaimed(state: PlanState, objects: readonly LiveObject[]): boolean {
-  for (const object of objects) if (!state.entryByObjectId.has(object.id)) return false;
+function allClaimed(state: PlanState, marked: MarkedObjects): boolean {
+  if (!isObjectList(marked)) return state.entryByObjectId.has(marked.id);
+  for (const object of marked) if (!state.entryByObjectId.has(object.id)) return false;
   return true;
 }
 

@@ -6,7 +6,7 @@ import type { DesiredEntry, DesiredState } from '../manifest/desired-state.js';
 import type { SourceLocation } from '../manifest/source-location.js';
 import { SharedFieldChanges } from './compare-fields.js';
 import type { DraftAction, DraftChange } from './draft-action.js';
-import { indexLive } from './live-index.js';
+import { indexLive, type MarkedObjects } from './live-index.js';
 import type { PendingId } from './pending-id.js';
 import type { PlanError, ResourceChange } from './plan.js';
 import type { PlanOptions } from './planner-options.js';
@@ -22,12 +22,7 @@ export interface PlanState {
   readonly kindsByName: ReadonlyMap<KindName, Kind>;
   readonly liveById: ReadonlyMap<string, LiveObject>;
   /** Objects marked with our owner, by kind and name; the one a name matches comes first. */
-  readonly managed: ReadonlyMap<KindName, ReadonlyMap<string, readonly LiveObject[]>>;
-  /**
-   * Desired entries by kind, then name: no `kind.name` string per entry
-   * (100,000 of them, held for the whole plan; issue 18). See `isDesired`.
-   */
-  readonly desiredByName: ReadonlyMap<KindName, ReadonlyMap<string, DesiredEntry>>;
+  readonly managed: ReadonlyMap<KindName, ReadonlyMap<string, MarkedObjects>>;
   /**
    * Each entry's spec through its kind's `normalizeDesired`, computed once
    * (several steps compare it), held only where it differs from the entry's
@@ -47,7 +42,11 @@ export interface PlanState {
    * as unmanaged), each with its entry, to point errors about it at the manifest.
    */
   readonly entryByObjectId: Map<string, DesiredEntry>;
-  /** Live objects the plan read or changes: their fingerprints go into the plan. */
+  /**
+   * Live objects the plan read or changes besides those claimed (`entryByObjectId`): the
+   * fingerprints of both go into the plan. Claims are not repeated here: at 100,000 entries
+   * that was a second set of every ID, and its garbage, at the plan's peak (issue 18).
+   */
   readonly touched: Set<string>;
   readonly changes: DraftChange[];
   /** Changes of entries marked `protect` (few, usually none): the safety rules judge their destroys. */
@@ -77,15 +76,8 @@ export function createPlanState(
 ): PlanState {
   const kindsByName = new Map(kinds.map((kind) => [kind.name, kind]));
   const { liveById, managed } = indexLive(live, options.owner, kindsByName);
-  const desiredByName = new Map<KindName, Map<string, DesiredEntry>>();
   const normalizedSpecs = new Map<DesiredEntry, Readonly<Record<string, unknown>>>();
   for (const entry of desired.entries) {
-    let byName = desiredByName.get(entry.kind);
-    if (byName === undefined) {
-      byName = new Map();
-      desiredByName.set(entry.kind, byName);
-    }
-    byName.set(entry.name, entry);
     const kind = kindsByName.get(entry.kind);
     if (kind === undefined) continue;
     const normalized = kind.normalizeDesired(entry.spec);
@@ -99,7 +91,6 @@ export function createPlanState(
     kindsByName,
     liveById,
     managed,
-    desiredByName,
     normalizedSpecs,
     resolvedIds: new Map(),
     referencedKinds: referencedKindsOf(kinds),
@@ -161,7 +152,31 @@ export function recordResolvedId(
 
 /** Whether the manifests have an entry of `kind` named `name`. */
 export function isDesired(state: PlanState, kind: KindName, name: string): boolean {
-  return state.desiredByName.get(kind)?.has(name) ?? false;
+  return desiredByNameOf(state).get(kind)?.has(name) ?? false;
+}
+
+const desiredByNameCache = new WeakMap<PlanState, ReadonlyMap<KindName, ReadonlyMap<string, DesiredEntry>>>();
+
+/**
+ * Desired entries by kind, then name (no `kind.name` string per entry), built
+ * the first time a name is asked about: a plan whose entries name no entry
+ * and prune nothing (100,000 rules naming their policy by ID, converged or
+ * not) needs no map of 100,000 names held through planning (issue 18).
+ */
+export function desiredByNameOf(state: PlanState): ReadonlyMap<KindName, ReadonlyMap<string, DesiredEntry>> {
+  const cached = desiredByNameCache.get(state);
+  if (cached !== undefined) return cached;
+  const desiredByName = new Map<KindName, Map<string, DesiredEntry>>();
+  for (const entry of state.desired.entries) {
+    let byName = desiredByName.get(entry.kind);
+    if (byName === undefined) {
+      byName = new Map();
+      desiredByName.set(entry.kind, byName);
+    }
+    byName.set(entry.name, entry);
+  }
+  desiredByNameCache.set(state, desiredByName);
+  return desiredByName;
 }
 
 /** The entry's normalized spec (see `normalizedSpecs`). */

@@ -75,8 +75,12 @@ function sameKeyPart(a: unknown, b: unknown): boolean {
   return canonicalJson([a]) === canonicalJson([b]);
 }
 
-/** Two entries that the service would refuse to hold at once (one rule per CIDR and IP policy). */
-export function checkUniqueKeys(state: PlanState): void {
+/**
+ * Two entries that the service would refuse to hold at once (one rule per
+ * CIDR and IP policy). Returns the entries that share a key with another.
+ */
+export function checkUniqueKeys(state: PlanState): ReadonlySet<DesiredEntry> {
+  const sharingKey = new Set<DesiredEntry>();
   const firstByKind = new Map<Kind, UniqueKeyIndex<DesiredEntry>>();
   for (const entry of state.desired.entries) {
     const kind = state.kindsByName.get(entry.kind);
@@ -92,12 +96,15 @@ export function checkUniqueKeys(state: PlanState): void {
       firsts.set(spec, entry);
       continue;
     }
+    sharingKey.add(first);
+    sharingKey.add(entry);
     state.errors.push({
       code: 'unique_key_conflict',
       message: `${entry.kind}.${entry.name}: has the same ${kind.uniqueKey.join(' and ')} as ${first.kind}.${first.name} (${formatLocation(first.location)}); the service holds only one`,
       source: entry.location,
     });
   }
+  return sharingKey;
 }
 
 /**
@@ -107,9 +114,14 @@ export function checkUniqueKeys(state: PlanState): void {
  *   renames it with a PATCH of its marker, so the rule never stops deciding;
  * - held by an object edgesync does not own: the service would refuse the
  *   create, so the plan fails now, naming the holder and how to adopt it.
- * An object an entry adopts by `id` is left to that entry.
+ * An object an entry adopts by `id` is left to that entry. `sharingKey`:
+ * the entries that share a key with another (checkUniqueKeys).
  */
-export function matchUniqueKeys(state: PlanState, skipped: ReadonlySet<DesiredEntry>): void {
+export function matchUniqueKeys(
+  state: PlanState,
+  skipped: ReadonlySet<DesiredEntry>,
+  sharingKey: ReadonlySet<DesiredEntry>,
+): void {
   const adopted = new Set<string>();
   for (const entry of state.desired.entries) if (entry.id !== undefined) adopted.add(entry.id);
   const holdersByKind = new Map<Kind, UniqueKeyIndex<LiveObject>>();
@@ -124,6 +136,8 @@ export function matchUniqueKeys(state: PlanState, skipped: ReadonlySet<DesiredEn
     }
     holders.set(object.spec, object);
   }
+  // Holders taken by an entry that shares its key: only another such entry finds the same holder, and
+  // a set of every holder taken was a set of 100,000 IDs at the plan's peak (issue 18).
   const taken = new Set<string>();
   const forcingRules = new Map<Kind, readonly FieldRule[]>();
   for (const entry of state.desired.entries) {
@@ -143,11 +157,11 @@ export function matchUniqueKeys(state: PlanState, skipped: ReadonlySet<DesiredEn
       forcingRules.set(kind, forcing);
     }
     if (diffFields(forcing, spec, holder.spec, '').length > 0) continue;
-    taken.add(holder.id);
+    if (sharingKey.has(entry)) taken.add(holder.id);
     // The entry's own object, the only one of its name: matchLive finds it by name just the same,
     // and a converged account needs no map of 100,000 matches (issue 18).
-    const ofName = state.managed.get(kind.name)?.get(entry.name);
-    if (holder.marker.name === entry.name && ofName?.length === 1 && ofName[0] === holder) continue;
+    if (holder.marker.name === entry.name && state.managed.get(kind.name)?.get(entry.name) === holder)
+      continue;
     state.keyMatched.set(entry, holder);
   }
 }
