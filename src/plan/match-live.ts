@@ -150,5 +150,5 @@ function pickCopy(
 
 /** Marks a live object as the one `entry` stands for. */
 export function claim(state: PlanState, object: LiveObject, entry: DesiredEntry): void {
-  state.entryByObjectId.set(object.id, entry);
+  state.entryByObject.set(object, entry);
 }

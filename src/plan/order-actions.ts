@@ -258,7 +258,7 @@ function reportStillReferenced(state: PlanState, remove: DraftAction, referrerId
   const owner =
     referrer?.marker?.owner === state.options.owner ? ` (${referrer.kind}.${referrer.marker.name})` : '';
   // The entry that keeps naming it is where a person fixes this.
-  const source = state.entryByObjectId.get(referrerId)?.location ?? remove.source;
+  const source = (referrer && state.entryByObject.get(referrer))?.location ?? remove.source;
   state.errors.push({
     code: 'still_referenced',
     message: `${remove.change} (${remove.objectId}) cannot be deleted: ${referrer?.kind ?? 'object'} ${referrerId}${owner} still names it and this plan does not change that`,

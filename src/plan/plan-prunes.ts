@@ -20,7 +20,7 @@ export function planPrunes(state: PlanState): void {
       const objects = copiesOf(marked);
       const inManifests = isDesired(state, kind.name, name);
       for (const object of objects) {
-        if (state.entryByObjectId.has(object.id)) continue;
+        if (state.entryByObject.has(object)) continue;
         if (!state.live.complete) {
           skipped += 1;
           continue;
@@ -77,8 +77,8 @@ export function planPrunes(state: PlanState): void {
 }
 
 function allClaimed(state: PlanState, marked: MarkedObjects): boolean {
-  if (!isObjectList(marked)) return state.entryByObjectId.has(marked.id);
-  for (const object of marked) if (!state.entryByObjectId.has(object.id)) return false;
+  if (!isObjectList(marked)) return state.entryByObject.has(marked);
+  for (const object of marked) if (!state.entryByObject.has(object)) return false;
   return true;
 }
 

@@ -6,7 +6,7 @@ import type { DesiredEntry, DesiredState } from '../manifest/desired-state.js';
 import type { SourceLocation } from '../manifest/source-location.js';
 import { SharedFieldChanges } from './compare-fields.js';
 import type { DraftAction, DraftChange } from './draft-action.js';
-import { indexLive, type MarkedObjects } from './live-index.js';
+import { indexLive, type LiveById, type MarkedObjects } from './live-index.js';
 import type { PendingId } from './pending-id.js';
 import type { PlanError, ResourceChange } from './plan.js';
 import type { PlanOptions } from './planner-options.js';
@@ -20,7 +20,7 @@ export interface PlanState {
   readonly live: LiveState;
   readonly options: PlanOptions;
   readonly kindsByName: ReadonlyMap<KindName, Kind>;
-  readonly liveById: ReadonlyMap<string, LiveObject>;
+  readonly liveById: LiveById;
   /** Objects marked with our owner, by kind and name; the one a name matches comes first. */
   readonly managed: ReadonlyMap<KindName, ReadonlyMap<string, MarkedObjects>>;
   /**
@@ -41,9 +41,9 @@ export interface PlanState {
    * Live objects some entry stands for (claimed: never pruned, never counted
    * as unmanaged), each with its entry, to point errors about it at the manifest.
    */
-  readonly entryByObjectId: Map<string, DesiredEntry>;
+  readonly entryByObject: Map<LiveObject, DesiredEntry>;
   /**
-   * Live objects the plan read or changes besides those claimed (`entryByObjectId`): the
+   * Live objects the plan read or changes besides those claimed (`entryByObject`): the
    * fingerprints of both go into the plan. Claims are not repeated here: at 100,000 entries
    * that was a second set of every ID, and its garbage, at the plan's peak (issue 18).
    */
@@ -94,7 +94,7 @@ export function createPlanState(
     normalizedSpecs,
     resolvedIds: new Map(),
     referencedKinds: referencedKindsOf(kinds),
-    entryByObjectId: new Map(),
+    entryByObject: new Map(),
     touched: new Set(),
     changes: [],
     protectedChanges: new Set(),

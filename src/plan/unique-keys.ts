@@ -222,7 +222,7 @@ export function checkUniqueItems(state: PlanState): void {
   // No entry claims an item: no live object can hold one of ours (and 100,000 rules claim none).
   if (claims.size === 0) return;
   const ownObjectOf = new Map<DesiredEntry, string>();
-  for (const [id, entry] of state.entryByObjectId) ownObjectOf.set(entry, id);
+  for (const [object, entry] of state.entryByObject) ownObjectOf.set(entry, object.id);
   for (const object of state.liveById.values()) {
     for (const field of fields) {
       const items = object.spec[field];
@@ -265,7 +265,7 @@ function releasesOf(
   field: string,
   item: string,
 ): readonly DraftAction[] | 'claimed' {
-  const entry = state.entryByObjectId.get(object.id);
+  const entry = state.entryByObject.get(object);
   const actions = state.actions.filter((action) => action.objectId === object.id);
   if (entry === undefined) return actions.filter((action) => action.op === 'delete');
   const listed = entry.spec[field];
