@@ -7,12 +7,16 @@ import type { Plan } from './plan.js';
  * the apply sends that update and reports it (issue 19: "0 to update").
  */
 export function followUpUpdateCount(plan: Pick<Plan, 'changes' | 'actions'>): number {
-  const creating = new Set(
-    plan.changes
-      .filter((change) => change.op === 'create' || change.op === 'replace')
-      .map((change) => change.address),
-  );
-  return plan.actions.filter((action) => action.op === 'update' && creating.has(action.change)).length;
+  // Sets of the updated changes' addresses, not of every create's: the line ends the output of a plan
+  // of 100,000 creates, and a set of their addresses (and its garbage) was the output's peak (issue 18).
+  const updates = plan.actions.filter((action) => action.op === 'update');
+  if (updates.length === 0) return 0;
+  const updated = new Set(updates.map((action) => action.change));
+  const creating = new Set<string>();
+  for (const change of plan.changes)
+    if ((change.op === 'create' || change.op === 'replace') && updated.has(change.address))
+      creating.add(change.address);
+  return updates.filter((action) => creating.has(action.change)).length;
 }
 
 /** `4 to create (1 then updated)`: the create count with its follow-up updates. */

@@ -31,14 +31,15 @@ export function topologicalOrder<T extends OrderedNode>(nodes: readonly T[]): To
     if (index.has(key)) index.set(key, position);
   }
   // Counted and listed without a list per node: most of 100,000 actions wait for nothing and
-  // nothing waits for them (issue 18).
-  const remaining = new Array<number>(nodes.length).fill(0);
+  // nothing waits for them (issue 18). Counts, ready positions and the order are sized once:
+  // grown by push, each left its earlier copies as garbage at the plan's peak (issue 18).
+  const remaining = new Int32Array(nodes.length);
   const dependents: (number[] | undefined)[] = new Array(nodes.length).fill(undefined);
   let waiter = 0;
   const countDependency = (key: string): void => {
     const dependency = index.get(key);
     if (dependency === undefined || dependency === -1) return;
-    remaining[waiter] = (remaining[waiter] ?? 0) + 1;
+    remaining[waiter] = (remaining[waiter] as number) + 1;
     const waiting = dependents[dependency];
     if (waiting === undefined) dependents[dependency] = [waiter];
     else waiting.push(waiter);
@@ -46,39 +47,46 @@ export function topologicalOrder<T extends OrderedNode>(nodes: readonly T[]): To
   for (waiter = 0; waiter < nodes.length; waiter += 1)
     (nodes[waiter] as T).dependsOn.forEach(countDependency);
   // A binary min-heap of positions: sorting the ready list at every step made ordering N actions quadratic (issue 18).
-  const ready = new PositionHeap();
+  const ready = new PositionHeap(nodes.length);
   for (let position = 0; position < nodes.length; position += 1)
     if (remaining[position] === 0) ready.push(position);
-  const order: T[] = [];
+  const order = new Array<T>(nodes.length);
+  let placed = 0;
   while (ready.size > 0) {
     const position = ready.pop();
-    order.push(nodes[position] as T);
+    order[placed] = nodes[position] as T;
+    placed += 1;
     const waiting = dependents[position];
     if (waiting === undefined) continue;
     for (let at = 0; at < waiting.length; at += 1) {
       const dependent = waiting[at] as number;
-      const left = (remaining[dependent] ?? 0) - 1;
+      const left = (remaining[dependent] as number) - 1;
       remaining[dependent] = left;
       if (left === 0) ready.push(dependent);
     }
   }
-  if (order.length === nodes.length) return { ok: true, order };
+  if (placed === nodes.length) return { ok: true, order };
   const cycle = nodes.filter((_, position) => (remaining[position] ?? 0) > 0).map((node) => node.key);
   return { ok: false, cycle };
 }
 
-/** The smallest position first. */
+/** The smallest position first; holds at most `capacity` positions (each node is pushed once). */
 class PositionHeap {
-  readonly #items: number[] = [];
+  readonly #items: Int32Array;
+  #size = 0;
+
+  constructor(capacity: number) {
+    this.#items = new Int32Array(capacity);
+  }
 
   get size(): number {
-    return this.#items.length;
+    return this.#size;
   }
 
   push(position: number): void {
     const items = this.#items;
-    items.push(position);
-    let at = items.length - 1;
+    let at = this.#size;
+    this.#size += 1;
     while (at > 0) {
       const parent = (at - 1) >> 1;
       if ((items[parent] as number) <= position) break;
@@ -91,14 +99,16 @@ class PositionHeap {
   pop(): number {
     const items = this.#items;
     const top = items[0] as number;
-    const last = items.pop() as number;
-    if (items.length === 0) return top;
+    this.#size -= 1;
+    const size = this.#size;
+    if (size === 0) return top;
+    const last = items[size] as number;
     let at = 0;
     for (;;) {
       const left = 2 * at + 1;
-      if (left >= items.length) break;
+      if (left >= size) break;
       const right = left + 1;
-      const child = right < items.length && (items[right] as number) < (items[left] as number) ? right : left;
+      const child = right < size && (items[right] as number) < (items[left] as number) ? right : left;
       if ((items[child] as number) >= last) break;
       items[at] = items[child] as number;
       at = child;
