@@ -178,20 +178,27 @@ function isLeftoverParkingGuard(
  */
 function fingerprints(state: PlanState): Record<string, string> {
   // The objects themselves, not their IDs looked up: every managed one, then the claimed and touched
-  // others, each once. Built without spreading: at 100,000 objects each spread was an array of
-  // 100,000 (issue 18).
-  const objects: LiveObject[] = [];
+  // others, each once. Built without spreading, and in a list sized once for all of them and cut to
+  // those listed: grown by push or spread, lists of 100,000 were garbage at the plan's peak (issue 18).
+  let managedCount = 0;
+  const count = (): void => {
+    managedCount += 1;
+  };
+  for (const byName of state.managed.values()) forEachMarked(byName, count);
+  const objects = new Array<LiveObject>(managedCount + state.entryByObject.size + state.touched.size);
+  let listed = 0;
+  const list = (object: LiveObject): void => {
+    objects[listed++] = object;
+  };
   const managed = (object: LiveObject): boolean =>
     isManagedObject(object, state.options.owner, state.kindsByName);
-  const push = (object: LiveObject): void => {
-    objects.push(object);
-  };
-  for (const byName of state.managed.values()) forEachMarked(byName, push);
-  for (const object of state.entryByObject.keys()) if (!managed(object)) objects.push(object);
+  for (const byName of state.managed.values()) forEachMarked(byName, list);
+  for (const object of state.entryByObject.keys()) if (!managed(object)) list(object);
   for (const id of state.touched) {
     const object = state.liveById.get(id);
-    if (object !== undefined && !managed(object) && !state.entryByObject.has(object)) objects.push(object);
+    if (object !== undefined && !managed(object) && !state.entryByObject.has(object)) list(object);
   }
+  objects.length = listed;
   objects.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const byId: Record<string, string> = {};
   for (const object of objects) byId[object.id] = object.fingerprint;
