@@ -12,7 +12,11 @@ import { KINDS } from '../src/kinds/registry.js';
 import { loadDesiredState } from '../src/manifest/load-desired-state.js';
 import { planChanges } from '../src/plan/plan-changes.js';
 import { planTextChunks } from '../src/plan/render-text.js';
-import { limitHeapGrowthFor, limitHeapGrowthForBytes } from '../src/plan-session/heap-growth.js';
+import {
+  heapGrowthFlags,
+  limitHeapGrowthFor,
+  limitHeapGrowthForBytes,
+} from '../src/plan-session/heap-growth.js';
 
 /** What the child prints on its one stdout line. Times in milliseconds, memory in MB. */
 export interface PlanFootprint {
@@ -69,7 +73,12 @@ async function main(): Promise<void> {
     mark = now;
     return elapsed;
   };
-  const loaded = await loadDesiredState([dir], { owner, cwd: dir, onExpectedBytes: limitHeapGrowthForBytes });
+  const loaded = await loadDesiredState([dir], {
+    owner,
+    cwd: dir,
+    onExpectedBytes: limitHeapGrowthForBytes,
+    parsing: { runtimeFlags: heapGrowthFlags },
+  });
   if (!loaded.ok) throw new Error(`invalid manifests: ${loaded.errors[0]?.message}`);
   // As `edgesync plan` does after loading, so that the peak measured is the CLI's.
   limitHeapGrowthFor(loaded.value.entries.length);

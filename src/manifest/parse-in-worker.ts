@@ -147,7 +147,9 @@ const WORKER_SCRIPT = new URL('./parse-worker.js', import.meta.url);
  * outcomes in file order, so errors and entries are the same whichever
  * thread parsed. A file no worker has been given when the caller wants it
  * is parsed by the caller itself: a worker's start and its first,
- * unoptimized parses never hold the load up. `close` ends the workers.
+ * unoptimized parses never hold the load up, except while runtime V8 flags
+ * are set (ParsingOptions.runtimeFlags: the load waits for its workers'
+ * isolates once, 40 to 250 ms). `close` ends the workers.
  *
  * From TypeScript sources (tests without a build) the compiled worker script
  * does not exist, and every file is parsed on the calling thread.
@@ -155,8 +157,11 @@ const WORKER_SCRIPT = new URL('./parse-worker.js', import.meta.url);
 export class ManifestParsing {
   #readBytes = 0;
   #pool: ParsePool | undefined;
+  /** Until the workers' isolates are up, while runtime flags are set: every `take` waits for it. */
+  #workersStarting: Promise<void> | undefined;
   readonly #poolStartBytes: number;
   readonly #callerParses: boolean;
+  readonly #runtimeFlags: RuntimeV8Flags | undefined;
   #readFiles = 0;
   readonly #onRead: ((bytes: number, files: number) => void) | undefined;
 
@@ -164,6 +169,7 @@ export class ManifestParsing {
   constructor(options: ParsingOptions = {}, onRead?: (bytes: number, files: number) => void) {
     this.#poolStartBytes = options.poolStartBytes ?? POOL_START_BYTES;
     this.#callerParses = options.callerParses ?? true;
+    this.#runtimeFlags = options.runtimeFlags;
     this.#onRead = onRead;
   }
 
@@ -188,11 +194,24 @@ export class ManifestParsing {
       (this.#pool === undefined && !large && this.#readBytes <= this.#poolStartBytes) ||
       !workerScriptExists()
     ) {
-      return { take: async () => parseManifestBytes(file, bytes) };
+      return {
+        take: async () => {
+          await this.#workersStarting;
+          return parseManifestBytes(file, bytes);
+        },
+      };
     }
-    this.#pool ??= new ParsePool(poolSize());
+    if (this.#pool === undefined) {
+      this.#pool = new ParsePool(poolSize(), this.#runtimeFlags);
+      if (this.#runtimeFlags?.set()) this.#workersStarting = this.#pool.startAll();
+    }
     const job = this.#pool.queue(file, bytes, large || !this.#callerParses);
-    return { take: () => job.take() };
+    return {
+      take: async () => {
+        await this.#workersStarting;
+        return job.take();
+      },
+    };
   }
 
   /** Reads and parses one file. */
@@ -216,6 +235,28 @@ export interface ParsingOptions {
    * @default true
    */
   readonly callerParses?: boolean;
+  /**
+   * V8 flags the process set at run time (plan-session/heap-growth.ts),
+   * which a new isolate may reset: set again once each worker is up. While
+   * they are set, the load also waits for its workers' isolates before it
+   * parses or builds anything more, so that none of its own allocations
+   * happen under the reset flags. @default none
+   */
+  readonly runtimeFlags?: RuntimeV8Flags;
+}
+
+/**
+ * Process-wide V8 flags set while the process runs. Node 20's V8 puts
+ * `--semi-space-growth-factor` back to 2 when it configures a new isolate's
+ * heap (a parsing worker's): the calling thread's young generation then grew
+ * from 8 to 32 MB at 100,000 rules during the worker's start, about 100 ms,
+ * and stayed there. Node 26's V8 leaves the flag alone.
+ */
+export interface RuntimeV8Flags {
+  /** Whether any is set now. */
+  readonly set: () => boolean;
+  /** Sets them again, after a new isolate may have reset them. */
+  readonly reapply: () => void;
 }
 
 /** A file read and maybe queued for a worker. */
@@ -291,6 +332,7 @@ const FILES_PER_WORKER = 2;
  */
 class ParsePool {
   readonly #size: number;
+  readonly #runtimeFlags: RuntimeV8Flags | undefined;
   /** Files given to each worker and not answered yet, in the order sent: the order it parses them. */
   readonly #given = new Map<Worker, Job[]>();
   /** Workers whose script has loaded: only these are given files, and a failure then is the file's. */
@@ -309,12 +351,34 @@ class ParsePool {
    */
   #unavailable = false;
 
-  constructor(size: number) {
+  constructor(size: number, runtimeFlags: RuntimeV8Flags | undefined) {
     this.#size = size;
+    this.#runtimeFlags = runtimeFlags;
   }
 
   get started(): number {
     return this.#started;
+  }
+
+  /**
+   * Starts every worker of the pool at once, instead of one whenever a file
+   * finds none ready; resolves once each is up (its isolate exists and its
+   * JavaScript runs) or gone.
+   */
+  async startAll(): Promise<void> {
+    const WorkerClass = await this.#workerClass;
+    const up: Promise<void>[] = [];
+    while (this.#given.size < this.#size && !this.#unavailable && !this.#closed) {
+      const worker = this.#startWorker(WorkerClass);
+      if (worker === undefined) break;
+      up.push(
+        new Promise((resolve) => {
+          worker.once('online', () => resolve());
+          worker.once('exit', () => resolve());
+        }),
+      );
+    }
+    await Promise.all(up);
   }
 
   queue(file: ManifestFile, bytes: Uint8Array, offThread: boolean): Job {
@@ -377,7 +441,7 @@ class ParsePool {
   }
 
   /** A worker, given files once its script has loaded (until then the caller parses what is queued). */
-  #startWorker(WorkerClass: typeof Worker): void {
+  #startWorker(WorkerClass: typeof Worker): Worker | undefined {
     let worker: Worker;
     try {
       worker = new WorkerClass(WORKER_SCRIPT, {
@@ -389,10 +453,13 @@ class ParsePool {
     } catch {
       this.#unavailable = true;
       void this.#pump();
-      return;
+      return undefined;
     }
     this.#given.set(worker, []);
     this.#started += 1;
+    // Its isolate may have reset them, whether it came up or died starting.
+    worker.once('online', () => this.#runtimeFlags?.reapply());
+    worker.once('exit', () => this.#runtimeFlags?.reapply());
     worker.on('message', (message: TransferredOutcome | typeof WORKER_READY) => {
       if (message === WORKER_READY) {
         this.#ready.add(worker);
@@ -406,6 +473,7 @@ class ParsePool {
       if (!this.#failure.has(worker)) this.#failure.set(worker, error);
     });
     worker.on('exit', (code: number) => this.#exited(worker, code));
+    return worker;
   }
 
   /**

@@ -11,7 +11,7 @@ import type { ManifestError } from '../manifest/manifest-error.js';
 import type { Plan } from '../plan/plan.js';
 import { planChanges } from '../plan/plan-changes.js';
 import type { PlanOptions } from '../plan/planner-options.js';
-import { limitHeapGrowthFor, limitHeapGrowthForBytes } from './heap-growth.js';
+import { heapGrowthFlags, limitHeapGrowthFor, limitHeapGrowthForBytes } from './heap-growth.js';
 
 export interface PreparedPlan {
   readonly desired: DesiredState;
@@ -41,7 +41,11 @@ export async function preparePlan(
   api: EdgeApi,
   options: PreparePlanOptions,
 ): Promise<Result<PreparedPlan, ManifestError>> {
-  const loaded = await loadDesiredState(paths, { ...options.load, onExpectedBytes: limitHeapGrowthForBytes });
+  const loaded = await loadDesiredState(paths, {
+    ...options.load,
+    onExpectedBytes: limitHeapGrowthForBytes,
+    parsing: { ...options.load?.parsing, runtimeFlags: heapGrowthFlags },
+  });
   if (!loaded.ok) return loaded;
   const desired = loaded.value;
   limitHeapGrowthFor(desired.entries.length);

@@ -130,6 +130,31 @@ describe('parsing on worker threads', () => {
     expect(small.workersStarted).toBe(0);
   });
 
+  it('with runtime V8 flags set, sets them again once each worker is up, before it parses anything more', async () => {
+    await mkdir(join(dir, 'm'));
+    for (const prefix of ['a', 'b', 'c'])
+      await writeFile(join(dir, 'm', `${prefix}.yaml`), rules(prefix, 10));
+    const { files } = await walkManifestTree(['m'], { cwd: dir, allowOutsideRoot: false });
+    const events: string[] = [];
+    const runtimeFlags = { set: () => true, reapply: () => void events.push('flags set again') };
+
+    // The caller parses what no worker has been given: without the wait, it would take the first file at once.
+    const parsing = new ManifestParsing({ poolStartBytes: 0, runtimeFlags });
+    const pending = await Promise.all(files.map((file) => parsing.start(file)));
+    for (const [index, one] of pending.entries()) {
+      expect((await one.take()).ok).toBe(true);
+      events.push(`file ${index} taken`);
+    }
+    await parsing.close();
+
+    expect(parsing.workersStarted).toBeGreaterThanOrEqual(1);
+    const taken = events.indexOf('file 0 taken');
+    expect(events.slice(0, taken)).toEqual(
+      Array.from({ length: parsing.workersStarted }, () => 'flags set again'),
+    );
+    expect(events.slice(taken, taken + 3)).toEqual(['file 0 taken', 'file 1 taken', 'file 2 taken']);
+  });
+
   it('turns a worker that runs out of heap into an error naming the file, and goes on with the others', async () => {
     await mkdir(join(dir, 'm'));
     // 4.4 MB of one flow list: two million YAML nodes, far over the parsing worker's heap.
