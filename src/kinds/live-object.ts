@@ -3,6 +3,7 @@ import { canonicalHash } from './canonical-json.js';
 import type { KindName } from './kind-name.js';
 import type { LiveObject } from './live-state.js';
 import { normalizeUserMetadata, parseMetadata } from './ownership-marker.js';
+import { repeatedTimestamp } from './repeated-strings.js';
 
 export interface LiveObjectParts {
   readonly kind: KindName;
@@ -24,7 +25,7 @@ export function buildLiveObject(parts: LiveObjectParts): LiveObject {
   return {
     kind: parts.kind,
     id: parts.id,
-    ...(typeof parts.createdAt === 'string' ? { createdAt: parts.createdAt } : {}),
+    ...(typeof parts.createdAt === 'string' ? { createdAt: repeatedTimestamp(parts.createdAt) } : {}),
     marker,
     spec: withMetadata(parts.spec, normalizeUserMetadata(user)),
     outputs: parts.outputs === undefined ? NO_OUTPUTS : withoutUndefined(parts.outputs),
