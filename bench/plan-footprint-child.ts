@@ -17,6 +17,7 @@ import {
   limitHeapGrowthFor,
   limitHeapGrowthForBytes,
 } from '../src/plan-session/heap-growth.js';
+import { shareDesiredStrings } from '../src/plan-session/share-desired-strings.js';
 
 /** What the child prints on its one stdout line. Times in milliseconds, memory in MB. */
 export interface PlanFootprint {
@@ -87,6 +88,8 @@ async function main(): Promise<void> {
   const idsByKind: Partial<Record<KindName, string[]>> = {};
   for (const kind of KINDS) if (kind.ownership === 'modules-only') idsByKind[kind.name] = [];
   const live = await readLiveState(api, { idsByKind });
+  // As readAndPlan does (src/plan-session/prepare-plan.ts).
+  shareDesiredStrings(loaded.value, live);
   const readLiveMs = lap();
   const maxRssAfterReadMB = process.resourceUsage().maxRSS / 1024;
   const plan = planChanges(loaded.value, live, { owner });

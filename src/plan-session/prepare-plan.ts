@@ -12,6 +12,7 @@ import type { Plan } from '../plan/plan.js';
 import { planChanges } from '../plan/plan-changes.js';
 import type { PlanOptions } from '../plan/planner-options.js';
 import { heapGrowthFlags, limitHeapGrowthFor, limitHeapGrowthForBytes } from './heap-growth.js';
+import { shareDesiredStrings } from './share-desired-strings.js';
 
 export interface PreparedPlan {
   readonly desired: DesiredState;
@@ -68,6 +69,7 @@ export async function readAndPlan(
     ...(options.signal ? { signal: options.signal } : {}),
   });
   options.signal?.throwIfAborted();
+  shareDesiredStrings(desired, live);
   return { live, plan: planChanges(desired, live, options.plan) };
 }
 
