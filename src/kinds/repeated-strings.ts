@@ -21,10 +21,10 @@ let lastTimestamp = '';
 
 /**
  * `value`, or the equal timestamp given just before it. Objects are listed
- * in the order they were made, and those one apply or import made share
- * their `created_at` second by the dozen (the bench's 100,000 rules a few
- * seconds): one copy of each run, without a lookup table that distinct
- * timestamps would fill.
+ * in the order they were made, and those one apply made share their
+ * `created_at` second: two a second within the service's budget, more where
+ * the budget is higher or the objects were imported. One copy of each run,
+ * without a lookup table that distinct timestamps would fill.
  */
 export function repeatedTimestamp(value: string): string {
   if (value === lastTimestamp) return lastTimestamp;
