@@ -1,16 +1,23 @@
 import { setFlagsFromString } from 'node:v8';
-import type { RuntimeV8Flags } from '../manifest/parse-in-worker.js';
-
-/** Entries from which the heap's growth is limited: below, the peak is far from any container's limit. */
-export const LARGE_ACCOUNT_ENTRIES = 50_000;
+import { POOL_START_BYTES, type RuntimeV8Flags } from '../manifest/parse-in-worker.js';
 
 /**
  * Manifest bytes from which the heap's growth is limited while the load
- * still reads: what LARGE_ACCOUNT_ENTRIES rules take, the smallest entries
- * (about 147 bytes each in the bench's files), so no load of fewer entries
- * reaches it.
+ * still reads: where the load starts parsing workers. A worker's isolate
+ * grows its own young and old generations under the same process-wide
+ * flags, so below the limit 15,000 to 50,000 rules peaked higher (138 to
+ * 200 MB) than 100,000 under it (2026-11-25, `drive.mjs` runs in
+ * docs/performance.md); 10,000 rules (1.5 MB) stay below it and pay none of
+ * its CPU.
  */
-export const LARGE_ACCOUNT_BYTES = 7 * 1024 * 1024;
+export const LARGE_ACCOUNT_BYTES = POOL_START_BYTES;
+
+/**
+ * Entries from which the heap's growth is limited once loaded: what
+ * LARGE_ACCOUNT_BYTES hold of the smallest entries (about 147 bytes each in
+ * the bench's files), for manifests written more tightly than that.
+ */
+export const LARGE_ACCOUNT_ENTRIES = 14_000;
 
 /**
  * How much V8 lets the old generation grow past what its last full
@@ -40,7 +47,7 @@ let limited = false;
  *   for the rest of the run. It keeps the size it has when the limit is set.
  *
  * The extra collections cost CPU, about 14% of the whole at 10,000 entries for
- * 8 MB, hence the threshold. Only flags V8 reads at each collection work
+ * 8 MB, hence the threshold (see LARGE_ACCOUNT_BYTES). Only flags V8 reads at each collection work
  * once the process runs (the young generation's maximum, for one, is fixed
  * when the isolate starts). See docs/performance.md (CPU and memory).
  */
