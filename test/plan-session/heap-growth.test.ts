@@ -19,19 +19,25 @@ describe('limitHeapGrowthFor', () => {
     expect(stdout).toContain('--semi-space-growth-factor');
   });
 
-  it("keeps the young generation at its size once limited, across a load's parsing workers", async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'edgesync-heap-growth-'));
-    try {
-      await mkdir(join(dir, 'm'));
-      for (const name of ['a', 'b', 'c'])
+  // Node 20's V8 (11.3) grows the young generation only by this factor, so the limit holds there and this
+  // checks that a load's workers do not undo it. Node 26's V8 (14) also resizes it by heuristics the factor does
+  // not bound (2 to 26 MB after the same loop, with or without workers): docs/performance.md says so, and there is
+  // nothing the limit promises on it to test.
+  it.runIf(Number(process.versions.node.split('.')[0]) < 22)(
+    "never grows the young generation once limited, across a load's parsing workers",
+    async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'edgesync-heap-growth-'));
+      try {
+        await mkdir(join(dir, 'm'));
+        for (const name of ['a', 'b', 'c'])
+          await writeFile(
+            join(dir, 'm', `${name}.yaml`),
+            `version: 1\nip_policy_rules:\n  ${name}:\n    ip_policy_id: ipp_2a8bxxxxxxxxxxxxxxxxxxxxxxxxx\n    cidr: 10.0.0.0/24\n    action: allow\n`,
+          );
+        const module = (path: string) => JSON.stringify(new URL(path, DIST).href);
         await writeFile(
-          join(dir, 'm', `${name}.yaml`),
-          `version: 1\nip_policy_rules:\n  ${name}:\n    ip_policy_id: ipp_2a8bxxxxxxxxxxxxxxxxxxxxxxxxx\n    cidr: 10.0.0.0/24\n    action: allow\n`,
-        );
-      const module = (path: string) => JSON.stringify(new URL(path, DIST).href);
-      await writeFile(
-        join(dir, 'young.mjs'),
-        `import { getHeapSpaceStatistics } from 'node:v8';
+          join(dir, 'young.mjs'),
+          `import { getHeapSpaceStatistics } from 'node:v8';
 const { heapGrowthFlags, limitHeapGrowthForBytes, LARGE_ACCOUNT_BYTES } = await import(${module('plan-session/heap-growth.js')});
 const { loadDesiredState } = await import(${module('manifest/load-desired-state.js')});
 const young = () => getHeapSpaceStatistics().find((space) => space.space_name === 'new_space').space_size;
@@ -45,15 +51,17 @@ for (let index = 0; index < 2_000_000; index += 1) {
   if (kept.length > 300_000) kept.splice(0, 100_000);
 }
 console.log(JSON.stringify({ ok: loaded.ok, limited, after: young() }));`,
-      );
+        );
 
-      const { stdout } = await run(process.execPath, ['young.mjs'], { cwd: dir, timeout: 30_000 });
+        const { stdout } = await run(process.execPath, ['young.mjs'], { cwd: dir, timeout: 30_000 });
 
-      const { ok, limited, after } = JSON.parse(stdout) as { ok: boolean; limited: number; after: number };
-      expect(ok).toBe(true);
-      expect(after).toBe(limited);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  }, 40_000);
+        const { ok, limited, after } = JSON.parse(stdout) as { ok: boolean; limited: number; after: number };
+        expect(ok).toBe(true);
+        expect(after).toBeLessThanOrEqual(limited);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+    40_000,
+  );
 });
