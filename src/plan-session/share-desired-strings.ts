@@ -1,5 +1,5 @@
 import type { LiveState } from '../kinds/live-state.js';
-import type { DesiredEntry, DesiredState } from '../manifest/desired-state.js';
+import { type DesiredState, entriesByKindAndName } from '../manifest/desired-state.js';
 
 /**
  * Makes each live object whose marker names an entry of its kind hold that
@@ -11,17 +11,11 @@ import type { DesiredEntry, DesiredState } from '../manifest/desired-state.js';
  * read, before anything else holds them.
  */
 export function shareDesiredStrings(desired: DesiredState, live: LiveState): void {
-  const entriesByKind = new Map<string, Map<string, DesiredEntry>>();
-  for (const entry of desired.entries) {
-    // Creates read nothing to share with: no lookup of their entries.
-    if ((live.objects[entry.kind]?.length ?? 0) === 0) continue;
-    let byName = entriesByKind.get(entry.kind);
-    if (byName === undefined) {
-      byName = new Map();
-      entriesByKind.set(entry.kind, byName);
-    }
-    byName.set(entry.name, entry);
-  }
+  // Creates read nothing to share with: no lookup of their entries.
+  const entriesByKind = entriesByKindAndName(
+    desired.entries,
+    (kind) => (live.objects[kind]?.length ?? 0) > 0,
+  );
   for (const [kind, byName] of entriesByKind) {
     for (const object of live.objects[kind] ?? []) {
       const entry = object.marker === null ? undefined : byName.get(object.marker.name);

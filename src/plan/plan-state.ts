@@ -2,7 +2,7 @@ import { inlineRecord } from '../inline-record.js';
 import type { Kind } from '../kinds/kind.js';
 import type { KindName } from '../kinds/kind-name.js';
 import type { LiveObject, LiveState } from '../kinds/live-state.js';
-import type { DesiredEntry, DesiredState } from '../manifest/desired-state.js';
+import { type DesiredEntry, type DesiredState, entriesByKindAndName } from '../manifest/desired-state.js';
 import type { SourceLocation } from '../manifest/source-location.js';
 import { SharedFieldChanges } from './compare-fields.js';
 import type { DraftAction, DraftChange } from './draft-action.js';
@@ -166,15 +166,7 @@ const desiredByNameCache = new WeakMap<PlanState, ReadonlyMap<KindName, Readonly
 export function desiredByNameOf(state: PlanState): ReadonlyMap<KindName, ReadonlyMap<string, DesiredEntry>> {
   const cached = desiredByNameCache.get(state);
   if (cached !== undefined) return cached;
-  const desiredByName = new Map<KindName, Map<string, DesiredEntry>>();
-  for (const entry of state.desired.entries) {
-    let byName = desiredByName.get(entry.kind);
-    if (byName === undefined) {
-      byName = new Map();
-      desiredByName.set(entry.kind, byName);
-    }
-    byName.set(entry.name, entry);
-  }
+  const desiredByName = entriesByKindAndName(state.desired.entries);
   desiredByNameCache.set(state, desiredByName);
   return desiredByName;
 }
