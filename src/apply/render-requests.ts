@@ -1,3 +1,4 @@
+import type { ApiRequest } from '../api/edge-api.js';
 import { maskPointers } from '../plan/mask-pointers.js';
 import { isPendingId } from '../plan/pending-id.js';
 import type { Action, Plan } from '../plan/plan.js';
@@ -19,16 +20,19 @@ export function* requestsChunks(plan: Plan): Generator<string> {
   }
   for (const [index, action] of plan.actions.entries()) {
     const head = `# ${action.key}${action.dependsOn.length > 0 ? ` (after ${action.dependsOn.join(', ')})` : ''}`;
-    const line = `${action.request.method} ${action.request.path}`;
-    const body = action.request.body === undefined ? '' : `\n${JSON.stringify(displayBody(action), null, 2)}`;
+    // Read once: an EntryCreate makes its request again on each read.
+    const request = action.request;
+    const line = `${request.method} ${request.path}`;
+    const body =
+      request.body === undefined ? '' : `\n${JSON.stringify(displayBody(action, request), null, 2)}`;
     yield `${index === 0 ? '' : '\n\n'}${head}\n${line}${body}`;
   }
   yield '\n';
 }
 
 /** The action's body as it may be shown: secrets masked, pending IDs named. */
-function displayBody(action: Action): unknown {
-  const masked = maskPointers(action.request.body, action.sensitivePaths);
+function displayBody(action: Action, request: ApiRequest): unknown {
+  const masked = maskPointers(request.body, action.sensitivePaths);
   return namePendingIds(masked);
 }
 

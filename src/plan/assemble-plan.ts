@@ -1,6 +1,7 @@
 import type { KindName } from '../kinds/kind-name.js';
 import type { LiveObject } from '../kinds/live-state.js';
 import { type DraftAction, type DraftChange, toAction } from './draft-action.js';
+import { EntryCreate } from './entry-create.js';
 import { forEachMarked, isManagedObject } from './live-index.js';
 import { PARKING_GUARD_PREFIX } from './park-moves.js';
 import {
@@ -31,7 +32,7 @@ export function assemblePlan(
   const narrowed = drafted !== state.actions;
   const keys = plannedKeysAskedAbout(drafts, drafted, narrowed);
   const nodes: Action[] = inKindOrder(drafted, (action) => kindIndex(action.kind)).map((action) =>
-    toAction(action, keys),
+    action instanceof EntryCreate ? action.assembled(keys) : toAction(action, keys),
   );
   const ordered = topologicalOrder(nodes);
   if (!ordered.ok) {
@@ -44,7 +45,7 @@ export function assemblePlan(
   // drafts at the plan's peak (issue 18). The drafts are this run's own, made by addChange, so nothing
   // the caller gave is changed. Narrowing may leave some of its action keys out.
   const changes: readonly ResourceChange[] = narrowed
-    ? sortedDrafts.map((draft) => Object.assign(draft, { actionKeys: keptKeys(draft.actionKeys, keys) }))
+    ? sortedDrafts.map((draft) => narrowedChange(draft, keys))
     : sortedDrafts;
   const summary = summarize(state, changes);
   const safety = safetyOf(state, sortedDrafts, ordered.ok ? ordered.order : nodes);
@@ -100,6 +101,17 @@ function plannedKeysAskedAbout(
 }
 
 /**
+ * The change with only the keys still in the plan: the draft itself, when
+ * none was left out (as always for an EntryCreateChange, whose one action is
+ * the reason it is in the plan), or given the list of those kept.
+ */
+function narrowedChange(draft: DraftChange, keys: ReadonlySet<string>): ResourceChange {
+  const drafted = draft.actionKeys;
+  const kept = keptKeys(drafted, keys);
+  return kept === drafted ? draft : Object.assign(draft, { actionKeys: kept });
+}
+
+/**
  * The keys still in the plan: the drafted list itself when none was left out
  * (a filtered copy holds 17 slots for one key, kept per change).
  */
@@ -150,7 +162,9 @@ function safetyOf(state: PlanState, drafts: readonly DraftChange[], actions: rea
       owned: ownedCount(state),
       readComplete: state.live.complete,
       destroys,
-      deleteRequests: actions.filter((action) => action.request.method === 'DELETE').length,
+      // A create is a POST: its request, made when read (EntryCreate), is not made to tell.
+      deleteRequests: actions.filter((action) => action.op !== 'create' && action.request.method === 'DELETE')
+        .length,
     },
   };
 }

@@ -124,7 +124,8 @@ type Assembled = {
 };
 
 /**
- * The plan's Action, made of the draft in place: dependencies on left-out
+ * The plan's Action, made of the draft in place (an EntryCreate makes itself
+ * one: EntryCreate.assembled): dependencies on left-out
  * actions removed and sorted, the drafting facts emptied so that what only
  * the ordering needed (ranges, key values) is not kept with the plan. The
  * draft is not a DraftAction any more.
@@ -145,7 +146,10 @@ export function toAction(draft: DraftAction, keys: ReadonlySet<string>): Action 
 }
 
 /** Sorted; a list of its own length when nothing is left out (a filtered copy holds 17 slots, kept per action). */
-function keptDependencies(dependsOn: ReadonlySet<string>, keys: ReadonlySet<string>): readonly string[] {
+export function keptDependencies(
+  dependsOn: ReadonlySet<string>,
+  keys: ReadonlySet<string>,
+): readonly string[] {
   if (dependsOn.size === 0) return NONE;
   const kept = [...dependsOn];
   return (kept.every((key) => keys.has(key)) ? kept : kept.filter((key) => keys.has(key))).sort();

@@ -5,14 +5,22 @@ import { encodeMetadata, normalizeUserMetadata } from '../kinds/ownership-marker
 import type { DesiredEntry } from '../manifest/desired-state.js';
 import { diffFields, fieldChange, fieldEquals } from './compare-fields.js';
 import { addDependency, type DraftAction, draftAction, sourceOf } from './draft-action.js';
+import { CREATE_PREFIX, createRequestOf, creationChanges, EntryCreate, NOT_LIVE } from './entry-create.js';
 import { claim, matchLive } from './match-live.js';
 import { accessFacts, keyMove, orderingFacts } from './order-actions.js';
 import { pendingId, pendingPathSegment } from './pending-id.js';
 import type { FieldChange, Operation } from './plan.js';
 import { planModules, reportRoutesOnNewObject } from './plan-modules.js';
-import { addChange, normalizedSpecOf, type PlanState, recordResolvedId } from './plan-state.js';
+import {
+  addChange,
+  addEntryCreate,
+  createsOf,
+  normalizedSpecOf,
+  type PlanState,
+  recordResolvedId,
+} from './plan-state.js';
 import { resolveSpec } from './resolve-references.js';
-import { METADATA_FIELD, ROUTES_KEY, secretsOf } from './spec-fields.js';
+import { METADATA_FIELD, secretsOf } from './spec-fields.js';
 
 /** What an entry needs to become its object: resolved spec, marker-carrying metadata, secrets. */
 interface EntryBody {
@@ -154,9 +162,17 @@ function comparedRulesOf(kind: Kind): { fields: readonly FieldRule[]; metadataRu
 
 function planCreate(state: PlanState, kind: Kind, entry: DesiredEntry, body: EntryBody): void {
   const address = flat(kind.name, '.', entry.name);
-  const key = flat('create:', address);
+  const key = flat(CREATE_PREFIX, address);
   recordResolvedId(state, kind, address, pendingId(key));
   reportRoutesOnNewObject(state, kind, entry, body.spec);
+  const followUps = followUpActions(kind, entry, body, key, address);
+  if (followUps.length === 0) {
+    addEntryCreate(
+      state,
+      new EntryCreate(createsOf(state, kind), entry, body.spec, key, accessFacts(kind, body.spec)),
+    );
+    return;
+  }
   addChange(
     state,
     {
@@ -164,33 +180,13 @@ function planCreate(state: PlanState, kind: Kind, entry: DesiredEntry, body: Ent
       op: 'create',
       kind: kind.name,
       name: entry.name,
-      changes: creationChanges(state, kind, body.spec),
-      reason: `not in the live account${thenUpdated(kind, body.spec)}`,
+      changes: creationChanges(kind, body.spec, state.sharedFieldChanges),
+      reason: `${NOT_LIVE}${thenUpdated(kind, body.spec)}`,
     },
     entry,
     entry.location,
-    [
-      createAction(state, kind, entry, body, key, address),
-      ...followUpActions(kind, entry, body, key, address),
-    ],
+    [createAction(state, kind, entry, body, key, address), ...followUps],
   );
-}
-
-/** What a create sets, for people: every field, and every field of every module it sets. */
-function creationChanges(
-  state: PlanState,
-  kind: Kind,
-  spec: Readonly<Record<string, unknown>>,
-): FieldChange[] {
-  const shared = state.sharedFieldChanges;
-  const changes = diffFields(kind.fields, spec, undefined, '', shared);
-  for (const module of kind.modules) {
-    if (module.scope !== 'resource') continue;
-    const value = asRecord(spec[module.name]);
-    if (value !== undefined)
-      changes.push(...diffFields(module.fields, value, undefined, `${module.name}.`, shared));
-  }
-  return changes;
 }
 
 /** The fields of `spec` that a create request cannot carry: a follow-up update sets them. */
@@ -243,18 +239,13 @@ function createAction(
   key: string,
   address: string,
 ): DraftAction {
-  const { [METADATA_FIELD]: _metadata, [ROUTES_KEY]: _routes, ...createSpec } = body.spec;
-  // Routes of a kind with route modules exist already and are only selected, never sent on create.
-  const bodySpec = kind.modules.some((module) => module.scope === 'route')
-    ? createSpec
-    : { ...createSpec, ...(_routes === undefined ? {} : { [ROUTES_KEY]: _routes }) };
   return draftAction({
     key,
     op: 'create',
     kind: kind.name,
     name: entry.name,
     change: address,
-    request: kind.createRequest(bodySpec, body.metadata()),
+    request: createRequestOf(kind, body.spec, body.metadata()),
     secrets: body.secrets,
     marker: { owner: state.options.owner, name: entry.name },
     source: entry.location,
@@ -275,7 +266,7 @@ function planReplace(
 ): void {
   const { spec } = body;
   const address = flat(kind.name, '.', entry.name);
-  const createKey = flat('create:', address);
+  const createKey = flat(CREATE_PREFIX, address);
   recordResolvedId(state, kind, address, pendingId(createKey));
   reportRoutesOnNewObject(state, kind, entry, spec);
   const create = createAction(state, kind, entry, body, createKey, address);

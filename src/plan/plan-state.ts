@@ -6,6 +6,7 @@ import { type DesiredEntry, type DesiredState, entriesByKindAndName } from '../m
 import type { SourceLocation } from '../manifest/source-location.js';
 import { SharedFieldChanges } from './compare-fields.js';
 import type { DraftAction, DraftChange } from './draft-action.js';
+import { CreatesOfKind, type EntryCreate, EntryCreateChange } from './entry-create.js';
 import { indexLive, type LiveById, type MarkedObjects } from './live-index.js';
 import type { PendingId } from './pending-id.js';
 import type { PlanError, ResourceChange } from './plan.js';
@@ -66,6 +67,8 @@ export interface PlanState {
   readonly keyMatched: Map<DesiredEntry, LiveObject>;
   /** FieldChanges the creates of this plan share. */
   readonly sharedFieldChanges: SharedFieldChanges;
+  /** What the EntryCreates of each kind share, made when the kind's first is planned. */
+  readonly createsOfKind: Map<Kind, CreatesOfKind>;
 }
 
 export function createPlanState(
@@ -105,6 +108,7 @@ export function createPlanState(
     replacements: new Map(),
     keyMatched: new Map(),
     sharedFieldChanges: new SharedFieldChanges(),
+    createsOfKind: new Map(),
   };
 }
 
@@ -210,4 +214,22 @@ export function addChange(
   const draft = inlineRecord(keys, values) as unknown as DraftChange;
   state.changes.push(draft);
   if (entry?.protect === true) state.protectedChanges.add(draft);
+}
+
+/** What the EntryCreates of `kind` share in this plan. */
+export function createsOf(state: PlanState, kind: Kind): CreatesOfKind {
+  let shared = state.createsOfKind.get(kind);
+  if (shared === undefined) {
+    shared = new CreatesOfKind(kind, state.options.owner, state.sharedFieldChanges);
+    state.createsOfKind.set(kind, shared);
+  }
+  return shared;
+}
+
+/** Records the create of an entry's object as an EntryCreate and its change. */
+export function addEntryCreate(state: PlanState, create: EntryCreate): void {
+  state.actions.push(create);
+  const change = new EntryCreateChange(create);
+  state.changes.push(change);
+  if (create.isProtected) state.protectedChanges.add(change);
 }

@@ -131,15 +131,17 @@ function changeToJson(change: ResourceChange): Record<string, unknown> {
 }
 
 function actionToJson(action: Action, mask: boolean): Record<string, unknown> {
-  const body = mask ? maskPointers(action.request.body, action.sensitivePaths) : action.request.body;
+  // Read once: an EntryCreate makes its request again on each read.
+  const request = action.request;
+  const body = mask ? maskPointers(request.body, action.sensitivePaths) : request.body;
   return {
     key: action.key,
     op: action.op,
     kind: action.kind,
     name: action.name,
     change: action.change,
-    method: action.request.method,
-    path: action.request.path,
+    method: request.method,
+    path: request.path,
     ...(body === undefined ? {} : { body }),
     sensitive_paths: [...action.sensitivePaths],
     depends_on: [...action.dependsOn],

@@ -175,12 +175,14 @@ export function diffLines(change: ResourceChange): string[] {
   const id = change.id ? ` (${visibleText(change.id)})` : '';
   const address = visibleText(change.address);
   const heading = `# ${address}: ${OPERATION_WORDS[change.op]} — ${visibleText(change.reason)}`;
-  const width = Math.max(0, ...change.changes.map((field) => visibleText(field.path).length));
+  // Read once: an EntryCreateChange makes its field changes again on each read.
+  const fields = change.changes;
+  const width = Math.max(0, ...fields.map((field) => visibleText(field.path).length));
   const removing = change.op === 'delete' || change.op === 'delete-module';
-  const adding = change.op === 'create' || change.changes.every((field) => !('before' in field));
+  const adding = change.op === 'create' || fields.every((field) => !('before' in field));
   const open = removing ? '-' : adding ? '+' : ' ';
   const lines = [heading, `${open} ${address}${id} {`];
-  for (const field of change.changes) lines.push(...fieldLines(field, width, removing, adding, change.op));
+  for (const field of fields) lines.push(...fieldLines(field, width, removing, adding, change.op));
   lines.push(`${open} }`);
   return lines;
 }

@@ -111,11 +111,12 @@ function renderChange(change: ResourceChange, colors: Palette): string[] {
     colors.bold(`  # ${address} ${VERB[change.op]}`) + colors.dim(` — ${visibleText(change.reason)}`) + where,
     `${paint(SYMBOL[change.op].padStart(3))} ${address}${id} {`,
   ];
-  const width = Math.max(0, ...change.changes.map((field) => visibleText(field.path).length));
+  // Read once: an EntryCreateChange makes its field changes again on each read.
+  const fields = change.changes;
+  const width = Math.max(0, ...fields.map((field) => visibleText(field.path).length));
   // Nothing had a value before (a module being set): secrets are additions too, not "changed".
-  const adding = change.op === 'create' || change.changes.every((field) => !('before' in field));
-  for (const field of change.changes)
-    lines.push(renderField(field, adding ? 'create' : change.op, width, colors));
+  const adding = change.op === 'create' || fields.every((field) => !('before' in field));
+  for (const field of fields) lines.push(renderField(field, adding ? 'create' : change.op, width, colors));
   lines.push('    }');
   return lines;
 }

@@ -73,12 +73,14 @@ function isSensitiveHash(value: unknown): value is SensitiveHash {
 /** The saved form of a plan: secrets in request bodies become their hashes. */
 export function toSavedPlan(plan: Plan, manifestPaths: readonly string[]): SavedPlan {
   const actions = plan.actions.map((action) => {
-    let body = action.request.body;
+    // Read once: an EntryCreate makes its request again on each read.
+    const request = action.request;
+    let body = request.body;
     for (const pointer of action.sensitivePaths) {
       const value = valueAt(body, pointer);
       if (typeof value === 'string') body = replaceAt(body, pointer, sensitiveHash(value));
     }
-    return body === action.request.body ? action : { ...action, request: { ...action.request, body } };
+    return body === request.body ? action : withBody(action, request, body);
   });
   return {
     formatVersion: SAVED_PLAN_FORMAT_VERSION,
@@ -307,7 +309,8 @@ export function refillSecrets(saved: SavedPlan, source: DesiredState | Plan): Pl
   if ('entries' in source) for (const entry of source.entries) collect(entry.spec);
   else for (const action of source.actions) collect(action.request.body);
   const actions = saved.plan.actions.map((action): Action => {
-    let body = action.request.body;
+    const request = action.request;
+    let body = request.body;
     for (const pointer of action.sensitivePaths) {
       const hashed = valueAt(body, pointer);
       if (!isSensitiveHash(hashed)) continue;
@@ -320,7 +323,27 @@ export function refillSecrets(saved: SavedPlan, source: DesiredState | Plan): Pl
       }
       body = replaceAt(body, pointer, secret);
     }
-    return body === action.request.body ? action : { ...action, request: { ...action.request, body } };
+    return body === request.body ? action : withBody(action, request, body);
   });
   return { ...saved.plan, actions };
+}
+
+/**
+ * A plain copy of `action` with another request body. Property by property,
+ * not spread: an EntryCreate's properties but its key are read through its
+ * class, which a spread does not copy.
+ */
+function withBody(action: Action, request: ApiRequest, body: unknown): Action {
+  return {
+    key: action.key,
+    op: action.op,
+    kind: action.kind,
+    name: action.name,
+    change: action.change,
+    request: { ...request, body },
+    sensitivePaths: action.sensitivePaths,
+    ...(action.marker === undefined ? {} : { marker: action.marker }),
+    dependsOn: action.dependsOn,
+    ...(action.source === undefined ? {} : { source: action.source }),
+  };
 }

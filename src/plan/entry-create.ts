@@ -1,0 +1,235 @@
+import type { ApiRequest } from '../api/edge-api.js';
+import { pointersToValues } from '../json-pointer.js';
+import { asRecord } from '../json-value.js';
+import type { AddressRange, Kind } from '../kinds/kind.js';
+import type { KindName } from '../kinds/kind-name.js';
+import { encodeMetadata, normalizeUserMetadata } from '../kinds/ownership-marker.js';
+import type { DesiredEntry } from '../manifest/desired-state.js';
+import type { SourceLocation } from '../manifest/source-location.js';
+import { diffFields, type SharedFieldChanges } from './compare-fields.js';
+import { type DraftAction, type DraftChange, keptDependencies, NO_DEPENDENCIES } from './draft-action.js';
+import type { Action, FieldChange } from './plan.js';
+import { METADATA_FIELD, ROUTES_KEY, secretsOf } from './spec-fields.js';
+
+/**
+ * The create of an entry's object that nothing else shapes (no follow-up
+ * update, not half of a replace): by far the most common action, 100,000 of
+ * them in the first apply of a large account. It keeps only what it is made
+ * of (its key, the entry, the resolved spec, what the creates of its kind
+ * share) and derives the rest when read: address, request, marker, secrets'
+ * places. Its change (EntryCreateChange) derives the field changes and the
+ * reason the same way. As plain objects, a create's action and change held
+ * ~920 bytes until the plan was written, most of the plan's peak (issue 18).
+ *
+ * Its Action properties are its own and enumerable, in a plain Action's
+ * order, and the rest is private: a spread, JSON.stringify, Object.keys and
+ * an equality test see what they see of a plain Action. Each derived one is
+ * made again on each read: read it once where it is used many times.
+ */
+export class EntryCreate implements DraftAction {
+  declare readonly key: string;
+  declare readonly op: 'create';
+  declare readonly kind: KindName;
+  declare readonly name: string;
+  declare readonly change: string;
+  declare readonly request: ApiRequest;
+  declare readonly sensitivePaths: readonly string[];
+  declare readonly marker: { readonly owner: string; readonly name: string };
+  declare dependsOn: ReadonlySet<string>;
+  declare readonly source: SourceLocation;
+  readonly #entry: DesiredEntry;
+  /** The entry's spec normalized and with names resolved: what the request carries. */
+  readonly #spec: Readonly<Record<string, unknown>>;
+  readonly #shared: CreatesOfKind;
+  /** What the ordering rules read (access decision, range), dropped once the plan is assembled. */
+  #facts: OrderingFactsOfCreate | undefined;
+
+  /** The derived properties before `dependsOn`, then after it; defined on each instance (see above). */
+  static readonly #before: readonly (readonly [string, PropertyDescriptor])[] = [
+    ['op', derived(() => 'create')],
+    ['kind', derived((create: EntryCreate) => create.#shared.kind.name)],
+    ['name', derived((create: EntryCreate) => create.#entry.name)],
+    // The change's address: the key without its `create:`.
+    ['change', derived((create: EntryCreate) => create.key.slice(CREATE_PREFIX.length))],
+    ['request', derived((create: EntryCreate) => create.#request())],
+    ['sensitivePaths', derived((create: EntryCreate) => create.#sensitivePaths())],
+    ['marker', derived((create: EntryCreate) => ({ owner: create.#shared.owner, name: create.#entry.name }))],
+  ];
+  static readonly #after: readonly (readonly [string, PropertyDescriptor])[] = [
+    ['source', derived((create: EntryCreate) => create.#entry.location)],
+  ];
+
+  constructor(
+    shared: CreatesOfKind,
+    entry: DesiredEntry,
+    spec: Readonly<Record<string, unknown>>,
+    key: string,
+    facts: OrderingFactsOfCreate,
+  ) {
+    this.#entry = entry;
+    this.#spec = spec;
+    this.#shared = shared;
+    this.#facts = facts;
+    (this as { key: string }).key = key;
+    for (const [name, descriptor] of EntryCreate.#before) Object.defineProperty(this, name, descriptor);
+    this.dependsOn = NO_DEPENDENCIES;
+    for (const [name, descriptor] of EntryCreate.#after) Object.defineProperty(this, name, descriptor);
+  }
+
+  /** Whether the entry is marked `protect`. */
+  get isProtected(): boolean {
+    return this.#entry.protect;
+  }
+
+  get access(): 'allow' | 'deny' | undefined {
+    return this.#facts?.access;
+  }
+
+  get range(): AddressRange | undefined {
+    return this.#facts?.range;
+  }
+
+  /** Printed from the spec when an ordering rule asks (see DraftAction.takenFrom). */
+  get takenFrom(): Readonly<Record<string, unknown>> | undefined {
+    return this.#facts !== undefined && this.#shared.hasUniqueKey ? this.#spec : undefined;
+  }
+
+  // objectId, takes, frees, movedFrom, unparks and guardedBy: never set on a create, so absent.
+
+  /** What it sets, for people: see EntryCreateChange. */
+  creationChanges(): FieldChange[] {
+    return creationChanges(this.#shared.kind, this.#spec, this.#shared.fieldChanges);
+  }
+
+  /**
+   * This draft as the plan's Action, as toAction makes a plain one: its
+   * dependencies on actions in `keys` only, sorted; its ordering facts dropped.
+   */
+  assembled(keys: ReadonlySet<string>): Action {
+    (this as unknown as { dependsOn: readonly string[] }).dependsOn = keptDependencies(this.dependsOn, keys);
+    this.#facts = undefined;
+    return this as unknown as Action;
+  }
+
+  #request(): ApiRequest {
+    const { kind, owner } = this.#shared;
+    const entry = this.#entry;
+    const marker = { owner, name: entry.name, ...(entry.protect ? { protect: true as const } : {}) };
+    const metadata = encodeMetadata(
+      normalizeUserMetadata(this.#spec[METADATA_FIELD]) as Record<string, unknown> | undefined,
+      marker,
+    );
+    return createRequestOf(kind, this.#spec, metadata);
+  }
+
+  #sensitivePaths(): readonly string[] {
+    const secrets = secretsOf(this.#shared.kind, this.#spec);
+    return secrets.size === 0 ? NONE : pointersToValues(this.#request().body, secrets);
+  }
+}
+
+/**
+ * The change of an EntryCreate: what people read about it, derived from it
+ * when read. Its properties are own, enumerable and in a plain
+ * ResourceChange's order, as EntryCreate's are.
+ */
+export class EntryCreateChange implements DraftChange {
+  declare readonly address: string;
+  declare readonly op: 'create';
+  declare readonly kind: KindName;
+  declare readonly name: string;
+  declare readonly changes: readonly FieldChange[];
+  declare readonly reason: string;
+  declare readonly source: SourceLocation;
+  /** Its one action. Frozen: nothing edits a create's list in place (park-moves edits only updates'). */
+  declare readonly actionKeys: string[];
+  readonly #action: EntryCreate;
+
+  static readonly #properties: readonly (readonly [string, PropertyDescriptor])[] = [
+    ['address', derived((change: EntryCreateChange) => change.#action.change)],
+    ['op', derived(() => 'create')],
+    ['kind', derived((change: EntryCreateChange) => change.#action.kind)],
+    ['name', derived((change: EntryCreateChange) => change.#action.name)],
+    ['changes', derived((change: EntryCreateChange) => change.#action.creationChanges())],
+    ['reason', derived(() => NOT_LIVE)],
+    ['source', derived((change: EntryCreateChange) => change.#action.source)],
+    ['actionKeys', derived((change: EntryCreateChange) => Object.freeze([change.#action.key]))],
+  ];
+
+  constructor(action: EntryCreate) {
+    this.#action = action;
+    for (const [name, descriptor] of EntryCreateChange.#properties)
+      Object.defineProperty(this, name, descriptor);
+  }
+}
+
+/**
+ * An own, enumerable, read-only property whose value `read` derives: one
+ * getter for every instance, so that they share their shape.
+ */
+function derived<T>(read: (self: T) => unknown): PropertyDescriptor {
+  return {
+    get(this: T): unknown {
+      return read(this);
+    },
+    enumerable: true,
+  };
+}
+
+/** The ordering facts a create has: accessFacts of its spec. */
+export type OrderingFactsOfCreate = Pick<DraftAction, 'access' | 'range'>;
+
+/** What the creates of one kind in one plan share. */
+export class CreatesOfKind {
+  readonly kind: Kind;
+  readonly owner: string;
+  readonly hasUniqueKey: boolean;
+  readonly fieldChanges: SharedFieldChanges;
+
+  constructor(kind: Kind, owner: string, fieldChanges: SharedFieldChanges) {
+    this.kind = kind;
+    this.owner = owner;
+    this.hasUniqueKey = kind.uniqueKey !== undefined && kind.uniqueKey.length > 0;
+    this.fieldChanges = fieldChanges;
+  }
+}
+
+export const CREATE_PREFIX = 'create:';
+
+/** Why an object is created. */
+export const NOT_LIVE = 'not in the live account';
+
+const NONE: readonly string[] = Object.freeze([]);
+
+/**
+ * The request that creates an object of `kind` with `spec`: the spec but its
+ * metadata (sent as `metadata`, marker included) and, for kinds with route
+ * modules, its routes, which exist already and are only selected.
+ */
+export function createRequestOf(
+  kind: Kind,
+  spec: Readonly<Record<string, unknown>>,
+  metadata: string,
+): ApiRequest {
+  const { [METADATA_FIELD]: _metadata, [ROUTES_KEY]: routes, ...createSpec } = spec;
+  const bodySpec = kind.modules.some((module) => module.scope === 'route')
+    ? createSpec
+    : { ...createSpec, ...(routes === undefined ? {} : { [ROUTES_KEY]: routes }) };
+  return kind.createRequest(bodySpec, metadata);
+}
+
+/** What a create sets, for people: every field, and every field of every module it sets. */
+export function creationChanges(
+  kind: Kind,
+  spec: Readonly<Record<string, unknown>>,
+  shared: SharedFieldChanges,
+): FieldChange[] {
+  const changes = diffFields(kind.fields, spec, undefined, '', shared);
+  for (const module of kind.modules) {
+    if (module.scope !== 'resource') continue;
+    const value = asRecord(spec[module.name]);
+    if (value !== undefined)
+      changes.push(...diffFields(module.fields, value, undefined, `${module.name}.`, shared));
+  }
+  return changes;
+}
