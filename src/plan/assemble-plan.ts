@@ -50,7 +50,7 @@ export function assemblePlan(
   const summary = summarize(state, changes);
   const safety = safetyOf(state, sortedDrafts, ordered.ok ? ordered.order : nodes);
   const refusal = decideRefusal(safety);
-  return {
+  const plan: Omit<Plan, 'fingerprints'> = {
     formatVersion: 1,
     owner: state.options.owner,
     changes,
@@ -61,8 +61,8 @@ export function assemblePlan(
     ...(refusal ? { refusal } : {}),
     safety,
     desiredHash: state.desired.hash,
-    fingerprints: fingerprints(state),
   };
+  return withFingerprintsWhenRead(plan, fingerprintedObjects(state));
 }
 
 /**
@@ -187,10 +187,11 @@ function isLeftoverParkingGuard(
 }
 
 /**
- * Fingerprints of the objects the plan read, changes or owns, by ID: apply
- * compares them to refuse a plan the account has moved away from.
+ * The objects the plan read, changes or owns, each once: their fingerprints,
+ * by ID, go into the plan, and apply compares them to refuse a plan the
+ * account has moved away from.
  */
-function fingerprints(state: PlanState): Record<string, string> {
+function fingerprintedObjects(state: PlanState): LiveObject[] {
   // The objects themselves, not their IDs looked up: every managed one, then the claimed and touched
   // others, each once. Built without spreading, and in a list sized once for all of them and cut to
   // those listed: grown by push or spread, lists of 100,000 were garbage at the plan's peak (issue 18).
@@ -213,8 +214,33 @@ function fingerprints(state: PlanState): Record<string, string> {
     if (object !== undefined && !managed(object) && !state.entryByObject.has(object)) list(object);
   }
   objects.length = listed;
-  objects.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  const byId: Record<string, string> = {};
-  for (const object of objects) byId[object.id] = object.fingerprint;
-  return byId;
+  return objects;
+}
+
+/**
+ * The plan with its fingerprints record, by ID in ID order, made the first
+ * time it is read and then kept: a saved plan, the JSON and apply read it,
+ * the text and markdown of a plan do not. At 100,000 objects the record is
+ * ~6.3 MB held (a dictionary of 262,144 slots) and as much garbage while it
+ * grows, which, made at the end of planning next to the planner's indexes,
+ * was most of what `plan` held above the live read at its peak (issue 18).
+ * The objects' fingerprints never change once read, so the record is the
+ * same whenever it is made. A function of its own, so that the getter holds
+ * only the objects, not what assemblePlan's other closures hold.
+ */
+function withFingerprintsWhenRead(fields: Omit<Plan, 'fingerprints'>, objects: LiveObject[]): Plan {
+  let byId: Record<string, string> | undefined;
+  return {
+    ...fields,
+    get fingerprints() {
+      if (byId === undefined) {
+        byId = {};
+        objects.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+        for (const object of objects) byId[object.id] = object.fingerprint;
+        // Listed, the objects are no longer needed here.
+        objects.length = 0;
+      }
+      return byId;
+    },
+  };
 }

@@ -104,6 +104,26 @@ describe('planChanges: operations', () => {
     expect(plan.fingerprints).toHaveProperty('ipr_1');
   });
 
+  it('fingerprints the objects it owns by ID in ID order, one record however often it is read', () => {
+    const desired = desiredState([
+      entry('ip_policy_rules', 'office', rule('203.0.113.0/24', 'allow')),
+      entry('ip_policy_rules', 'lab', rule('198.51.100.0/24', 'deny')),
+    ]);
+    const lab = liveRule('ipr_2', { cidr: '198.51.100.0/24', action: 'deny', metadata: marked('lab') });
+    const office = liveRule('ipr_1', { cidr: '203.0.113.0/24', action: 'allow', metadata: marked('office') });
+    const unmanaged = liveRule('ipr_0', { cidr: '192.0.2.0/24', action: 'deny' });
+
+    const plan = planChanges(desired, liveState([lab, unmanaged, office]), options);
+
+    expect(Object.entries(plan.fingerprints)).toEqual([
+      ['ipr_1', office.fingerprint],
+      ['ipr_2', lab.fingerprint],
+    ]);
+    // apply looks IDs up in it one by one: the record is made once, not at each read.
+    expect(plan.fingerprints).toBe(plan.fingerprints);
+    expect(JSON.parse(JSON.stringify(plan)).fingerprints).toEqual(plan.fingerprints);
+  });
+
   it('updates only the changed fields with a PATCH', () => {
     const desired = desiredState([
       entry('ip_policy_rules', 'office', { ...rule('203.0.113.0/24', 'allow'), description: 'new words' }),
