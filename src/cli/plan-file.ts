@@ -1,14 +1,22 @@
-import { readFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
 import { EdgesyncError } from '../errors.js';
-import { parseSavedPlan, type SavedPlan } from '../plan/saved-plan.js';
+import type { SavedPlan } from '../plan/saved-plan.js';
+import { SavedPlanReader } from '../plan/saved-plan-reader.js';
 
-/** Reads and checks a file written by `plan --out`; `apply --plan` and `show` both start here. */
+/**
+ * Reads and checks a file written by `plan --out`; `apply --plan` and `show`
+ * both start here. Read in pieces: a plan of 100,000 changes is a 200 MB file.
+ */
 export async function readSavedPlanFile(path: string): Promise<SavedPlan> {
-  let text: string;
+  const reader = new SavedPlanReader();
   try {
-    text = await readFile(path, 'utf8');
+    for await (const piece of createReadStream(path, { encoding: 'utf8', highWaterMark: PIECE_BYTES }))
+      reader.push(piece as string);
   } catch (cause) {
+    if (cause instanceof EdgesyncError) throw cause;
     throw new EdgesyncError('plan_file_invalid', `cannot read the plan file ${path}`, { cause });
   }
-  return parseSavedPlan(text);
+  return reader.end();
 }
+
+const PIECE_BYTES = 1024 * 1024;

@@ -1,25 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { ApiRequest } from '../api/edge-api.js';
 import { EdgesyncError } from '../errors.js';
-import { camelCaseKey, renameKeysDeep, snakeCaseKey } from '../json-case.js';
+import { renameKeysDeep, snakeCaseKey } from '../json-case.js';
 import { jsonChunks, lazyJsonEntries } from '../json-chunks.js';
 import { replaceAt, valueAt } from '../json-pointer.js';
 import { isRecord } from '../json-value.js';
-import type { KindName } from '../kinds/kind-name.js';
-import { isKindName } from '../kinds/kind-name.js';
 import type { DesiredState } from '../manifest/desired-state.js';
-import type { SourceLocation } from '../manifest/source-location.js';
-import {
-  type Action,
-  OPERATIONS,
-  type Operation,
-  type Plan,
-  type PlanError,
-  type PlanSummary,
-  type ResourceChange,
-} from './plan.js';
+import type { Action, Plan } from './plan.js';
 import { lazyPlanJson, planToJson } from './render-json.js';
-import { type PlanRefusal, type PlanSafety, REFUSAL_CODES } from './safety-policy.js';
 
 /**
  * Bumped when a saved plan's shape changes; older files are refused, never
@@ -122,176 +110,6 @@ function savedPlanFields(saved: SavedPlan, plan: unknown, fingerprints: unknown)
   };
 }
 
-/** Reads a saved plan back, checking the format version and the shape the executor relies on. */
-export function parseSavedPlan(text: string): SavedPlan {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    throw new SavedPlanError('plan_file_invalid', 'the plan file is not JSON', { cause: error });
-  }
-  const problems = savedPlanProblems(parsed);
-  if (problems.length > 0) {
-    throw new SavedPlanError(
-      'plan_file_invalid',
-      `the plan file is not a saved edgesync plan: ${problems.join('; ')}`,
-    );
-  }
-  return savedPlanFromFile(parsed as Record<string, unknown>);
-}
-
-/** The checked file back in memory; savedPlanProblems has vouched for every shape read here. */
-function savedPlanFromFile(file: Record<string, unknown>): SavedPlan {
-  const plan = file.plan as Record<string, unknown>;
-  const summary = plan.summary as Record<string, number>;
-  const fingerprints = file.fingerprints as Record<string, string>;
-  const source = (value: unknown): { source?: SourceLocation } =>
-    isRecord(value) ? { source: value as unknown as SourceLocation } : {};
-  const problem = (value: unknown): PlanError => {
-    const item = value as Record<string, unknown>;
-    return { code: String(item.code), message: String(item.message), ...source(item.source) };
-  };
-  const optional = <K extends string>(key: K, value: unknown): { [P in K]?: string } =>
-    (typeof value === 'string' ? { [key]: value } : {}) as { [P in K]?: string };
-  const changes = (plan.changes as Record<string, unknown>[]).map(
-    (change): ResourceChange => ({
-      address: String(change.address),
-      op: change.op as Operation,
-      kind: change.kind as KindName,
-      name: String(change.name),
-      ...optional('id', change.id),
-      ...optional('module', change.module),
-      ...optional('routeId', change.route_id),
-      changes: ((change.changes ?? []) as Record<string, unknown>[]).map((field) => ({
-        path: String(field.path),
-        ...('before' in field ? { before: field.before } : {}),
-        ...('after' in field ? { after: field.after } : {}),
-        sensitive: field.sensitive === true,
-        forcesReplace: field.forces_replace === true,
-      })),
-      reason: String(change.reason),
-      ...source(change.source),
-      actionKeys: ((change.action_keys ?? []) as unknown[]).map(String),
-    }),
-  );
-  const actions = (plan.actions as Record<string, unknown>[]).map((action): Action => {
-    const marker = action.marker as { owner: string; name: string } | null | undefined;
-    return {
-      key: String(action.key),
-      op: action.op as Operation,
-      kind: action.kind as KindName,
-      name: String(action.name),
-      change: String(action.change),
-      request: {
-        method: action.method as ApiRequest['method'],
-        path: String(action.path),
-        ...('body' in action ? { body: action.body } : {}),
-      } as ApiRequest,
-      sensitivePaths: (action.sensitive_paths as unknown[]).map(String),
-      ...(isRecord(marker) ? { marker: { owner: marker.owner, name: marker.name } } : {}),
-      dependsOn: (action.depends_on as unknown[]).map(String),
-      ...source(action.source),
-    };
-  });
-  const refusal = plan.refusal as PlanRefusal | null | undefined;
-  const safety = isRecord(file.safety)
-    ? { safety: renameKeysDeep(file.safety, camelCaseKey) as PlanSafety }
-    : {};
-  return {
-    formatVersion: SAVED_PLAN_FORMAT_VERSION,
-    owner: String(file.owner),
-    manifestPaths: (file.manifest_paths as unknown[]).map(String),
-    desiredHash: String(file.desired_hash),
-    fingerprints,
-    plan: {
-      formatVersion: 1,
-      owner: String(plan.owner ?? file.owner),
-      changes,
-      actions,
-      summary: Object.fromEntries(
-        Object.entries(summary).map(([key, count]) => [key.replaceAll('_', '-'), count]),
-      ) as PlanSummary,
-      errors: ((plan.errors ?? []) as unknown[]).map(problem),
-      warnings: ((plan.warnings ?? []) as unknown[]).map(problem),
-      ...(isRecord(refusal) ? { refusal: { code: refusal.code, message: refusal.message } } : {}),
-      ...safety,
-      desiredHash: String(file.desired_hash),
-      fingerprints,
-    },
-  };
-}
-
-function savedPlanProblems(value: unknown): string[] {
-  if (!isRecord(value)) return ['expected a JSON object'];
-  if (value.format_version !== SAVED_PLAN_FORMAT_VERSION) {
-    const found = value.format_version ?? value.formatVersion;
-    const hint = found === 1 ? ' (a plan saved by an older edgesync: plan again)' : '';
-    return [`format_version: expected ${SAVED_PLAN_FORMAT_VERSION} (found ${JSON.stringify(found)})${hint}`];
-  }
-  const problems: string[] = [];
-  if (typeof value.owner !== 'string') problems.push('owner: expected a string');
-  if (typeof value.desired_hash !== 'string') problems.push('desired_hash: expected a string');
-  if (
-    !Array.isArray(value.manifest_paths) ||
-    !value.manifest_paths.every((path) => typeof path === 'string')
-  ) {
-    problems.push('manifest_paths: expected a list of strings');
-  }
-  if (
-    !isRecord(value.fingerprints) ||
-    !Object.values(value.fingerprints).every((hash) => typeof hash === 'string')
-  ) {
-    problems.push('fingerprints: expected a mapping of strings');
-  }
-  const plan = value.plan;
-  if (
-    !isRecord(plan) ||
-    !Array.isArray(plan.actions) ||
-    !Array.isArray(plan.changes) ||
-    !Array.isArray(plan.errors) ||
-    !isRecord(plan.summary)
-  ) {
-    problems.push('plan: expected a summary and changes, actions and errors lists');
-    return problems;
-  }
-  if (plan.refusal !== null && plan.refusal !== undefined) {
-    const code = isRecord(plan.refusal) ? plan.refusal.code : undefined;
-    if (!(REFUSAL_CODES as readonly unknown[]).includes(code))
-      problems.push('plan.refusal.code: unknown refusal');
-  }
-  if (value.safety !== null && value.safety !== undefined) {
-    if (!isRecord(value.safety) || !isRecord(value.safety.context) || !isRecord(value.safety.facts)) {
-      problems.push('safety: expected context and facts');
-    }
-  }
-  plan.changes.forEach((change: unknown, index) => {
-    if (!isRecord(change) || typeof change.address !== 'string' || !Array.isArray(change.changes)) {
-      problems.push(`plan.changes[${index}]: expected a change with an address and field changes`);
-    }
-  });
-  const seen = new Set<string>();
-  plan.actions.forEach((action: unknown, index) => {
-    const where = `plan.actions[${index}]`;
-    if (!isRecord(action) || typeof action.key !== 'string') {
-      problems.push(`${where}: expected an action with a key`);
-      return;
-    }
-    if (!(OPERATIONS as readonly unknown[]).includes(action.op))
-      problems.push(`${where}.op: unknown operation`);
-    if (typeof action.kind !== 'string' || !isKindName(action.kind))
-      problems.push(`${where}.kind: unknown kind`);
-    if (typeof action.method !== 'string' || typeof action.path !== 'string') {
-      problems.push(`${where}: expected method and path`);
-    }
-    if (!Array.isArray(action.depends_on) || !action.depends_on.every((key) => seen.has(String(key)))) {
-      problems.push(`${where}.depends_on: must name earlier actions only`);
-    }
-    if (!Array.isArray(action.sensitive_paths)) problems.push(`${where}.sensitive_paths: expected a list`);
-    seen.add(action.key);
-  });
-  return problems;
-}
-
 /**
  * Puts the secrets back into a saved plan's request bodies so it can be
  * sent. The values come from the manifests as loaded now (or from a plan
@@ -300,21 +118,20 @@ function savedPlanProblems(value: unknown): string[] {
  * manifests' secrets changed since the plan was saved.
  */
 export function refillSecrets(saved: SavedPlan, source: DesiredState | Plan): Plan {
-  const byHash = new Map<string, string>();
-  const collect = (value: unknown): void => {
-    if (typeof value === 'string') byHash.set(sensitiveHash(value).$sensitive, value);
-    else if (Array.isArray(value)) value.forEach(collect);
-    else if (isRecord(value)) Object.values(value).forEach(collect);
+  // Hashed only when the plan holds a secret: most hold none, and hashing every string of 100,000
+  // entries took seconds and a map of them (issue 18).
+  let byHash: Map<string, string> | undefined;
+  const secretOf = (hash: string): string | undefined => {
+    byHash ??= stringsByHash(source);
+    return byHash.get(hash);
   };
-  if ('entries' in source) for (const entry of source.entries) collect(entry.spec);
-  else for (const action of source.actions) collect(action.request.body);
   const actions = saved.plan.actions.map((action): Action => {
     const request = action.request;
     let body = request.body;
     for (const pointer of action.sensitivePaths) {
       const hashed = valueAt(body, pointer);
       if (!isSensitiveHash(hashed)) continue;
-      const secret = byHash.get(hashed.$sensitive);
+      const secret = secretOf(hashed.$sensitive);
       if (secret === undefined) {
         throw new SavedPlanError(
           'plan_stale',
@@ -326,6 +143,19 @@ export function refillSecrets(saved: SavedPlan, source: DesiredState | Plan): Pl
     return body === request.body ? action : withBody(action, request, body);
   });
   return { ...saved.plan, actions };
+}
+
+/** Every string of the manifests' specs (or of a plan's bodies), by its SensitiveHash. */
+function stringsByHash(source: DesiredState | Plan): Map<string, string> {
+  const byHash = new Map<string, string>();
+  const collect = (value: unknown): void => {
+    if (typeof value === 'string') byHash.set(sensitiveHash(value).$sensitive, value);
+    else if (Array.isArray(value)) value.forEach(collect);
+    else if (isRecord(value)) Object.values(value).forEach(collect);
+  };
+  if ('entries' in source) for (const entry of source.entries) collect(entry.spec);
+  else for (const action of source.actions) collect(action.request.body);
+  return byHash;
 }
 
 /**

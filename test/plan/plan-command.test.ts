@@ -6,7 +6,7 @@ import { Ajv } from 'ajv';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadSeedFile } from '../../src/emulator/seed.js';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
-import { parseSavedPlan } from '../../src/plan/saved-plan.js';
+import { parseSavedPlan } from '../../src/plan/saved-plan-reader.js';
 import { BUILT_CLI } from '../support/built-cli.js';
 import { runEdgesyncInProcess, runEdgesyncProcess } from '../support/edgesync-cli.js';
 

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { planChanges } from '../../src/plan/plan-changes.js';
 import {
-  parseSavedPlan,
   refillSecrets,
   SavedPlanError,
   sensitiveHash,
   serializeSavedPlan,
   toSavedPlan,
 } from '../../src/plan/saved-plan.js';
+import { parseSavedPlan } from '../../src/plan/saved-plan-reader.js';
 import { desiredState, entry, liveEdge, liveState, marked, OWNER } from './builders.js';
 
 const SECRET = 'route-oidc-secret-123';

@@ -1,0 +1,129 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { JsonArrayElements } from '../src/json-array-elements.js';
+
+const PATHS = [
+  ['plan', 'changes'],
+  ['plan', 'actions'],
+];
+
+/** Reads `text` cut at `cuts`; the rest parsed with the elements put back, as JSON.parse would give it. */
+function readInPieces(text: string, cuts: readonly number[]): unknown {
+  const elements: unknown[][] = PATHS.map(() => []);
+  const reader = new JsonArrayElements(PATHS, (path, index, value) => {
+    expect(index).toBe(elements[path]?.length);
+    elements[path]?.push(value);
+  });
+  let from = 0;
+  for (const cut of [...cuts].sort((a, b) => a - b)) {
+    reader.push(text.slice(from, cut));
+    from = cut;
+  }
+  reader.push(text.slice(from));
+  const rest = reader.end() as { plan?: Record<string, unknown> };
+  PATHS.forEach(([, key], path) => {
+    const plan = rest.plan;
+    if (key === undefined || plan === undefined || !Array.isArray(plan[key])) return;
+    expect(plan[key]).toEqual([]);
+    plan[key] = elements[path];
+  });
+  return rest;
+}
+
+const jsonValue = fc.jsonValue({ maxDepth: 3 });
+/** A saved-plan-like document: the split arrays somewhere among other keys, each key once. */
+const documentText = fc
+  .record({
+    before: fc.dictionary(
+      fc.string().filter((key) => key !== 'plan'),
+      jsonValue,
+      { maxKeys: 3 },
+    ),
+    plan: fc.record({
+      changes: fc.array(jsonValue, { maxLength: 5 }),
+      actions: fc.array(fc.dictionary(fc.string(), jsonValue, { maxKeys: 3 }), { maxLength: 5 }),
+      summary: jsonValue,
+    }),
+    after: fc.dictionary(
+      fc.string().filter((key) => key !== 'plan'),
+      jsonValue,
+      { maxKeys: 3 },
+    ),
+    indent: fc.constantFrom(0, 2),
+  })
+  .map(({ before, plan, after, indent }) =>
+    JSON.stringify({ ...before, plan, ...after }, null, indent).replaceAll('"plan"', '"\\u0070lan"'),
+  );
+
+describe('JsonArrayElements', () => {
+  it('gives what JSON.parse gives, wherever the text is cut', () => {
+    fc.assert(
+      fc.property(documentText, fc.array(fc.nat(), { maxLength: 8 }), (text, cuts) => {
+        expect(
+          readInPieces(
+            text,
+            cuts.map((cut) => cut % (text.length + 1)),
+          ),
+        ).toEqual(JSON.parse(text));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('refuses what JSON.parse refuses, and reads what it reads: one character of a document changed', () => {
+    const structural = fc.constantFrom('{', '}', '[', ']', ',', ':', '"', '\\', ' ', '1');
+    fc.assert(
+      fc.property(
+        documentText,
+        fc.nat(),
+        fc.constantFrom('insert', 'delete', 'replace'),
+        structural,
+        fc.array(fc.nat(), { maxLength: 4 }),
+        (text, position, edit, character, cuts) => {
+          const at = position % (text.length + 1);
+          const changed =
+            edit === 'insert'
+              ? text.slice(0, at) + character + text.slice(at)
+              : edit === 'delete'
+                ? text.slice(0, at) + text.slice(at + 1)
+                : text.slice(0, at) + character + text.slice(at + 1);
+          let expected: unknown;
+          try {
+            expected = JSON.parse(changed);
+          } catch {
+            expect(() =>
+              readInPieces(
+                changed,
+                cuts.map((cut) => cut % (changed.length + 1)),
+              ),
+            ).toThrow(SyntaxError);
+            return;
+          }
+          expect(
+            readInPieces(
+              changed,
+              cuts.map((cut) => cut % (changed.length + 1)),
+            ),
+          ).toEqual(expected);
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('refuses a split array given twice, which JSON.parse would read as its last', () => {
+    const text = '{"plan":{"changes":[1],"changes":[2]}}';
+    expect(() => readInPieces(text, [])).toThrow(/plan\.changes is given twice/);
+  });
+
+  it('names what is wrong inside a split array', () => {
+    expect(() => readInPieces('{"plan":{"changes":[1,,2]}}', [])).toThrow(
+      /an element of plan.changes is missing/,
+    );
+    expect(() => readInPieces('{"plan":{"changes":[1,]}}', [])).toThrow(
+      /an element of plan.changes is missing/,
+    );
+    expect(() => readInPieces('{"plan":{"changes":[1}}', [])).toThrow(/a \} closes plan.changes/);
+    expect(() => readInPieces('{"plan":{"changes":[1', [])).toThrow(/ends early/);
+  });
+});
