@@ -19,6 +19,7 @@ import type { Plan } from '../plan/plan.js';
 import { planTextChunks } from '../plan/render-text.js';
 import { judgedFor } from '../plan/safety-policy.js';
 import { refillSecrets } from '../plan/saved-plan.js';
+import { heapGrowthFlags, limitHeapGrowthFor, limitHeapGrowthForBytes } from '../plan-session/heap-growth.js';
 import { manifestsRead, manifestsReadLines } from '../plan-session/manifests-read.js';
 import { preparePlan } from '../plan-session/prepare-plan.js';
 import { visibleText } from '../visible-text.js';
@@ -89,14 +90,18 @@ async function planFromFile(
   ctx: CommandContext,
 ): Promise<Plan | CommandOutcome> {
   const saved = await readSavedPlanFile(resolve(ctx.cwd, file));
+  // As preparePlan loads: with the heap's growth limited for a large account (heap-growth.ts).
   const loaded = await loadDesiredState(saved.manifestPaths, {
     ...loadOptions(flags, ctx),
     owner: saved.owner,
+    onExpectedBytes: limitHeapGrowthForBytes,
+    parsing: { runtimeFlags: heapGrowthFlags },
   });
   if (!loaded.ok) {
     writeManifestErrors(loaded.errors, ctx);
     return 'manifests_invalid';
   }
+  limitHeapGrowthFor(loaded.value.entries.length);
   const read = manifestsRead(loaded.value, saved.manifestPaths, false);
   for (const line of manifestsReadLines(read, { always: true })) ctx.stderr.write(`${line}\n`);
   if (loaded.value.hash !== saved.desiredHash) {
