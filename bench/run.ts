@@ -7,6 +7,7 @@ import { runCliStartBench } from './cli-start-bench.js';
 import { runDaemonLatencyBench } from './daemon-latency-bench.js';
 import { runPlanFootprintBench } from './plan-footprint-bench.js';
 import { REPO_ROOT } from './repo-root.js';
+import { runSavedPlanBench } from './saved-plan-bench.js';
 import { runScaleBench } from './scale-bench.js';
 import { runThroughputBench } from './throughput-bench.js';
 
@@ -19,6 +20,7 @@ const RUNNERS: Readonly<Record<string, BenchRunner>> = {
   daemon: runDaemonLatencyBench,
   'cli-start': runCliStartBench,
   scale: runScaleBench,
+  'saved-plan': runSavedPlanBench,
 };
 
 /**
