@@ -14,7 +14,7 @@
  */
 export class JsonArrayElements {
   readonly #paths: readonly (readonly string[])[];
-  readonly #onElement: (path: number, index: number, value: unknown) => void;
+  readonly #onElement: ((path: number, index: number, value: unknown) => void) | undefined;
   readonly #deepestPath: number;
 
   /** Open containers, outermost first: true for an object. */
@@ -36,9 +36,10 @@ export class JsonArrayElements {
   /** Paths already split: a second array at one path (a repeated key) is refused. */
   readonly #splitPaths = new Set<number>();
 
+  /** Without `onElement`, the elements are skipped unparsed: only the rest is read. */
   constructor(
     paths: readonly (readonly string[])[],
-    onElement: (path: number, index: number, value: unknown) => void,
+    onElement?: (path: number, index: number, value: unknown) => void,
   ) {
     this.#paths = paths;
     this.#onElement = onElement;
@@ -155,7 +156,7 @@ export class JsonArrayElements {
       if (last && split.index === 0) return;
       throw new SyntaxError(`an element of ${this.#pathText(split.path)} is missing`);
     }
-    this.#onElement(split.path, split.index, JSON.parse(text));
+    if (this.#onElement !== undefined) this.#onElement(split.path, split.index, JSON.parse(text));
     split.index += 1;
   }
 

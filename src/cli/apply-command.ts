@@ -29,7 +29,7 @@ import type { CommandContext, CommandOutcome } from './command-context.js';
 import { type Connection, openConnection } from './connection.js';
 import { parseDuration, parsePositiveInteger } from './duration-option.js';
 import { loggerFor } from './logger.js';
-import { readSavedPlanFile } from './plan-file.js';
+import { readSavedPlanFile, readSavedPlanHeader } from './plan-file.js';
 import { parsePlanOptions } from './plan-options.js';
 import { writePieces } from './write-pieces.js';
 
@@ -89,11 +89,14 @@ async function planFromFile(
   connection: Connection,
   ctx: CommandContext,
 ): Promise<Plan | CommandOutcome> {
-  const saved = await readSavedPlanFile(resolve(ctx.cwd, file));
+  const path = resolve(ctx.cwd, file);
+  // The header first: the manifests load and their hash is compared before the plan is held, so
+  // that the load's garbage and a plan of 100,000 changes are never in memory together (issue 18).
+  const header = await readSavedPlanHeader(path);
   // As preparePlan loads: with the heap's growth limited for a large account (heap-growth.ts).
-  const loaded = await loadDesiredState(saved.manifestPaths, {
+  const loaded = await loadDesiredState(header.manifestPaths, {
     ...loadOptions(flags, ctx),
-    owner: saved.owner,
+    owner: header.owner,
     onExpectedBytes: limitHeapGrowthForBytes,
     parsing: { runtimeFlags: heapGrowthFlags },
   });
@@ -102,14 +105,17 @@ async function planFromFile(
     return 'manifests_invalid';
   }
   limitHeapGrowthFor(loaded.value.entries.length);
-  const read = manifestsRead(loaded.value, saved.manifestPaths, false);
+  const read = manifestsRead(loaded.value, header.manifestPaths, false);
   for (const line of manifestsReadLines(read, { always: true })) ctx.stderr.write(`${line}\n`);
-  if (loaded.value.hash !== saved.desiredHash) {
-    throw new EdgesyncError(
+  const manifestsChanged = (): EdgesyncError =>
+    new EdgesyncError(
       'plan_stale',
       `${file}: the manifests changed since the plan was made; run \`edgesync plan\` again`,
     );
-  }
+  if (loaded.value.hash !== header.desiredHash) throw manifestsChanged();
+  const saved = await readSavedPlanFile(path);
+  // The file may have been written again since its header was read.
+  if (saved.desiredHash !== loaded.value.hash || saved.owner !== header.owner) throw manifestsChanged();
   const stale = await findStaleObjects(
     { ...saved.plan, fingerprints: saved.fingerprints },
     { api: connection.api, kindByName, signal: ctx.shutdown },

@@ -1,14 +1,22 @@
 import { createReadStream } from 'node:fs';
 import { EdgesyncError } from '../errors.js';
 import type { SavedPlan } from '../plan/saved-plan.js';
-import { SavedPlanReader } from '../plan/saved-plan-reader.js';
+import { type SavedPlanHeader, SavedPlanHeaderReader, SavedPlanReader } from '../plan/saved-plan-reader.js';
 
 /**
  * Reads and checks a file written by `plan --out`; `apply --plan` and `show`
  * both start here. Read in pieces: a plan of 100,000 changes is a 200 MB file.
  */
 export async function readSavedPlanFile(path: string): Promise<SavedPlan> {
-  const reader = new SavedPlanReader();
+  return (await readInPieces(path, new SavedPlanReader())).end();
+}
+
+/** Reads and checks a saved plan's header only (SavedPlanHeaderReader). */
+export async function readSavedPlanHeader(path: string): Promise<SavedPlanHeader> {
+  return (await readInPieces(path, new SavedPlanHeaderReader())).end();
+}
+
+async function readInPieces<R extends { push(text: string): void }>(path: string, reader: R): Promise<R> {
   try {
     for await (const piece of createReadStream(path, { encoding: 'utf8', highWaterMark: PIECE_BYTES }))
       reader.push(piece as string);
@@ -16,7 +24,7 @@ export async function readSavedPlanFile(path: string): Promise<SavedPlan> {
     if (cause instanceof EdgesyncError) throw cause;
     throw new EdgesyncError('plan_file_invalid', `cannot read the plan file ${path}`, { cause });
   }
-  return reader.end();
+  return reader;
 }
 
 const PIECE_BYTES = 1024 * 1024;

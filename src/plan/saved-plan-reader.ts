@@ -83,6 +83,45 @@ export class SavedPlanReader {
   }
 }
 
+/** What `apply --plan` checks before it reads the plan itself: the manifests the plan was made from. */
+export interface SavedPlanHeader {
+  readonly owner: string;
+  readonly manifestPaths: readonly string[];
+  readonly desiredHash: string;
+}
+
+/**
+ * Reads a saved plan's header from its text in pieces, its changes and
+ * actions skipped unparsed, checking what SavedPlanReader checks of the file
+ * but those: `apply --plan` loads the manifests and compares their hash before
+ * it holds the plan, so that the load's garbage and the plan are never in
+ * memory together.
+ */
+export class SavedPlanHeaderReader {
+  readonly #elements = new JsonArrayElements([CHANGES, ACTIONS]);
+
+  push(text: string): void {
+    notJsonAsSavedPlanError(() => this.#elements.push(text));
+  }
+
+  end(): SavedPlanHeader {
+    const file = notJsonAsSavedPlanError(() => this.#elements.end());
+    const problems = fileProblems(file);
+    if (problems.length > 0) {
+      throw new SavedPlanError(
+        'plan_file_invalid',
+        `the plan file is not a saved edgesync plan: ${problems.join('; ')}`,
+      );
+    }
+    const checked = file as Record<string, unknown>;
+    return {
+      owner: String(checked.owner),
+      manifestPaths: (checked.manifest_paths as unknown[]).map(String),
+      desiredHash: String(checked.desired_hash),
+    };
+  }
+}
+
 /** Reads a saved plan from its whole text (see SavedPlanReader). */
 export function parseSavedPlan(text: string): SavedPlan {
   const reader = new SavedPlanReader();
