@@ -71,6 +71,17 @@ export function limitHeapGrowthForBytes(bytes: number): void {
 }
 
 /**
+ * The same, from the size of a saved plan `show` or `apply --plan` is about
+ * to read: from about as many changes as LARGE_ACCOUNT_ENTRIES (a change and
+ * its action take ~2.1 KB of the file `plan --out` writes for a rule).
+ */
+export function limitHeapGrowthForSavedPlanBytes(bytes: number): void {
+  if (bytes >= LARGE_SAVED_PLAN_BYTES) limitHeapGrowth();
+}
+
+const LARGE_SAVED_PLAN_BYTES = LARGE_ACCOUNT_ENTRIES * 2_100;
+
+/**
  * The limit as a load's parsing workers see it (LoadOptions.parsing's
  * `runtimeFlags`): Node 20's V8 puts the young generation's growth factor
  * back to its default whenever it starts an isolate, a parsing worker's too,
