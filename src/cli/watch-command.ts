@@ -1,5 +1,6 @@
 import { EdgesyncError } from '../errors.js';
 import { compileManifestSchema } from '../manifest/manifest-schema.js';
+import { limitHeapGrowth } from '../plan-session/heap-growth.js';
 import { systemClock } from '../watch/daemon-clock.js';
 import { parseListenAddress } from '../watch/listen-address.js';
 import { runDaemon } from '../watch/run-daemon.js';
@@ -32,6 +33,7 @@ export async function runWatch(
   if (intervalMs < 1000) {
     throw new EdgesyncError('invalid_option', `--interval: expected at least 1s (found "${flags.interval}")`);
   }
+  limitHeapGrowth();
   const logger = createLogger({ format: flags.logFormat, level: flags.logLevel, color: flags.color });
   const metrics = new WatchMetrics();
   const connection = await openConnection(flags, {

@@ -94,7 +94,13 @@ export const heapGrowthFlags: RuntimeV8Flags = {
   },
 };
 
-function limitHeapGrowth(): void {
+/**
+ * The limit whatever the account's size: `watch` sets it when it starts. A
+ * daemon's CPU is idle between reconciles, so the extra collections that
+ * keep the threshold above for one-shot commands cost it nothing it would
+ * use, and its container's memory limit is sized from its peak.
+ */
+export function limitHeapGrowth(): void {
   if (limited) return;
   limited = true;
   setLimitFlags();
