@@ -207,7 +207,7 @@ export const httpsEdges: Kind = {
   ],
   schema: HTTPS_EDGES_SCHEMA,
   checkEntry,
-  readLive: (ctx) => listLiveObjects(ctx.api, { kind: NAME, path: PATH, listKey: NAME }, fromApi, ctx.signal),
+  readLive: (ctx) => listLiveObjects(ctx, { kind: NAME, path: PATH, listKey: NAME }, fromApi),
   fromApi,
   normalizeDesired,
   createRequest: (spec, metadata): ApiRequest => ({

@@ -66,6 +66,11 @@ export interface ReadLiveContext {
   /** IDs the manifests name for module-only kinds (tcp_edges, tls_edges); other kinds list everything. */
   readonly ids: readonly string[];
   readonly signal?: AbortSignal;
+  /**
+   * The object to hold for each one a listing reads (ReadLiveStateOptions.keep).
+   * @default the object read
+   */
+  readonly keep?: (object: LiveObject) => LiveObject;
 }
 
 /** Codes of the problems a kind's `checkEntry` and `resolveSources` report (all of them manifest error codes). */

@@ -82,7 +82,7 @@ export function metadataKind(options: MetadataKindOptions): Kind {
     ...(options.accessDecision === undefined ? {} : { accessDecision: options.accessDecision }),
     ...(options.checkEntry === undefined ? {} : { checkEntry: options.checkEntry }),
     ...(options.resolveSources === undefined ? {} : { resolveSources: options.resolveSources }),
-    readLive: (ctx) => listLiveObjects(ctx.api, { kind: name, path, listKey }, fromApi, ctx.signal),
+    readLive: (ctx) => listLiveObjects(ctx, { kind: name, path, listKey }, fromApi),
     fromApi,
     normalizeDesired: (spec) => normalizeDesiredFields(spec, normalizeOwn?.(spec) ?? {}),
     createRequest: (spec, metadata): ApiRequest => {

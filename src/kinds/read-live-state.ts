@@ -20,6 +20,14 @@ export interface ReadLiveStateOptions {
   readonly now?: () => number;
   /** @default KINDS of the registry */
   readonly kinds?: readonly Kind[];
+  /**
+   * The object to hold for each one a listed kind reads: the daemon's
+   * background read passes the instance its cache already holds when the two
+   * are the same (same fingerprint), so the listing of an unchanged account
+   * holds no second copy of it.
+   * @default the object read
+   */
+  readonly keep?: (object: LiveObject) => LiveObject;
 }
 
 /**
@@ -40,7 +48,10 @@ export async function readLiveState(api: EdgeApi, options: ReadLiveStateOptions 
 
   const readKind = async (kind: Kind): Promise<readonly LiveObject[]> => {
     try {
-      return await kind.readLive({ api, ids: idsByKind[kind.name] ?? [], signal });
+      const ids = idsByKind[kind.name] ?? [];
+      return await kind.readLive(
+        options.keep === undefined ? { api, ids, signal } : { api, ids, signal, keep: options.keep },
+      );
     } catch (error) {
       stop.abort();
       throw new KindError('live_read_failed', `reading the live ${kind.name} failed: ${messageOf(error)}`, {

@@ -221,6 +221,7 @@ export class FullReadCycle {
               kinds: [kind.ownership === 'modules-only' ? this.#edgeByEdge(kind, version) : kind],
               idsByKind: { [kind.name]: named.get(kind.name) ?? [] },
               signal: this.#controller.signal,
+              keep: (object) => this.#options.cache.heldIfSame(object),
             }),
           );
           const objects = live.objects[kind.name] ?? [];

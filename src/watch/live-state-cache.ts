@@ -225,6 +225,17 @@ export class LiveStateCache {
     return entry !== undefined && (entry.objects.has(id) || entry.missing.has(id));
   }
 
+  /**
+   * The object the cache holds for `object`'s ID when it is the same (same
+   * fingerprint: the same raw object), else `object`: a background full
+   * read of 100,000 unchanged rules then holds no second copy of them while
+   * it lists, next to the cache's.
+   */
+  heldIfSame(object: LiveObject): LiveObject {
+    const held = this.#kinds.get(object.kind)?.objects.get(object.id);
+    return held?.fingerprint === object.fingerprint ? held : object;
+  }
+
   get(kind: KindName, id: string): LiveObject | undefined {
     return this.#kinds.get(kind)?.objects.get(id);
   }

@@ -9,6 +9,7 @@ import { RequestBudget } from '../../src/api/request-budget.js';
 import { type EmulatorSeed, loadSeedFile } from '../../src/emulator/seed.js';
 import { KindError } from '../../src/kinds/kind-error.js';
 import { KIND_NAMES } from '../../src/kinds/kind-name.js';
+import type { LiveObject } from '../../src/kinds/live-state.js';
 import { readLiveState } from '../../src/kinds/read-live-state.js';
 import { kindByName } from '../../src/kinds/registry.js';
 import { connectEmulator, type EmulatorConnection, seededRandom } from './emulator-connection.js';
@@ -282,6 +283,23 @@ describe('readLiveState', () => {
     expect(refused).toBe(2);
     expect(state.objects.ip_policy_rules).toHaveLength(3);
     expect(api.stats().retries).toBeGreaterThanOrEqual(2);
+  });
+
+  it('holds, for each object a listed kind reads, what `keep` gives for it', async () => {
+    const conn = await connect({ seed: SMALL });
+    const held = new Map<string, LiveObject>();
+
+    const state = await readLiveState(conn.api, {
+      keep: (object) => {
+        const kept = { ...object };
+        held.set(object.id, kept);
+        return kept;
+      },
+    });
+
+    const listed = [...state.objects.ip_policy_rules, ...state.objects.https_edges];
+    expect(listed).toHaveLength(5);
+    for (const object of listed) expect(object).toBe(held.get(object.id));
   });
 
   it('stops when the caller aborts', async () => {

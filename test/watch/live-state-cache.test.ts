@@ -56,6 +56,18 @@ describe('LiveStateCache', () => {
     expect(descriptions(cache)).toEqual({ ipr_1: 'a' });
   });
 
+  it('gives the object it holds for one read again unchanged (same fingerprint), and the new one otherwise', () => {
+    const held = rule('ipr_1', 'a');
+    const cache = filled([held]);
+    const same = rule('ipr_1', 'a');
+    const changed = rule('ipr_1', 'b');
+    const unknown = rule('ipr_2', 'a');
+
+    expect(cache.heldIfSame(same)).toBe(held);
+    expect(cache.heldIfSame(changed)).toBe(changed);
+    expect(cache.heldIfSame(unknown)).toBe(unknown);
+  });
+
   it('takes in writes and reads by ID, and a full read begun before them does not undo them', () => {
     const cache = filled([rule('ipr_1', 'a'), rule('ipr_2', 'b'), rule('ipr_3', 'c')]);
     const version = cache.beginFullRead('ip_policy_rules');
