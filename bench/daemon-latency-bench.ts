@@ -61,7 +61,11 @@ interface Daemon {
   readonly url: string;
 }
 
-function startWatch(emulator: RunningEmulator, dir: string, extra: readonly string[]): Promise<Daemon> {
+export function startWatch(
+  emulator: RunningEmulator,
+  dir: string,
+  extra: readonly string[],
+): Promise<Daemon> {
   const child = spawn(
     process.execPath,
     [
@@ -91,7 +95,7 @@ function startWatch(emulator: RunningEmulator, dir: string, extra: readonly stri
   });
 }
 
-async function stopWatch(daemon: Daemon | undefined): Promise<void> {
+export async function stopWatch(daemon: Daemon | undefined): Promise<void> {
   if (daemon === undefined || daemon.child.exitCode !== null) return;
   const exited = new Promise((resolve) => daemon.child.once('exit', resolve));
   daemon.child.kill('SIGTERM');
@@ -103,7 +107,7 @@ async function status(daemon: Daemon): Promise<DaemonStatusJson> {
 }
 
 /** Polls the daemon's /status (which costs the service nothing) until `check` holds. */
-async function until(
+export async function until(
   daemon: Daemon,
   check: (current: DaemonStatusJson) => boolean,
   limitMs: number,

@@ -5,6 +5,7 @@ import { runApiCostBench } from './api-cost-bench.js';
 import { type BenchSection, renderTable } from './bench-figure.js';
 import { runCliStartBench } from './cli-start-bench.js';
 import { runDaemonLatencyBench } from './daemon-latency-bench.js';
+import { runDaemonMemoryBench } from './daemon-memory-bench.js';
 import { runPlanFootprintBench } from './plan-footprint-bench.js';
 import { REPO_ROOT } from './repo-root.js';
 import { runSavedPlanBench } from './saved-plan-bench.js';
@@ -18,6 +19,7 @@ const RUNNERS: Readonly<Record<string, BenchRunner>> = {
   throughput: runThroughputBench,
   'cpu-memory': runPlanFootprintBench,
   daemon: runDaemonLatencyBench,
+  'daemon-memory': runDaemonMemoryBench,
   'cli-start': runCliStartBench,
   scale: runScaleBench,
   'saved-plan': runSavedPlanBench,
