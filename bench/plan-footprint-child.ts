@@ -89,7 +89,7 @@ async function main(): Promise<void> {
   for (const kind of KINDS) if (kind.ownership === 'modules-only') idsByKind[kind.name] = [];
   const live = await readLiveState(api, { idsByKind });
   // As readAndPlan does (src/plan-session/prepare-plan.ts).
-  shareDesiredStrings(loaded.value, live);
+  shareDesiredStrings(loaded.value, live, owner);
   const readLiveMs = lap();
   const maxRssAfterReadMB = process.resourceUsage().maxRSS / 1024;
   const plan = planChanges(loaded.value, live, { owner });

@@ -69,7 +69,7 @@ export async function readAndPlan(
     ...(options.signal ? { signal: options.signal } : {}),
   });
   options.signal?.throwIfAborted();
-  shareDesiredStrings(desired, live);
+  shareDesiredStrings(desired, live, options.plan.owner, kinds);
   return { live, plan: planChanges(desired, live, options.plan) };
 }
 

@@ -88,20 +88,69 @@ export function isManagedObject(
   return object.marker?.owner === owner && kindsByName.get(object.kind)?.ownership === 'metadata';
 }
 
+/** Objects marked with one owner, by kind and then by the name in their marker. */
+export type MarkedByKindAndName = ReadonlyMap<KindName, ReadonlyMap<string, MarkedObjects>>;
+
 /** Live objects by ID, and those marked with `owner` by kind and name (newest first). */
 export function indexLive(
   live: LiveState,
   owner: string,
   kindsByName: ReadonlyMap<KindName, Kind>,
-): { liveById: LiveById; managed: Map<KindName, Map<string, MarkedObjects>> } {
+): { liveById: LiveById; managed: MarkedByKindAndName } {
+  const kinds = [...kindsByName.values()];
+  const managed = takeHandedOver(live, owner, kinds) ?? markedByKindAndName(live, owner, kinds);
+  return { liveById: new LiveById(live, kinds), managed };
+}
+
+/**
+ * The index of `indexLive`, made before planning (shareDesiredStrings finds
+ * each entry's objects in it) and handed over to the next `indexLive` of the
+ * same live state, owner and kinds, which takes it instead of making a
+ * second one: at 100,000 entries each was a map of ~3.7 MB and as much
+ * garbage while it grew, the second made at the start of planning, when
+ * the first was still garbage (issue 18). Taken once, so that it is not
+ * held past that plan.
+ */
+export function indexMarkedForPlan(
+  live: LiveState,
+  owner: string,
+  kinds: readonly Kind[],
+): MarkedByKindAndName {
+  // The kinds as createPlanState keys them: the last of a name, in the order names first came.
+  const planned = [...new Map(kinds.map((kind) => [kind.name, kind])).values()];
+  const managed = markedByKindAndName(live, owner, planned);
+  handedOver.set(live, { owner, kinds: planned, managed });
+  return managed;
+}
+
+const handedOver = new WeakMap<
+  LiveState,
+  { readonly owner: string; readonly kinds: readonly Kind[]; readonly managed: MarkedByKindAndName }
+>();
+
+function takeHandedOver(
+  live: LiveState,
+  owner: string,
+  kinds: readonly Kind[],
+): MarkedByKindAndName | undefined {
+  const index = handedOver.get(live);
+  handedOver.delete(live);
+  const sameKinds =
+    index !== undefined &&
+    index.kinds.length === kinds.length &&
+    index.kinds.every((kind, at) => kind === kinds[at]);
+  return sameKinds && index.owner === owner ? index.managed : undefined;
+}
+
+function markedByKindAndName(live: LiveState, owner: string, kinds: readonly Kind[]): MarkedByKindAndName {
   const managed = new Map<KindName, Map<string, MarkedObjects>>();
   const lists: LiveObject[][] = [];
-  for (const kindName of kindsByName.keys()) {
-    for (const object of live.objects[kindName] ?? []) {
+  for (const kind of kinds) {
+    for (const object of live.objects[kind.name] ?? []) {
       if (object.marker?.owner !== owner) continue;
-      if (kindsByName.get(kindName)?.ownership !== 'metadata') continue;
-      const byName = managed.get(kindName) ?? new Map<string, MarkedObjects>();
-      managed.set(kindName, byName);
+      if (kind.ownership !== 'metadata') continue;
+      const byName = managed.get(kind.name) ?? new Map<string, MarkedObjects>();
+      managed.set(kind.name, byName);
       const marked = byName.get(object.marker.name);
       if (marked === undefined) byName.set(object.marker.name, object);
       else if (isObjectList(marked)) (marked as LiveObject[]).push(object);
@@ -116,5 +165,5 @@ export function indexLive(
   // replacement's create and its delete, or lost a create's answer: the one
   // kept is chosen by `pickCopy`; this order only makes plans deterministic.
   for (const copies of lists) copies.sort(newestFirst);
-  return { liveById: new LiveById(live, [...kindsByName.values()]), managed };
+  return managed;
 }

@@ -1,7 +1,18 @@
 import { describe, expect, it } from 'vitest';
+import { KINDS } from '../../src/kinds/registry.js';
 import { planChanges } from '../../src/plan/plan-changes.js';
 import { shareDesiredStrings } from '../../src/plan-session/share-desired-strings.js';
-import { desiredState, entry, liveRule, liveState, marked, OWNER, POLICY } from '../plan/builders.js';
+import {
+  CORP_PEM,
+  desiredState,
+  entry,
+  liveCa,
+  liveRule,
+  liveState,
+  marked,
+  OWNER,
+  POLICY,
+} from '../plan/builders.js';
 
 describe('shareDesiredStrings', () => {
   const desired = () =>
@@ -44,11 +55,33 @@ describe('shareDesiredStrings', () => {
     const state = desired();
     const shared = live();
 
-    shareDesiredStrings(state, shared);
+    shareDesiredStrings(state, shared, OWNER);
 
     expect(shared).toEqual(live());
     expect(planChanges(state, shared, { owner: OWNER })).toEqual(
       planChanges(state, live(), { owner: OWNER }),
+    );
+  });
+
+  it('hands its index of marked objects only to a plan of the same owner and kinds', () => {
+    const state = desired();
+    const otherOwner = live();
+    shareDesiredStrings(state, otherOwner, OWNER);
+    // A CA of ours too: a plan of rules alone does not count it among the objects it owns.
+    const otherKinds = () =>
+      liveState([
+        ...live().objects.ip_policy_rules,
+        liveCa('ca_1', { pem: CORP_PEM, metadata: marked('corp') }),
+      ]);
+    const sharedOtherKinds = otherKinds();
+    shareDesiredStrings(state, sharedOtherKinds, OWNER);
+    const ruleKinds = KINDS.filter((kind) => kind.name === 'ip_policy_rules');
+
+    expect(planChanges(state, otherOwner, { owner: 'someone-else' })).toEqual(
+      planChanges(state, live(), { owner: 'someone-else' }),
+    );
+    expect(planChanges(state, sharedOtherKinds, { owner: OWNER, kinds: ruleKinds })).toEqual(
+      planChanges(state, otherKinds(), { owner: OWNER, kinds: ruleKinds }),
     );
   });
 });
