@@ -193,7 +193,7 @@ async function prepareFile(
  */
 async function loadFile(file: ManifestFile, parsed: ParseOutcome, context: FileContext): Promise<LoadedFile> {
   const facts: FileFacts = { names: [], references: [] };
-  if (!parsed.ok) return { errors: parsed.errors, facts, built: [] };
+  if (!parsed.ok) return { errors: parsed.errors, facts, built: [], resolvedReferences: false };
   const { validate, kindByName, checks, pointerLists, references } = context;
   const errors: ManifestError[] = [];
   const built: DesiredEntry[] = [];
@@ -206,6 +206,7 @@ async function loadFile(file: ManifestFile, parsed: ParseOutcome, context: FileC
     schemaErrors.map((located) => located.pointer),
   );
   const table = new FieldPositionTable(file.display);
+  let resolvedReferences = false;
   for (const entry of entries) {
     const location = entryLocation(entry);
     for (const error of checks.checkAlone(entry, location, facts)) errors.push(error);
@@ -213,9 +214,9 @@ async function loadFile(file: ManifestFile, parsed: ParseOutcome, context: FileC
     if (!entry.valid || kind === undefined) continue;
     // The entry's own lists (fieldsOf builds a new pair each call): buildEntry may append moved fields.
     const fields = manifest.positions.offsets.fieldsOf(entry.pointer) ?? { pointers: [], offsets: [] };
-    const result = resolvesNothing(kind)
-      ? copyEntry(entry, kind)
-      : await buildEntry(entry, kind, fields, references);
+    const copied = resolvesNothing(kind);
+    resolvedReferences ||= !copied;
+    const result = copied ? copyEntry(entry, kind) : await buildEntry(entry, kind, fields, references);
     for (const error of result.errors) errors.push(error);
     if (result.spec === undefined) continue;
     const row = table.addPosition(location.line, location.column);
@@ -236,7 +237,7 @@ async function loadFile(file: ManifestFile, parsed: ParseOutcome, context: FileC
     );
   }
   table.seal();
-  return { errors, facts, built };
+  return { errors, facts, built, resolvedReferences };
 }
 
 function rawEntries(

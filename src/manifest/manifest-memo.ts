@@ -15,6 +15,11 @@ export interface LoadedFile {
   readonly facts: FileFacts;
   /** Its valid entries, built (references resolved). */
   readonly built: readonly DesiredEntry[];
+  /**
+   * Whether building its entries resolved references (a CA PEM or secret
+   * file, the environment), which can change without its bytes changing.
+   */
+  readonly resolvedReferences: boolean;
 }
 
 /** What ManifestMemo.lookup found: the file's last load when unchanged, and how to remember a new one. */
@@ -34,9 +39,10 @@ interface Remembered {
  * whose bytes and real path are unchanged gives the same entries, so a change to
  * one file of many re-parses that file only. The checks across files still
  * run over the whole set every time. A file no longer walked is forgotten
- * (deleted, renamed); `clear` forgets everything, for the reload on SIGHUP
- * and the resync, which also re-read the files that entries reference (a CA
- * PEM, a secret file) and that raise no event of their own.
+ * (deleted, renamed); `forgetResolvedReferences` forgets the files whose
+ * entries resolved references, for the reload on SIGHUP and the resync,
+ * which also re-read the files that entries reference (a CA PEM, a secret
+ * file) and that raise no event of their own.
  *
  * The identity reads each file once more per load (the content decides, not
  * timestamps whose granularity can hide a quick second write); a swap of a
@@ -51,8 +57,17 @@ export class ManifestMemo {
     return this.#files.size;
   }
 
-  clear(): void {
-    this.#files.clear();
+  /**
+   * Forgets the files whose entries resolved references, for the resync and
+   * the reload on SIGHUP: the files they reference raise no event of their
+   * own. A file whose entries read nothing else (rules, reserved addresses)
+   * gives the same entries for the same bytes, which every lookup compares:
+   * keeping it spares a resync of 100,000 rules building all of them again
+   * while the last valid desired state is still held (the daemon's peak).
+   */
+  forgetResolvedReferences(): void {
+    for (const [key, remembered] of this.#files)
+      if (remembered.loaded.resolvedReferences) this.#files.delete(key);
   }
 
   /**

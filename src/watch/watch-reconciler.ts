@@ -213,9 +213,9 @@ export class WatchReconciler {
     changeEventAt: number | null,
     trigger: ReconcileTrigger,
   ): Promise<Outcome> {
-    // A resync (the timer, SIGHUP) reads every file again, and the files their entries reference,
-    // which raise no event of their own; a change re-reads only the manifest files that changed.
-    if (trigger !== 'change') this.#memo.clear();
+    // A resync (the timer, SIGHUP) builds again every file whose entries reference others (a CA PEM, a secret
+    // file), which raise no event of their own; every load re-reads only the manifest files whose bytes changed.
+    if (trigger !== 'change') this.#memo.forgetResolvedReferences();
     const loaded = await loadDesiredState(this.#options.paths, {
       ...this.#options.load,
       memo: this.#memo,
