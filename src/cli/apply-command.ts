@@ -19,7 +19,7 @@ import type { Plan } from '../plan/plan.js';
 import { planTextChunks } from '../plan/render-text.js';
 import { judgedFor } from '../plan/safety-policy.js';
 import { refillSecrets } from '../plan/saved-plan.js';
-import { heapGrowthFlags, limitHeapGrowthFor, limitHeapGrowthForBytes } from '../plan-session/heap-growth.js';
+import { heapGrowthFlags, limitHeapGrowth } from '../plan-session/heap-growth.js';
 import { manifestsRead, manifestsReadLines } from '../plan-session/manifests-read.js';
 import { preparePlan } from '../plan-session/prepare-plan.js';
 import { visibleText } from '../visible-text.js';
@@ -42,6 +42,7 @@ export async function runApply(
 ): Promise<CommandOutcome> {
   const concurrency = parsePositiveInteger('--concurrency', flags.concurrency);
   const graceMs = parseDuration('--grace-timeout', flags.graceTimeout);
+  limitHeapGrowth();
   const logger = loggerFor(flags, ctx.stderr);
   const connection = await openConnection(flags, { logger });
   try {
@@ -93,18 +94,16 @@ async function planFromFile(
   // The header first: the manifests load and their hash is compared before the plan is held, so
   // that the load's garbage and a plan of 100,000 changes are never in memory together (issue 18).
   const header = await readSavedPlanHeader(path);
-  // As preparePlan loads: with the heap's growth limited for a large account (heap-growth.ts).
+  // As preparePlan loads: the parsing workers keep the heap's growth limited (heap-growth.ts).
   const loaded = await loadDesiredState(header.manifestPaths, {
     ...loadOptions(flags, ctx),
     owner: header.owner,
-    onExpectedBytes: limitHeapGrowthForBytes,
     parsing: { runtimeFlags: heapGrowthFlags },
   });
   if (!loaded.ok) {
     writeManifestErrors(loaded.errors, ctx);
     return 'manifests_invalid';
   }
-  limitHeapGrowthFor(loaded.value.entries.length);
   const read = manifestsRead(loaded.value, header.manifestPaths, false);
   for (const line of manifestsReadLines(read, { always: true })) ctx.stderr.write(`${line}\n`);
   const manifestsChanged = (): EdgesyncError =>

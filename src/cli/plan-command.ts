@@ -6,6 +6,7 @@ import { type PlanStats, planJsonChunks } from '../plan/render-json.js';
 import { MIN_MARKDOWN_MAX_CHARS, renderPlanMarkdown } from '../plan/render-markdown.js';
 import { planTextChunks } from '../plan/render-text.js';
 import { savedPlanChunks, toSavedPlan } from '../plan/saved-plan.js';
+import { limitHeapGrowth } from '../plan-session/heap-growth.js';
 import {
   type ManifestsRead,
   manifestsRead,
@@ -33,6 +34,7 @@ export async function runPlan(
   const planOptions = parsePlanOptions(flags);
   const maxChars = parseMaxChars(flags.maxChars);
   const caWarningMs = parseDuration('--ca-expiry-warning', flags.caExpiryWarning);
+  limitHeapGrowth();
   const logger = loggerFor(flags, ctx.stderr);
   const started = performance.now();
   const noPathGiven = paths.length === 0;

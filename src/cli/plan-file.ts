@@ -1,20 +1,13 @@
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import { EdgesyncError } from '../errors.js';
 import type { SavedPlan } from '../plan/saved-plan.js';
 import { type SavedPlanHeader, SavedPlanHeaderReader, SavedPlanReader } from '../plan/saved-plan-reader.js';
-import { limitHeapGrowthForSavedPlanBytes } from '../plan-session/heap-growth.js';
 
 /**
  * Reads and checks a file written by `plan --out`; `apply --plan` and `show`
  * both start here. Read in pieces: a plan of 100,000 changes is a 200 MB file.
  */
 export async function readSavedPlanFile(path: string): Promise<SavedPlan> {
-  const bytes = await stat(path).then(
-    (found) => found.size,
-    () => 0,
-  );
-  limitHeapGrowthForSavedPlanBytes(bytes);
   return (await readInPieces(path, new SavedPlanReader())).end();
 }
 

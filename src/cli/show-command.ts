@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { planJsonChunks } from '../plan/render-json.js';
 import { planTextChunks } from '../plan/render-text.js';
+import { limitHeapGrowth } from '../plan-session/heap-growth.js';
 import { useColor } from './color-choice.js';
 import type { CommandContext, CommandOutcome } from './command-context.js';
 import { parseMaxChars, renderMarkdownForRepo } from './plan-command.js';
@@ -10,6 +11,7 @@ import { writePieces } from './write-pieces.js';
 
 export async function runShow(file: string, flags: ShowFlags, ctx: CommandContext): Promise<CommandOutcome> {
   const maxChars = parseMaxChars(flags.maxChars);
+  limitHeapGrowth();
   const { plan } = await readSavedPlanFile(resolve(ctx.cwd, file));
   if (flags.format === 'json') await writePieces(ctx.stdout, planJsonChunks(plan));
   else if (flags.format === 'markdown') {

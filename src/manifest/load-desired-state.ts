@@ -58,14 +58,6 @@ export interface LoadOptions {
   readonly memo?: ManifestMemo;
   /** When files are parsed on worker threads (parse-in-worker.ts). @default past 2 MB of files */
   readonly parsing?: ParsingOptions;
-  /**
-   * Told, after each file is read, how many bytes the whole load is expected
-   * to read: the bytes read so far, scaled from the files read to every file
-   * found (exact once the last is read). `plan` and `apply` limit a large
-   * load's heap growth from the first file on, before its entries are
-   * counted (plan-session/heap-growth.ts). @default none
-   */
-  readonly onExpectedBytes?: (bytes: number) => void;
 }
 
 export const DEFAULT_OWNER = 'default';
@@ -107,12 +99,7 @@ export async function loadDesiredState(
   // built one at a time, each file's document, positions and schema errors let
   // go before the next. Only the built entries (with their fields' positions
   // in a typed table) outlive their file.
-  const { onExpectedBytes } = options;
-  const found = collected.files.length;
-  const parsing = new ManifestParsing(
-    options.parsing,
-    onExpectedBytes && ((bytes, files) => onExpectedBytes(Math.round((bytes / files) * found))),
-  );
+  const parsing = new ManifestParsing(options.parsing);
   try {
     const files = collected.files;
     const ahead: Promise<PreparedFile>[] = [];

@@ -162,15 +162,11 @@ export class ManifestParsing {
   readonly #poolStartBytes: number;
   readonly #callerParses: boolean;
   readonly #runtimeFlags: RuntimeV8Flags | undefined;
-  #readFiles = 0;
-  readonly #onRead: ((bytes: number, files: number) => void) | undefined;
 
-  /** `onRead` is told the bytes and the number of files read so far, after each file. */
-  constructor(options: ParsingOptions = {}, onRead?: (bytes: number, files: number) => void) {
+  constructor(options: ParsingOptions = {}) {
     this.#poolStartBytes = options.poolStartBytes ?? POOL_START_BYTES;
     this.#callerParses = options.callerParses ?? true;
     this.#runtimeFlags = options.runtimeFlags;
-    this.#onRead = onRead;
   }
 
   /** Workers started so far (none for a small load). */
@@ -187,8 +183,6 @@ export class ManifestParsing {
     if (!read.ok) return { take: async () => read };
     const bytes = read.bytes;
     this.#readBytes += bytes.length;
-    this.#readFiles += 1;
-    this.#onRead?.(this.#readBytes, this.#readFiles);
     const large = bytes.length > INLINE_PARSE_BYTES;
     if (
       (this.#pool === undefined && !large && this.#readBytes <= this.#poolStartBytes) ||

@@ -11,7 +11,7 @@ import type { ManifestError } from '../manifest/manifest-error.js';
 import type { Plan } from '../plan/plan.js';
 import { planChanges } from '../plan/plan-changes.js';
 import type { PlanOptions } from '../plan/planner-options.js';
-import { heapGrowthFlags, limitHeapGrowthFor, limitHeapGrowthForBytes } from './heap-growth.js';
+import { heapGrowthFlags } from './heap-growth.js';
 import { shareDesiredStrings } from './share-desired-strings.js';
 
 export interface PreparedPlan {
@@ -44,12 +44,10 @@ export async function preparePlan(
 ): Promise<Result<PreparedPlan, ManifestError>> {
   const loaded = await loadDesiredState(paths, {
     ...options.load,
-    onExpectedBytes: limitHeapGrowthForBytes,
     parsing: { ...options.load?.parsing, runtimeFlags: heapGrowthFlags },
   });
   if (!loaded.ok) return loaded;
   const desired = loaded.value;
-  limitHeapGrowthFor(desired.entries.length);
   return { ok: true, value: { desired, ...(await readAndPlan(desired, api, options)) } };
 }
 

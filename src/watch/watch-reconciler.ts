@@ -16,7 +16,7 @@ import type { Plan } from '../plan/plan.js';
 import { planChanges } from '../plan/plan-changes.js';
 import type { PlanOptions } from '../plan/planner-options.js';
 import { summaryToJson } from '../plan/render-json.js';
-import { heapGrowthFlags, limitHeapGrowthFor, limitHeapGrowthForBytes } from '../plan-session/heap-growth.js';
+import { heapGrowthFlags } from '../plan-session/heap-growth.js';
 import { manifestsRead, manifestsReadToJson } from '../plan-session/manifests-read.js';
 import { CacheWritingApi } from './cache-writing-api.js';
 import type { DaemonClock } from './daemon-clock.js';
@@ -219,11 +219,9 @@ export class WatchReconciler {
     const loaded = await loadDesiredState(this.#options.paths, {
       ...this.#options.load,
       memo: this.#memo,
-      onExpectedBytes: limitHeapGrowthForBytes,
       parsing: { ...this.#options.load?.parsing, runtimeFlags: heapGrowthFlags },
     });
     if (loaded.ok) {
-      limitHeapGrowthFor(loaded.value.entries.length);
       this.#lastValid = loaded.value;
       this.#manifestErrors = [];
       this.#logManifestsRead(log, loaded.value);

@@ -10,7 +10,7 @@ const run = promisify(execFile);
 /** The compiled modules (dist/, built by the tests' global setup): only they start parsing workers. */
 const DIST = new URL('../../dist/src/', import.meta.url);
 
-describe('limitHeapGrowthFor', () => {
+describe('limitHeapGrowth', () => {
   // v8.setFlagsFromString ignores a flag V8 does not know: if a Node major dropped one of these,
   // large plans would silently peak higher again. CI runs this on Node 20 and the Dockerfile's major.
   it("sets flags that this Node's V8 still has", async () => {
@@ -38,10 +38,10 @@ describe('limitHeapGrowthFor', () => {
         await writeFile(
           join(dir, 'young.mjs'),
           `import { getHeapSpaceStatistics } from 'node:v8';
-const { heapGrowthFlags, limitHeapGrowthForBytes, LARGE_ACCOUNT_BYTES } = await import(${module('plan-session/heap-growth.js')});
+const { heapGrowthFlags, limitHeapGrowth } = await import(${module('plan-session/heap-growth.js')});
 const { loadDesiredState } = await import(${module('manifest/load-desired-state.js')});
 const young = () => getHeapSpaceStatistics().find((space) => space.space_name === 'new_space').space_size;
-limitHeapGrowthForBytes(LARGE_ACCOUNT_BYTES);
+limitHeapGrowth();
 const limited = young();
 const loaded = await loadDesiredState(['m'], { parsing: { poolStartBytes: 0, runtimeFlags: heapGrowthFlags } });
 // What a load of many entries does: objects that survive scavenges, which would make V8 grow the young generation.
