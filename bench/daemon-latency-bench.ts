@@ -11,7 +11,7 @@ import { FULL_ACCOUNT, floorRequests, QUICK_ACCOUNT } from './api-cost-bench.js'
 import { emulatorStats, startSeededEmulator } from './bench-emulator.js';
 import { type BenchFigure, type BenchSection, figure, median, percentile, round } from './bench-figure.js';
 import { CLI_PATH } from './repo-root.js';
-import { buildSyntheticAccount, ruleCidr, writeManifests } from './synthetic-account.js';
+import { buildSyntheticAccount, ruleCidr, rulesOnly, writeManifests } from './synthetic-account.js';
 
 const SECTION = 'daemon';
 const OWNER = 'bench';
@@ -148,7 +148,7 @@ async function measureFloor(edits: number): Promise<number[]> {
   const account = await buildSyntheticAccount({
     owner: OWNER,
     seedManaged: false,
-    size: { rules: 0, reservedAddrs: 0, certificateAuthorities: 0, httpsEdges: 0, tcpEdges: 0, tlsEdges: 0 },
+    size: rulesOnly(0),
   });
   const policyId = String(account.seed.ip_policies?.[0]?.id);
   const manifest = (edit: number): string =>

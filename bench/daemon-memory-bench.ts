@@ -7,7 +7,7 @@ import type { SeedEntry } from '../src/emulator/seed.js';
 import { startSeededEmulator } from './bench-emulator.js';
 import { type BenchFigure, type BenchSection, figure, round } from './bench-figure.js';
 import { startWatch, stopWatch, until } from './daemon-latency-bench.js';
-import { buildSyntheticAccount, writeManifests } from './synthetic-account.js';
+import { buildSyntheticAccount, rulesOnly, writeManifests } from './synthetic-account.js';
 
 const SECTION = 'daemon-memory';
 const OWNER = 'bench';
@@ -64,7 +64,7 @@ async function measure(mode: Mode, rules: number, dir: string): Promise<DaemonPo
     owner: OWNER,
     seedManaged: mode !== 'creates',
     overlappingCidrs: true,
-    size: { rules, reservedAddrs: 0, certificateAuthorities: 0, httpsEdges: 0, tcpEdges: 0, tlsEdges: 0 },
+    size: rulesOnly(rules),
   });
   const seed =
     mode === 'drift'

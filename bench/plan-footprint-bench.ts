@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { startSeededEmulator } from './bench-emulator.js';
 import { type BenchFigure, type BenchSection, figure, round } from './bench-figure.js';
 import type { PlanFootprint } from './plan-footprint-child.js';
-import { buildSyntheticAccount, writeManifests } from './synthetic-account.js';
+import { buildSyntheticAccount, rulesOnly, writeManifests } from './synthetic-account.js';
 
 const SECTION = 'cpu-memory';
 const OWNER = 'bench';
@@ -16,14 +16,7 @@ const run = promisify(execFile);
 async function measure(entries: number, dir: string): Promise<PlanFootprint> {
   const account = await buildSyntheticAccount({
     owner: OWNER,
-    size: {
-      rules: entries,
-      reservedAddrs: 0,
-      certificateAuthorities: 0,
-      httpsEdges: 0,
-      tcpEdges: 0,
-      tlsEdges: 0,
-    },
+    size: rulesOnly(entries),
   });
   const manifests = join(dir, `manifests-${entries}`);
   await writeManifests(account, manifests);

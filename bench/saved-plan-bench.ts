@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { startSeededEmulator } from './bench-emulator.js';
 import { type BenchSection, figure, round } from './bench-figure.js';
 import { CLI_PATH } from './repo-root.js';
-import { buildSyntheticAccount, writeManifests } from './synthetic-account.js';
+import { buildSyntheticAccount, rulesOnly, writeManifests } from './synthetic-account.js';
 
 const SECTION = 'saved-plan';
 const OWNER = 'bench';
@@ -39,14 +39,7 @@ export async function runSavedPlanBench(quick: boolean): Promise<BenchSection> {
     owner: OWNER,
     seedManaged: false,
     overlappingCidrs: true,
-    size: {
-      rules: entries,
-      reservedAddrs: 0,
-      certificateAuthorities: 0,
-      httpsEdges: 0,
-      tcpEdges: 0,
-      tlsEdges: 0,
-    },
+    size: rulesOnly(entries),
   });
   const manifests = join(dir, 'manifests');
   await writeManifests(account, manifests);

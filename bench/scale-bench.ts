@@ -8,7 +8,7 @@ import { type BenchFigure, type BenchSection, figure, round } from './bench-figu
 import type { PlanFootprint } from './plan-footprint-child.js';
 import { REPO_ROOT } from './repo-root.js';
 import { renderScaleSvg } from './scale-chart.js';
-import { buildSyntheticAccount, writeManifests } from './synthetic-account.js';
+import { buildSyntheticAccount, rulesOnly, writeManifests } from './synthetic-account.js';
 
 const SECTION = 'scale';
 const OWNER = 'bench';
@@ -44,14 +44,7 @@ export async function measure(
     owner: OWNER,
     seedManaged: mode === 'no-ops',
     overlappingCidrs: true,
-    size: {
-      rules: entries,
-      reservedAddrs: 0,
-      certificateAuthorities: 0,
-      httpsEdges: 0,
-      tcpEdges: 0,
-      tlsEdges: 0,
-    },
+    size: rulesOnly(entries),
   });
   const manifests = join(dir, `${mode}-${entries}`);
   await writeManifests(account, manifests);

@@ -17,6 +17,11 @@ export interface AccountSize {
   readonly tlsEdges: number;
 }
 
+/** An account of `rules` IP policy rules and nothing else. */
+export function rulesOnly(rules: number): AccountSize {
+  return { rules, reservedAddrs: 0, certificateAuthorities: 0, httpsEdges: 0, tcpEdges: 0, tlsEdges: 0 };
+}
+
 export interface SyntheticAccountOptions {
   readonly size: AccountSize;
   /** Owner of the markers written into the seed and used by the plan. */

@@ -12,7 +12,12 @@ import { preparePlan } from '../src/plan-session/prepare-plan.js';
 import { clientFor, emulatorStats, startSeededEmulator } from './bench-emulator.js';
 import { type BenchFigure, type BenchSection, figure, round } from './bench-figure.js';
 import { rollingWindowFloorSeconds } from './budget-floor.js';
-import { buildSyntheticAccount, type SyntheticAccount, writeManifests } from './synthetic-account.js';
+import {
+  buildSyntheticAccount,
+  rulesOnly,
+  type SyntheticAccount,
+  writeManifests,
+} from './synthetic-account.js';
 
 const SECTION = 'throughput';
 const OWNER = 'bench';
@@ -150,7 +155,7 @@ export async function runThroughputBench(quick: boolean): Promise<BenchSection> 
       buildSyntheticAccount({
         owner: OWNER,
         seedManaged: false,
-        size: { rules, reservedAddrs: 0, certificateAuthorities: 0, httpsEdges: 0, tcpEdges: 0, tlsEdges: 0 },
+        size: rulesOnly(rules),
       });
     const limited = await sized(quick ? 200 : 2000);
     await writeManifests(limited, join(dir, 'manifests'));

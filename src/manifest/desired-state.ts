@@ -51,17 +51,12 @@ export interface DesiredState {
   readonly hash: string;
 }
 
-/**
- * Entries by kind, then name (no `kind.name` string per entry), of the kinds
- * `includeKind` accepts (every kind by default).
- */
+/** Entries by kind, then name (no `kind.name` string per entry). */
 export function entriesByKindAndName(
   entries: readonly DesiredEntry[],
-  includeKind: (kind: KindName) => boolean = () => true,
 ): Map<KindName, Map<string, DesiredEntry>> {
   const byKind = new Map<KindName, Map<string, DesiredEntry>>();
   for (const entry of entries) {
-    if (!includeKind(entry.kind)) continue;
     let byName = byKind.get(entry.kind);
     if (byName === undefined) {
       byName = new Map();

@@ -54,7 +54,7 @@ export interface DraftAction extends Omit<Action, 'dependsOn'> {
  * them: an empty list each was ~32 bytes kept per action (issue 18). Frozen,
  * as it is shared.
  */
-const NONE: readonly string[] = Object.freeze([]);
+export const NONE: readonly string[] = Object.freeze([]);
 
 /**
  * The dependencies of every action that waits for nothing yet, most of them:

@@ -3,11 +3,18 @@ import { pointersToValues } from '../json-pointer.js';
 import { asRecord } from '../json-value.js';
 import type { AddressRange, Kind } from '../kinds/kind.js';
 import type { KindName } from '../kinds/kind-name.js';
+import type { OwnershipMarker } from '../kinds/live-state.js';
 import { encodeMetadata, normalizeUserMetadata } from '../kinds/ownership-marker.js';
 import type { DesiredEntry } from '../manifest/desired-state.js';
 import type { SourceLocation } from '../manifest/source-location.js';
 import { diffFields, type SharedFieldChanges } from './compare-fields.js';
-import { type DraftAction, type DraftChange, keptDependencies, NO_DEPENDENCIES } from './draft-action.js';
+import {
+  type DraftAction,
+  type DraftChange,
+  keptDependencies,
+  NO_DEPENDENCIES,
+  NONE,
+} from './draft-action.js';
 import type { Action, FieldChange } from './plan.js';
 import { METADATA_FIELD, ROUTES_KEY, secretsOf } from './spec-fields.js';
 
@@ -113,11 +120,9 @@ export class EntryCreate implements DraftAction {
 
   #request(): ApiRequest {
     const { kind, owner } = this.#shared;
-    const entry = this.#entry;
-    const marker = { owner, name: entry.name, ...(entry.protect ? { protect: true as const } : {}) };
     const metadata = encodeMetadata(
       normalizeUserMetadata(this.#spec[METADATA_FIELD]) as Record<string, unknown> | undefined,
-      marker,
+      entryMarker(owner, this.#entry),
     );
     return createRequestOf(kind, this.#spec, metadata);
   }
@@ -199,7 +204,10 @@ export const CREATE_PREFIX = 'create:';
 /** Why an object is created. */
 export const NOT_LIVE = 'not in the live account';
 
-const NONE: readonly string[] = Object.freeze([]);
+/** The ownership marker an entry's object carries: our owner, its name, and `protect` when set. */
+export function entryMarker(owner: string, entry: DesiredEntry): OwnershipMarker {
+  return { owner, name: entry.name, ...(entry.protect ? { protect: true } : {}) };
+}
 
 /**
  * The request that creates an object of `kind` with `spec`: the spec but its

@@ -1,11 +1,18 @@
 import { asRecord } from '../json-value.js';
 import type { FieldRule, Kind } from '../kinds/kind.js';
-import type { LiveObject, OwnershipMarker } from '../kinds/live-state.js';
+import type { LiveObject } from '../kinds/live-state.js';
 import { encodeMetadata, normalizeUserMetadata } from '../kinds/ownership-marker.js';
 import type { DesiredEntry } from '../manifest/desired-state.js';
 import { diffFields, fieldChange, fieldEquals } from './compare-fields.js';
 import { addDependency, type DraftAction, draftAction, sourceOf } from './draft-action.js';
-import { CREATE_PREFIX, createRequestOf, creationChanges, EntryCreate, NOT_LIVE } from './entry-create.js';
+import {
+  CREATE_PREFIX,
+  createRequestOf,
+  creationChanges,
+  EntryCreate,
+  entryMarker,
+  NOT_LIVE,
+} from './entry-create.js';
 import { claim, matchLive } from './match-live.js';
 import { accessFacts, keyMove, orderingFacts } from './order-actions.js';
 import { pendingId, pendingPathSegment } from './pending-id.js';
@@ -43,11 +50,7 @@ export function planManagedEntry(state: PlanState, kind: Kind, entry: DesiredEnt
   const match = matchLive(state, kind, entry);
   if (match === 'error') return;
   const spec = resolveSpec(state, kind, entry, normalizedSpecOf(state, kind, entry));
-  const marker: OwnershipMarker = {
-    owner: state.options.owner,
-    name: entry.name,
-    ...(entry.protect ? { protect: true } : {}),
-  };
+  const marker = entryMarker(state.options.owner, entry);
   const userMetadata = normalizeUserMetadata(spec[METADATA_FIELD]) as Record<string, unknown> | undefined;
   const body: EntryBody = {
     spec,

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { ApiRequest } from '../api/edge-api.js';
 import { EdgesyncError } from '../errors.js';
 import { renameKeysDeep, snakeCaseKey } from '../json-case.js';
 import { jsonChunks, lazyJsonEntries } from '../json-chunks.js';
@@ -68,7 +67,7 @@ export function toSavedPlan(plan: Plan, manifestPaths: readonly string[]): Saved
       const value = valueAt(body, pointer);
       if (typeof value === 'string') body = replaceAt(body, pointer, sensitiveHash(value));
     }
-    return body === request.body ? action : withBody(action, request, body);
+    return body === request.body ? action : { ...action, request: { ...request, body } };
   });
   return {
     formatVersion: SAVED_PLAN_FORMAT_VERSION,
@@ -140,7 +139,7 @@ export function refillSecrets(saved: SavedPlan, source: DesiredState | Plan): Pl
       }
       body = replaceAt(body, pointer, secret);
     }
-    return body === request.body ? action : withBody(action, request, body);
+    return body === request.body ? action : { ...action, request: { ...request, body } };
   });
   return { ...saved.plan, actions };
 }
@@ -156,24 +155,4 @@ function stringsByHash(source: DesiredState | Plan): Map<string, string> {
   if ('entries' in source) for (const entry of source.entries) collect(entry.spec);
   else for (const action of source.actions) collect(action.request.body);
   return byHash;
-}
-
-/**
- * A plain copy of `action` with another request body. Property by property,
- * not spread: an EntryCreate's properties but its key are read through its
- * class, which a spread does not copy.
- */
-function withBody(action: Action, request: ApiRequest, body: unknown): Action {
-  return {
-    key: action.key,
-    op: action.op,
-    kind: action.kind,
-    name: action.name,
-    change: action.change,
-    request: { ...request, body },
-    sensitivePaths: action.sensitivePaths,
-    ...(action.marker === undefined ? {} : { marker: action.marker }),
-    dependsOn: action.dependsOn,
-    ...(action.source === undefined ? {} : { source: action.source }),
-  };
 }
