@@ -27,7 +27,7 @@ const YOUNG_GENERATION_REPORTER = `data:text/javascript,${encodeURIComponent(
 // Node 20's V8 grows the young generation only by --semi-space-growth-factor, so what the limit
 // promises shows there; Node 26's resizes it by heuristics as well (test/plan-session/heap-growth.test.ts).
 describe.runIf(Number(process.versions.node.split('.')[0]) < 22)(
-  'edgesync plan limits the heap growth whatever the account size',
+  'edgesync plan, show and apply limit the heap growth whatever the account size',
   () => {
     let emulator: RunningEmulator | undefined;
     let dir: string | undefined;
@@ -37,7 +37,7 @@ describe.runIf(Number(process.versions.node.split('.')[0]) < 22)(
       if (dir !== undefined) await rm(dir, { recursive: true, force: true });
     });
 
-    it('keeps the young generation at its starting size through a plan of 5,000 creates', async () => {
+    it('keeps the young generation from growing through plan --out, show and apply --plan of 5,000 creates', async () => {
       emulator = await startEmulator({ seed: { ip_policies: [{ id: POLICY, description: 'heap growth' }] } });
       dir = await mkdtemp(join(tmpdir(), 'edgesync-plan-heap-'));
       const rules: Record<string, RuleSpec> = {};
@@ -47,20 +47,28 @@ describe.runIf(Number(process.versions.node.split('.')[0]) < 22)(
           description: `rule ${index}`,
         };
       await writeFile(join(dir, 'rules.yaml'), rulesManifest(POLICY, rules));
-
-      const run = await runEdgesyncProcess(['plan', '--detailed-exitcode', dir], {
+      const options = {
         cwd: dir,
         emulator,
         nodeFlags: ['--import', YOUNG_GENERATION_REPORTER],
         limitMs: 60_000,
-      });
+      };
+      const planFile = join(dir, 'plan.json');
 
-      expect(run.code).toBe(2);
-      expect(run.stdout).toContain(`Plan: ${RULES} to create`);
-      const [, atStart, atExit] = /young-generation (\d+) (\d+)/.exec(run.stderr) ?? [];
-      // V8 starts it at 1 MB, and the CLI's own start (its chunks loading) grows it to 4 MB before the
-      // command sets the limit; unlimited, the load and the plan grew it to 32 MB.
-      expect(Number(atExit)).toBeLessThanOrEqual(4 * Number(atStart));
+      const plan = await runEdgesyncProcess(['plan', '--detailed-exitcode', '--out', planFile, dir], options);
+      const show = await runEdgesyncProcess(['show', planFile], options);
+      const apply = await runEdgesyncProcess(['apply', '--plan', planFile, '--dry-run'], options);
+
+      expect(plan.code).toBe(2);
+      expect(plan.stdout).toContain(`Plan: ${RULES} to create`);
+      expect(show.code).toBe(0);
+      expect(apply.code).toBe(0);
+      for (const run of [plan, show, apply]) {
+        const [, atStart, atExit] = /young-generation (\d+) (\d+)/.exec(run.stderr) ?? [];
+        // V8 starts it at 1 MB, and the CLI's own start (its chunks loading) grows it to 4 MB before the
+        // command sets the limit; unlimited, the load and the plan grew it to 32 MB.
+        expect(Number(atExit)).toBeLessThanOrEqual(4 * Number(atStart));
+      }
     }, 90_000);
   },
 );
