@@ -87,6 +87,7 @@ export function matchLive(
         ? `${kind.name}.${entry.name}: id ${entry.id} is a ${object.kind} object, not one of ${kind.name}`
         : `${kind.name}.${entry.name}: id ${entry.id} does not exist in the account`,
       source: sourceOf(entry, '/id'),
+      entry: { kind: kind.name, name: entry.name },
     });
     return 'error';
   }
@@ -95,6 +96,7 @@ export function matchLive(
       code: 'adopt_owned_by_other_name',
       message: `${kind.name}.${entry.name}: id ${entry.id} is already managed as ${kind.name}.${object.marker.name}`,
       source: sourceOf(entry, '/id'),
+      entry: { kind: kind.name, name: entry.name },
     });
     return 'error';
   }

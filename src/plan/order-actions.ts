@@ -263,6 +263,7 @@ function reportStillReferenced(state: PlanState, remove: DraftAction, referrerId
     code: 'still_referenced',
     message: `${remove.change} (${remove.objectId}) cannot be deleted: ${referrer?.kind ?? 'object'} ${referrerId}${owner} still names it and this plan does not change that`,
     ...(source ? { source } : {}),
+    entry: { kind: remove.kind, name: remove.name },
   });
 }
 

@@ -18,6 +18,7 @@ export function planModulesOnlyEntry(state: PlanState, kind: Kind, entry: Desire
       code: 'edge_not_found',
       message: `${address}: ${entry.id === undefined ? 'needs an id' : `id ${entry.id} does not exist in the account`}`,
       source: sourceOf(entry, '/id'),
+      entry: { kind: kind.name, name: entry.name },
     });
     return;
   }
@@ -111,6 +112,7 @@ function selectRoute(
       code: candidates.length === 0 ? 'route_not_found' : 'route_ambiguous',
       message: `${where}: ${selector} matches ${candidates.length} routes of the edge (expected exactly 1)`,
       source,
+      entry: { kind: entry.kind, name: entry.name },
     });
     return undefined;
   }
@@ -238,6 +240,7 @@ export function reportRoutesOnNewObject(
       code: 'route_not_found',
       message: `${entry.kind}.${entry.name}.${ROUTES_KEY}[${index}]: the edge is created by this plan and has no routes yet; routes are created outside edgesync`,
       source: sourceOf(entry, `/${ROUTES_KEY}/${index}`),
+      entry: { kind: entry.kind, name: entry.name },
     });
   });
 }

@@ -74,6 +74,20 @@ export interface PlanError {
   readonly code: string;
   readonly message: string;
   readonly source?: SourceLocation;
+  /**
+   * The one entry (or owned object, by its marker's name) the problem stops,
+   * when it stops nothing else: the account lacks what it names or holds
+   * what it needs. Absent when the manifests contradict themselves or the
+   * plan as a whole cannot be made. The daemon skips such an entry and
+   * applies the rest; plan and apply report it like any other error.
+   */
+  readonly entry?: EntryAddress;
+}
+
+/** An entry of the manifests (or an owned object, by its marker's name). */
+export interface EntryAddress {
+  readonly kind: KindName;
+  readonly name: string;
 }
 
 export type PlanSummary = Readonly<Record<Operation, number>> & {

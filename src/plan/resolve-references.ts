@@ -110,6 +110,7 @@ function resolveReference(
         code: 'reference_not_found',
         message: `${entry.kind}.${entry.name}${fieldPointer.replace(/\//g, '.')}: ${value} does not exist in the account`,
         source,
+        entry: { kind: entry.kind, name: entry.name },
       });
     }
     return value;
@@ -121,6 +122,7 @@ function resolveReference(
       code: 'reference_not_found',
       message: `${entry.kind}.${entry.name}${fieldPointer.replace(/\//g, '.')}: no ${target} entry named "${value}"`,
       source,
+      entry: { kind: entry.kind, name: entry.name },
     });
   }
   return value;

@@ -176,6 +176,7 @@ function reportKeyHeld(state: PlanState, kind: Kind, entry: DesiredEntry, holder
     code: 'unique_key_taken',
     message: `${entry.kind}.${entry.name}: ${values} is already held by ${holder.id} (${owner}); the service holds only one. To manage that object here, add \`id: ${holder.id}\` to this entry; otherwise change the entry or remove ${holder.id}`,
     source: sourceOf(entry, `/${fields[0] ?? ''}`),
+    entry: { kind: entry.kind, name: entry.name },
   });
 }
 
@@ -293,6 +294,7 @@ function reportItemHeld(state: PlanState, claim: ItemClaim, holder: LiveObject, 
     code: 'unique_key_taken',
     message: `${claim.entry.kind}.${claim.entry.name}: ${singular(claim.field)} ${item} is already held by ${holder.kind} ${holder.id} (${owner}); the service gives it to one object only. ${remedy}`,
     source: sourceOf(claim.entry, claim.pointer),
+    entry: { kind: claim.entry.kind, name: claim.entry.name },
   });
 }
 

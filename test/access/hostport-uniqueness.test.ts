@@ -59,6 +59,7 @@ describe('hostports at plan time', () => {
           code: 'unique_key_taken',
           message: `https_edges.blog: hostport www.example.com:443 is already held by https_edges edghts_Held (${says}); the service gives it to one object only. To manage that object here, add \`id: edghts_Held\` to this entry; otherwise change the entry or remove edghts_Held`,
           source: at(12),
+          entry: { kind: 'https_edges', name: 'blog' },
         },
       ]);
     },

@@ -46,6 +46,7 @@ describe('a unique key held by an object edgesync does not own', () => {
           code: 'unique_key_taken',
           message: `ip_policy_rules.office: cidr 10.5.0.0/16 and ip_policy_id ${POLICY} is already held by ipr_held (${says}); the service holds only one. To manage that object here, add \`id: ipr_held\` to this entry; otherwise change the entry or remove ipr_held`,
           source: { file: 'manifests/main.yaml', line: 40, column: 11 },
+          entry: { kind: 'ip_policy_rules', name: 'office' },
         },
       ]);
     },
