@@ -90,10 +90,11 @@ const bundledAjvRuntime = {
  * one chunk: `validate` loaded it as eight, and each chunk is a file to stat
  * and read, a cache to read and a script to compile (issue 18). Not the error
  * classes and kind names that run-edgesync.js and the command line load for
- * every command, so that `--help` still loads none of it.
+ * every command, so that `--help` still loads none of it; not a kind's part
+ * of the emulator (`src/kinds/<kind>/emulator*.ts`), which only the emulator loads.
  */
 const MANIFEST_LOADING =
-  /\/node_modules\/(yaml|ipaddr\.js|fastest-levenshtein|p-queue|p-timeout|eventemitter3|ajv)\/|\/dist\/src\/(manifest\/(?!manifest-error\.js)|kinds\/(?!kind-name\.js|kind-error\.js)|plan-session\/manifests-read\.js|json-value\.js|json-pointer\.js|api\/api-error\.js|cli\/(duration-option|repo-root)\.js)/;
+  /\/node_modules\/(yaml|ipaddr\.js|fastest-levenshtein|p-queue|p-timeout|eventemitter3|ajv)\/|\/dist\/src\/(manifest\/(?!manifest-error\.js)|kinds\/(?!kind-name\.js|kind-error\.js|[^/]+\/emulator)|plan-session\/manifests-read\.js|json-value\.js|json-pointer\.js|api\/api-error\.js|cli\/(duration-option|repo-root)\.js)/;
 
 function packageName(specifier) {
   const parts = specifier.split('/');

@@ -1,4 +1,4 @@
-import type { CaCertificateFacts } from './ca-certificate.js';
+import type { CaCertificateFacts } from '../kinds/certificate-authorities/emulator-ca-certificate.js';
 
 /**
  * What the emulator stores. References are kept as IDs and rendered as Refs
@@ -54,7 +54,7 @@ export interface HttpsEdgeRecord extends BaseRecord {
   tls_termination: TlsTerminationModule | null;
 }
 
-/** Route modules as validated: plain JSON objects, ID lists instead of Refs (see route-modules.ts). */
+/** Route modules as validated: plain JSON objects, ID lists instead of Refs (see src/kinds/https-edges/emulator-route-modules.ts). */
 export type RouteModules = Record<string, Record<string, unknown> | null>;
 
 export interface HttpsEdgeRouteRecord extends BaseRecord {

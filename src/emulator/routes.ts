@@ -1,12 +1,12 @@
+import { CERTIFICATE_AUTHORITY_ROUTES } from '../kinds/certificate-authorities/emulator.js';
+import { HTTPS_EDGE_ROUTES } from '../kinds/https-edges/emulator.js';
+import { HTTPS_EDGE_ROUTE_ROUTES } from '../kinds/https-edges/emulator-edge-routes.js';
+import { IP_POLICY_RULE_ROUTES } from '../kinds/ip-policy-rules/emulator.js';
+import { REFERENCED_RESOURCE_ROUTES } from '../kinds/referenced-resources/emulator.js';
+import { RESERVED_ADDR_ROUTES } from '../kinds/reserved-addrs/emulator.js';
+import { TCP_TLS_EDGE_ROUTES } from '../kinds/tcp-edges/emulator.js';
 import { acceptFamilyBodies } from './body-envelopes.js';
 import type { RouteDefinition } from './handler.js';
-import { CERTIFICATE_AUTHORITY_ROUTES } from './handlers/certificate-authorities.js';
-import { HTTPS_EDGE_ROUTE_ROUTES } from './handlers/https-edge-routes.js';
-import { HTTPS_EDGE_ROUTES } from './handlers/https-edges.js';
-import { IP_POLICY_RULE_ROUTES } from './handlers/ip-policy-rules.js';
-import { REFERENCED_RESOURCE_ROUTES } from './handlers/referenced-resources.js';
-import { RESERVED_ADDR_ROUTES } from './handlers/reserved-addrs.js';
-import { TCP_TLS_EDGE_ROUTES } from './handlers/tcp-tls-edges.js';
 
 /** Every endpoint the emulator serves: the spec's and the emulator-only ones. */
 export const EMULATOR_ROUTES: readonly RouteDefinition[] = acceptFamilyBodies([

@@ -2,14 +2,14 @@ import { readFile } from 'node:fs/promises';
 import { parse } from 'yaml';
 import { EdgesyncError } from '../errors.js';
 import { isRecord } from '../json-value.js';
+import { createCertificateAuthority } from '../kinds/certificate-authorities/emulator.js';
+import { createHttpsEdge } from '../kinds/https-edges/emulator.js';
+import { createHttpsEdgeRoute } from '../kinds/https-edges/emulator-edge-routes.js';
+import { createIpPolicyRule } from '../kinds/ip-policy-rules/emulator.js';
+import { createMinimal } from '../kinds/referenced-resources/emulator.js';
+import { createReservedAddr } from '../kinds/reserved-addrs/emulator.js';
+import { createTcpEdge, createTlsEdge } from '../kinds/tcp-edges/emulator.js';
 import type { HandlerEnv } from './handler.js';
-import { createCertificateAuthority } from './handlers/certificate-authorities.js';
-import { createHttpsEdgeRoute } from './handlers/https-edge-routes.js';
-import { createHttpsEdge } from './handlers/https-edges.js';
-import { createIpPolicyRule } from './handlers/ip-policy-rules.js';
-import { createMinimal } from './handlers/referenced-resources.js';
-import { createReservedAddr } from './handlers/reserved-addrs.js';
-import { createTcpEdge, createTlsEdge } from './handlers/tcp-tls-edges.js';
 import { ServiceError } from './service-error.js';
 
 /** One seeded resource: the create body of its kind plus an optional fixed `id`. */

@@ -1,11 +1,11 @@
-import { certificateAuthorities } from './certificate-authorities.js';
-import { httpsEdges } from './https-edges.js';
-import { ipPolicyRules } from './ip-policy-rules.js';
+import { certificateAuthorities } from './certificate-authorities/index.js';
+import { httpsEdges } from './https-edges/index.js';
+import { ipPolicyRules } from './ip-policy-rules/index.js';
 import type { Kind } from './kind.js';
 import { type BuiltInKindName, KIND_NAMES, type KindName } from './kind-name.js';
-import { reservedAddrs } from './reserved-addrs.js';
-import { tcpEdges } from './tcp-edges.js';
-import { tlsEdges } from './tls-edges.js';
+import { reservedAddrs } from './reserved-addrs/index.js';
+import { tcpEdges } from './tcp-edges/index.js';
+import { tlsEdges } from './tls-edges/index.js';
 
 const KIND_BY_NAME: Readonly<Record<BuiltInKindName, Kind>> = {
   ip_policy_rules: ipPolicyRules,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { cidrRange } from '../../src/kinds/cidr.js';
+import { cidrRange } from '../../src/kinds/ip-policy-rules/cidr.js';
 
 /**
  * The access model the planner's safety promise is checked against, kept

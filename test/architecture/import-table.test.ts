@@ -5,6 +5,8 @@ import { describe, expect, it } from 'vitest';
 const ROOT = join(import.meta.dirname, '../..');
 const SRC = join(ROOT, 'src');
 const SHARED = '(shared)';
+/** Every folder under src/kinds/ (a kind, or a part several kinds share) is one row: `src/kinds/<kind>/`. */
+const KIND_FOLDER = 'kinds/<kind>';
 
 interface Allowance {
   /** Folders (`plan`) or files (`kinds/kind-name.ts`) this folder may import. */
@@ -24,7 +26,7 @@ function readTable(markdown: string): Map<string, Allowance> {
   const table = new Map<string, Allowance>();
   for (const line of markdown.split('\n')) {
     const cells = line.split('|').map((cell) => cell.trim());
-    const folder = /^`src\/(?:([a-z-]+)\/|\*\.ts)`$/.exec(cells[1] ?? '');
+    const folder = /^`src\/(?:(kinds\/<kind>|[a-z-]+)\/|\*\.ts)`$/.exec(cells[1] ?? '');
     if (!folder || cells.length < 5) continue;
     const targets = new Set<string>();
     const typesOnly = new Set<string>();
@@ -72,6 +74,7 @@ function readImports(): SourceImport[] {
 }
 
 function folderOf(path: string): string {
+  if (/^kinds\/[^/]+\//.test(path)) return KIND_FOLDER;
   return path.includes('/') ? (path.split('/')[0] as string) : SHARED;
 }
 

@@ -91,8 +91,8 @@ function under(modules: readonly string[], pattern: RegExp): string[] {
   return modules.filter((module) => pattern.test(module) && !EXIT_TABLE.has(module));
 }
 
-/** The emulator, the daemon and the exporter, and the apply machinery: none is needed to validate. */
-const NOT_FOR_VALIDATE = /^dist\/src\/(emulator|watch|export|apply)\//;
+/** The emulator (with each kind's part of it), the daemon and the exporter, and the apply machinery: none is needed to validate. */
+const NOT_FOR_VALIDATE = /^dist\/src\/((emulator|watch|export|apply)\/|kinds\/[^/]+\/emulator)/;
 /** Packages only other commands need: the logger, the metrics, the file watcher. */
 const PACKAGES_NOT_FOR_VALIDATE = /node_modules\/(pino|pino-pretty|prom-client|chokidar)\//;
 

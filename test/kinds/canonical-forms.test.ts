@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import ipaddr from 'ipaddr.js';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/kinds/canonical-json.js';
-import { checkCidr } from '../../src/kinds/check-cidr.js';
-import { canonicalCidr } from '../../src/kinds/cidr.js';
+import { checkCidr } from '../../src/kinds/ip-policy-rules/check-cidr.js';
+import { canonicalCidr } from '../../src/kinds/ip-policy-rules/cidr.js';
 
 /** The sorted-copy-then-JSON.stringify implementation the fast serializer replaced. */
 function sortedCopyJson(value: unknown): string {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/kinds/canonical-json.js';
-import { canonicalCidr } from '../../src/kinds/cidr.js';
-import { canonicalPem } from '../../src/kinds/pem.js';
+import { canonicalPem } from '../../src/kinds/certificate-authorities/pem.js';
+import { canonicalCidr } from '../../src/kinds/ip-policy-rules/cidr.js';
 import { normalizeSetLike } from '../../src/kinds/set-like.js';
 
 describe('canonicalCidr', () => {

@@ -1,0 +1,74 @@
+import type { EntryProblem, Kind, SourceResolver } from '../kind.js';
+import { ID_PREFIXES } from '../kind-name.js';
+import { metadataKind } from '../metadata-kind.js';
+import { checkCaPem } from './ca-pem-check.js';
+import { canonicalPem } from './pem.js';
+import { CERTIFICATE_AUTHORITIES_SCHEMA } from './schema.js';
+
+const canonical = (pem: unknown): unknown => (typeof pem === 'string' ? canonicalPem(pem) : pem);
+
+/** Exactly one of `ca_pem` and `ca_pem_file` holds the certificate. */
+function checkEntry(value: Readonly<Record<string, unknown>>): EntryProblem[] {
+  const hasPem = value.ca_pem !== undefined;
+  const hasFile = value.ca_pem_file !== undefined;
+  if (hasPem !== hasFile) return [];
+  return [
+    {
+      code: 'ca_pem_source',
+      pointer: hasPem ? '/ca_pem_file' : '',
+      message: hasPem
+        ? 'set ca_pem or ca_pem_file, not both'
+        : 'missing the certificate: set ca_pem or ca_pem_file',
+    },
+  ];
+}
+
+/** Reads the PEM from `ca_pem_file` or from `ca_pem` (a literal, `{ env }` or `{ file }`) into `ca_pem`, and checks it. */
+async function resolveSources(spec: Record<string, unknown>, resolver: SourceResolver): Promise<void> {
+  // Without exactly one source checkEntry has already reported the entry.
+  if ((spec.ca_pem === undefined) === (spec.ca_pem_file === undefined)) return;
+  const fromFile = typeof spec.ca_pem_file === 'string';
+  const pointer = fromFile ? '/ca_pem_file' : '/ca_pem';
+  const pem = fromFile
+    ? await resolver.file(pointer, spec.ca_pem_file as string)
+    : await resolver.secret(pointer, spec.ca_pem);
+  // An unread { env } / { file } PEM has no text to check; ca_pem_file is a
+  // certificate, not a secret, and is always read.
+  const unread = !fromFile && typeof spec.ca_pem !== 'string' && !resolver.readsSecrets;
+  if (pem !== undefined) {
+    const invalid = unread ? undefined : checkCaPem(pointer, pem);
+    if (invalid !== undefined) resolver.problem(invalid);
+    spec.ca_pem = pem;
+  }
+  if (fromFile) {
+    delete spec.ca_pem_file;
+    resolver.moved('/ca_pem_file', '/ca_pem');
+  }
+}
+
+export const certificateAuthorities: Kind = metadataKind({
+  name: 'certificate_authorities',
+  title: 'certificate authority',
+  idPrefix: ID_PREFIXES.certificate_authority,
+  idTitle: 'a CA ID',
+  path: '/certificate_authorities',
+  fields: [
+    { name: 'description', onChange: 'update' },
+    { name: 'metadata', onChange: 'update' },
+    { name: 'ca_pem', onChange: 'replace', mayHoldSecrets: true },
+  ],
+  schema: CERTIFICATE_AUTHORITIES_SCHEMA,
+  checkEntry,
+  resolveSources,
+  fromApi: (object) => ({
+    spec: { ca_pem: canonical(object.ca_pem) },
+    outputs: {
+      subject_common_name: object.subject_common_name,
+      not_before: object.not_before,
+      not_after: object.not_after,
+      key_usages: object.key_usages,
+      extended_key_usages: object.extended_key_usages,
+    },
+  }),
+  normalizeOwn: (spec) => ({ ca_pem: canonical(spec.ca_pem) }),
+});

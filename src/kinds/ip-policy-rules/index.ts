@@ -1,0 +1,60 @@
+import { refId } from '../api-json.js';
+import type { Kind } from '../kind.js';
+import { ID_PREFIXES } from '../kind-name.js';
+import { metadataKind } from '../metadata-kind.js';
+import { sharedCopy } from '../repeated-strings.js';
+import { checkCidr } from './check-cidr.js';
+import { canonicalCidr, cidrRange } from './cidr.js';
+import { IP_POLICY_RULES_SCHEMA } from './schema.js';
+
+const canonical = (cidr: unknown): unknown => (typeof cidr === 'string' ? canonicalCidr(cidr) : cidr);
+
+export const ipPolicyRules: Kind = metadataKind({
+  name: 'ip_policy_rules',
+  title: 'IP policy rule',
+  idPrefix: ID_PREFIXES.ip_policy_rule,
+  path: '/ip_policy_rules',
+  fields: [
+    { name: 'description', onChange: 'update' },
+    { name: 'metadata', onChange: 'update' },
+    { name: 'cidr', onChange: 'update' },
+    { name: 'action', onChange: 'replace', recurs: true },
+    { name: 'ip_policy_id', onChange: 'replace', recurs: true },
+  ],
+  schema: IP_POLICY_RULES_SCHEMA,
+  // The service holds one rule per CIDR and IP policy.
+  uniqueKey: ['cidr', 'ip_policy_id'],
+  accessDecision: {
+    field: 'action',
+    allow: 'allow',
+    deny: 'deny',
+    // Regardless of policy: an endpoint may list several IP policies, so
+    // rules of different policies can decide for the same address.
+    range: (spec) => (typeof spec.cidr === 'string' ? cidrRange(spec.cidr) : undefined),
+  },
+  checkEntry: (value) => {
+    if (typeof value.cidr !== 'string') return [];
+    const cidr = checkCidr(value.cidr);
+    if (!cidr.ok) return [{ code: cidr.code, pointer: '/cidr', message: cidr.message }];
+    // The service reads no mask as an error, not as a single address.
+    if (!value.cidr.includes('/')) {
+      const bits = value.cidr.includes(':') ? 128 : 32;
+      return [
+        {
+          code: 'invalid_cidr',
+          pointer: '/cidr',
+          message: `a CIDR needs its mask: write "${value.cidr}/${bits}" for the one address (found "${value.cidr}")`,
+        },
+      ];
+    }
+    return [];
+  },
+  fromApi: (object) => ({
+    spec: {
+      cidr: canonical(object.cidr),
+      ip_policy_id: refId(object.ip_policy) ?? undefined,
+      action: typeof object.action === 'string' ? sharedCopy(object.action) : object.action,
+    },
+  }),
+  normalizeOwn: (spec) => ({ cidr: canonical(spec.cidr) }),
+});

@@ -1,0 +1,37 @@
+import { optionalString, refId } from '../api-json.js';
+import type { Kind } from '../kind.js';
+import { ID_PREFIXES } from '../kind-name.js';
+import { metadataKind } from '../metadata-kind.js';
+import { RESERVED_ADDRS_SCHEMA } from './schema.js';
+
+/** The spec's default region of a reserved address. */
+export const DEFAULT_REGION = 'us';
+
+export const reservedAddrs: Kind = metadataKind({
+  name: 'reserved_addrs',
+  title: 'reserved address',
+  idPrefix: ID_PREFIXES.reserved_addr,
+  path: '/reserved_addrs',
+  fields: [
+    { name: 'description', onChange: 'update' },
+    { name: 'metadata', onChange: 'update' },
+    // The create request has no endpoint_configuration_id: a PATCH after the create attaches it.
+    { name: 'endpoint_configuration_id', onChange: 'update', setAfterCreate: true },
+    { name: 'region', onChange: 'replace', recurs: true },
+  ],
+  schema: RESERVED_ADDRS_SCHEMA,
+  fromApi: (object) => ({
+    spec: {
+      region: optionalString(object, 'region') ?? DEFAULT_REGION,
+      endpoint_configuration_id: refId(object.endpoint_configuration) ?? undefined,
+    },
+    outputs: { addr: object.addr },
+  }),
+  normalizeOwn: (spec) => ({
+    region: spec.region ?? DEFAULT_REGION,
+    endpoint_configuration_id: spec.endpoint_configuration_id ?? undefined,
+  }),
+  createDefaults: { region: DEFAULT_REGION },
+  // Detaching the endpoint configuration sends null; "" is no ID.
+  clearedAs: { endpoint_configuration_id: null },
+});
