@@ -8,7 +8,8 @@ import { createHttpsEdgeRoute } from '../kinds/https-edges/emulator-edge-routes.
 import { createIpPolicyRule } from '../kinds/ip-policy-rules/emulator.js';
 import { createMinimal } from '../kinds/referenced-resources/emulator.js';
 import { createReservedAddr } from '../kinds/reserved-addrs/emulator.js';
-import { createTcpEdge, createTlsEdge } from '../kinds/tcp-edges/emulator.js';
+import { createTcpEdge } from '../kinds/tcp-edges/emulator.js';
+import { createTlsEdge } from '../kinds/tls-edges/emulator.js';
 import type { HandlerEnv } from './handler.js';
 import { ServiceError } from './service-error.js';
 

@@ -1,0 +1,120 @@
+import { collectionRoutes } from '../../emulator/collection-routes.js';
+import { checkObject, edgeRules } from '../../emulator/field-rules.js';
+import type { HandlerEnv, RouteDefinition } from '../../emulator/handler.js';
+import { moduleRoutes } from '../../emulator/module-routes.js';
+import { findRecord, newBaseRecord, renderBase } from '../../emulator/record-base.js';
+import type { TlsEdgeRecord } from '../../emulator/records.js';
+import { ServiceError } from '../../emulator/service-error.js';
+import { checkHostportsFree } from '../edge-modules/emulator-hostports.js';
+import { moduleEdgeUpdate, moduleNotSet } from '../edge-modules/emulator-module-edges.js';
+import {
+  checkMutualTls,
+  checkTlsTermination,
+  renderMutualTls,
+  renderTlsTermination,
+} from '../edge-modules/emulator-modules.js';
+
+const TLS_RULES = edgeRules(['mutual_tls', 'tls_termination']);
+
+export function renderTlsEdge(record: TlsEdgeRecord, env: HandlerEnv): Record<string, unknown> {
+  return {
+    ...renderBase(record, `${env.baseUrl}/edges/tls/${record.id}`),
+    hostports: [...record.hostports],
+    mutual_tls: record.mutual_tls === null ? null : renderMutualTls(env, record.mutual_tls),
+    tls_termination: record.tls_termination === null ? null : renderTlsTermination(record.tls_termination),
+  };
+}
+
+/**
+ * "When terminate_at is upstream, most other modules are disallowed": the
+ * emulator refuses mutual TLS beside upstream termination, in either order.
+ */
+function checkUpstreamExclusive(
+  edge: Pick<TlsEdgeRecord, 'mutual_tls' | 'tls_termination'>,
+  field: string,
+): void {
+  if (edge.mutual_tls !== null && edge.tls_termination?.terminate_at === 'upstream') {
+    throw new ServiceError(
+      400,
+      'conflict',
+      `${field}: mutual_tls is not allowed on a TLS edge whose tls_termination.terminate_at is "upstream"`,
+      field,
+    );
+  }
+}
+
+export function createTlsEdge(env: HandlerEnv, body: unknown, fixedId?: string): TlsEdgeRecord {
+  const checked = checkObject(body, TLS_RULES);
+  const modules = {
+    mutual_tls: checked.mutual_tls == null ? null : checkMutualTls(env, checked.mutual_tls, 'mutual_tls'),
+    tls_termination:
+      checked.tls_termination == null
+        ? null
+        : checkTlsTermination(checked.tls_termination, 'tls_termination'),
+  };
+  checkUpstreamExclusive(modules, 'mutual_tls');
+  checkHostportsFree(env, (checked.hostports as string[] | undefined) ?? [], fixedId);
+  const record: TlsEdgeRecord = {
+    ...newBaseRecord(env, 'tls_edge', 'tls_edges', fixedId, checked),
+    hostports: [...new Set((checked.hostports as string[] | undefined) ?? [])],
+    ...modules,
+  };
+  env.store.insert('tls_edges', record);
+  return record;
+}
+
+function findTls(env: HandlerEnv, id: string | undefined): TlsEdgeRecord {
+  return findRecord(env, 'tls_edges', id, 'TLS edge');
+}
+
+function tlsModuleOf(
+  record: TlsEdgeRecord,
+  module: 'mutual_tls' | 'tls_termination',
+  env: HandlerEnv,
+): Record<string, unknown> {
+  if (module === 'mutual_tls' && record.mutual_tls) return renderMutualTls(env, record.mutual_tls);
+  if (module === 'tls_termination' && record.tls_termination)
+    return renderTlsTermination(record.tls_termination);
+  throw moduleNotSet(module, record.id);
+}
+
+function tlsModuleRoutes(module: 'mutual_tls' | 'tls_termination'): RouteDefinition[] {
+  return moduleRoutes({
+    template: `/edges/tls/{id}/${module}`,
+    find: (request, env) => findTls(env, request.params.id),
+    set: (record, body, env) => {
+      if (module === 'mutual_tls') {
+        const mutualTls = checkMutualTls(env, body, '');
+        checkUpstreamExclusive(
+          { mutual_tls: mutualTls, tls_termination: record.tls_termination },
+          'mutual_tls',
+        );
+        record.mutual_tls = mutualTls;
+      } else {
+        const tlsTermination = checkTlsTermination(body, '');
+        checkUpstreamExclusive(
+          { mutual_tls: record.mutual_tls, tls_termination: tlsTermination },
+          'terminate_at',
+        );
+        record.tls_termination = tlsTermination;
+      }
+    },
+    render: (record, env) => tlsModuleOf(record, module, env),
+    clear: (record) => {
+      record[module] = null;
+    },
+  });
+}
+
+export const TLS_EDGE_ROUTES: readonly RouteDefinition[] = [
+  ...collectionRoutes({
+    collection: 'tls_edges',
+    path: '/edges/tls',
+    title: 'TLS edge',
+    render: renderTlsEdge,
+    create: createTlsEdge,
+    update: moduleEdgeUpdate,
+  }),
+  ...tlsModuleRoutes('mutual_tls'),
+  ...tlsModuleRoutes('tls_termination'),
+];
