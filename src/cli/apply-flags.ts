@@ -1,4 +1,4 @@
-import type { CommandRegistrar } from './command-context.js';
+import type { AddCommandFlags } from './command-context.js';
 import { addConnectionOptions, type ConnectionFlags } from './connection-flags.js';
 import { addLogOptions, type LogFlags } from './log-flags.js';
 import { addPlanOptions, type PlanFlags } from './plan-options.js';
@@ -13,9 +13,8 @@ export interface ApplyFlags extends ConnectionFlags, PlanFlags, LogFlags {
   readonly color: boolean;
 }
 
-export const registerApplyCommand: CommandRegistrar = (program, ctx) => {
-  const command = program
-    .command('apply')
+export const addApplyFlags: AddCommandFlags<[paths: string[], flags: ApplyFlags]> = (command) => {
+  command
     .description('plan and apply: make the account what the manifests say (asks on a TTY unless --yes)')
     .argument(
       '[paths...]',
@@ -40,8 +39,5 @@ export const registerApplyCommand: CommandRegistrar = (program, ctx) => {
   addLogOptions(command, 'info');
   addConnectionOptions(command);
   addPlanOptions(command);
-  command.action(async (paths: string[], flags: ApplyFlags) => {
-    const { runApply } = await import('./apply-command.js');
-    ctx.setOutcome(await runApply(paths, flags, ctx));
-  });
+  return command;
 };

@@ -24,5 +24,30 @@ export interface CommandContext {
  */
 export type CommandOutcome = 'ok' | 'changes' | CoreErrorCode;
 
-/** Each command file exports one of these; main.ts registers them all. */
-export type CommandRegistrar = (program: Command, ctx: CommandContext) => void;
+/**
+ * Marks what a command's action receives, for the type checker only: no
+ * value ever holds this key.
+ */
+declare const ACTION_ARGUMENTS: unique symbol;
+
+/**
+ * A command whose action receives `A`: commander's operands (`[paths...]`,
+ * `<plan-file>`), then the parsed flags. A flags file returns one, and the
+ * command table only accepts a run that takes the same `A`.
+ */
+export type CommandWithFlags<A extends readonly unknown[]> = Command & { readonly [ACTION_ARGUMENTS]?: A };
+
+/**
+ * What a `*-flags.ts` file exports: given its command, already named by the
+ * command table, it adds the description, arguments and options. It imports
+ * no command implementation, so registering every command stays cheap.
+ */
+export type AddCommandFlags<A extends readonly unknown[]> = (command: Command) => CommandWithFlags<A>;
+
+/**
+ * What a `*-command.ts` file exports: the command itself, given what its
+ * flags file declared (`A`) and the process it may touch.
+ */
+export type CommandRun<A extends readonly unknown[]> = (
+  ...args: [...A, CommandContext]
+) => Promise<CommandOutcome>;

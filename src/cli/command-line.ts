@@ -1,38 +1,17 @@
 import { Command } from 'commander';
 import { VERSION } from '../version.js';
-import { registerApplyCommand } from './apply-flags.js';
-import type { CommandContext, CommandRegistrar } from './command-context.js';
-import { registerEmulatorCommand } from './emulator-flags.js';
+import type { CommandContext } from './command-context.js';
+import { COMMANDS, type CommandEntry } from './command-table.js';
 import { flagsFromEnvironment } from './environment-flags.js';
-import { registerExportCommand } from './export-flags.js';
-import { registerPlanCommand } from './plan-flags.js';
-import { registerShowCommand } from './show-flags.js';
-import { registerValidateCommand } from './validate-flags.js';
-import { registerWatchCommand } from './watch-flags.js';
 
 export { CommanderError } from 'commander';
-
-/**
- * Every command's registration, by name: its options only. Each registrar
- * imports its command's implementation when that command runs, so
- * registering all of them stays cheap (issue 18: start time).
- */
-const COMMANDS: ReadonlyMap<string, CommandRegistrar> = new Map([
-  ['apply', registerApplyCommand],
-  ['validate', registerValidateCommand],
-  ['plan', registerPlanCommand],
-  ['show', registerShowCommand],
-  ['watch', registerWatchCommand],
-  ['emulator', registerEmulatorCommand],
-  ['export', registerExportCommand],
-]);
 
 /**
  * The program run-edgesync.ts parses `argv` with. When `argv` starts with a
  * command's name, only that command is registered: the others' options
  * would be built for nothing, which was about 3 ms of `validate`'s start on
- * Node 26 (issue 18). A command's parse, help and errors do not look at its
- * siblings; anything else (`help`, a typo, options first) gets them all.
+ * Node 26. A command's parse, help and errors do not look at its siblings;
+ * anything else (`help`, a typo, options first) gets them all.
  */
 export function commandLine(ctx: CommandContext, argv: readonly string[]): Command {
   const program = new Command('edgesync')
@@ -47,6 +26,29 @@ export function commandLine(ctx: CommandContext, argv: readonly string[]): Comma
     .showHelpAfterError();
   flagsFromEnvironment(program);
   const named = argv[2] === undefined ? undefined : COMMANDS.get(argv[2]);
-  for (const register of named === undefined ? COMMANDS.values() : [named]) register(program, ctx);
+  const selected = named === undefined ? [...COMMANDS] : [[argv[2] as string, named] as const];
+  for (const [name, entry] of selected) registerCommand(program, name, entry, ctx);
   return program;
+}
+
+/**
+ * Declares the command `name` on `program` with its flags, and an action
+ * that loads the implementation and records how it ended.
+ */
+function registerCommand(program: Command, name: string, entry: CommandEntry, ctx: CommandContext): void {
+  entry.addFlags(program.command(name)).action(async (...args: unknown[]) => {
+    // commander passes the operands, the flags, then the command itself, which no run needs.
+    const given = args.slice(0, -1);
+    const flags = given.at(-1) as { readonly format?: unknown };
+    try {
+      const run = await entry.load();
+      ctx.setOutcome(await run(...given, ctx));
+    } catch (error) {
+      if (entry.jsonDiagnostics && flags.format === 'json') {
+        const { renderDiagnostics } = await import('./json-diagnostics.js');
+        ctx.stdout.write(renderDiagnostics([error]));
+      }
+      throw error;
+    }
+  });
 }

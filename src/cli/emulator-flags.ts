@@ -1,5 +1,5 @@
 import { NO_COLOR_ACCEPTED } from './color-choice.js';
-import type { CommandRegistrar } from './command-context.js';
+import type { AddCommandFlags } from './command-context.js';
 
 export interface EmulatorFlags {
   readonly host: string;
@@ -15,9 +15,8 @@ export interface EmulatorFlags {
   readonly notFoundCode?: string;
 }
 
-export const registerEmulatorCommand: CommandRegistrar = (program, ctx) => {
-  program
-    .command('emulator')
+export const addEmulatorFlags: AddCommandFlags<[flags: EmulatorFlags]> = (command) =>
+  command
     .description('serve the local Edge Configuration Service emulator until SIGTERM (prints its URL first)')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on; 0 picks a free one', '0')
@@ -37,9 +36,4 @@ export const registerEmulatorCommand: CommandRegistrar = (program, ctx) => {
     .option('--drop-rate <p>', 'share (0-1) of writes applied and then dropped without a response')
     .option('--page-size-max <n>', 'largest list page (1-100), for pagination tests')
     .option('--not-found-code <code>', 'answer every 404 with this one error_code (a terser service)')
-    .option(...NO_COLOR_ACCEPTED)
-    .action(async (flags: EmulatorFlags) => {
-      const { runEmulator } = await import('./emulator-command.js');
-      ctx.setOutcome(await runEmulator(flags, ctx));
-    });
-};
+    .option(...NO_COLOR_ACCEPTED);

@@ -12,32 +12,30 @@ import { KINDS } from '../kinds/registry.js';
 import { visibleJson, visibleText } from '../visible-text.js';
 import type { CommandContext, CommandOutcome } from './command-context.js';
 import { openConnection } from './connection.js';
-import type { ExportCommandFlags, ExportIdOption } from './export-flags.js';
+import type { ExportCommandFlags } from './export-flags.js';
+import { exportIdFlag } from './export-id-flag.js';
 import { loggerFor } from './logger.js';
 import { parseOwner } from './plan-options.js';
 
-export async function runExport(
-  flags: ExportCommandFlags,
-  idOptions: readonly ExportIdOption[],
-  ctx: CommandContext,
-): Promise<CommandOutcome> {
+export async function runExport(flags: ExportCommandFlags, ctx: CommandContext): Promise<CommandOutcome> {
   const owner = parseOwner(flags.owner);
   const kinds = selectedKinds(flags.kinds);
   const idsByKind: Partial<Record<KindName, readonly string[]>> = {};
   const warnings: string[] = [];
-  for (const { kind, option } of idOptions) {
-    const ids = (flags[option.attributeName()] as readonly string[] | undefined) ?? [];
+  for (const kind of KINDS.filter((candidate) => candidate.ownership === 'modules-only')) {
+    const flag = exportIdFlag(kind.title);
+    const ids = (flags[flag.attribute] as readonly string[] | undefined) ?? [];
     for (const id of ids) {
       if (!id.startsWith(kind.idPrefix)) {
         throw new EdgesyncError(
           'invalid_option',
-          `${option.long}: expected an ID starting with ${kind.idPrefix} (found "${id}")`,
+          `${flag.long}: expected an ID starting with ${kind.idPrefix} (found "${id}")`,
         );
       }
     }
     idsByKind[kind.name] = ids;
     if (ids.length === 0 && flags.kinds?.includes(kind.name)) {
-      warnings.push(`${kind.name} cannot be listed by the API: name each with ${option.long} ID`);
+      warnings.push(`${kind.name} cannot be listed by the API: name each with ${flag.long} ID`);
     }
   }
   const logger = loggerFor(flags, ctx.stderr);

@@ -1,8 +1,9 @@
-import { type Command, Option } from 'commander';
+import { Option } from 'commander';
 import { KIND_NAMES, type KindName } from '../kinds/kind-name.js';
 import { NO_COLOR_ACCEPTED } from './color-choice.js';
-import type { CommandRegistrar } from './command-context.js';
+import type { AddCommandFlags } from './command-context.js';
 import { addConnectionOptions, type ConnectionFlags } from './connection-flags.js';
+import { exportIdFlag } from './export-id-flag.js';
 import { addLogOptions, type LogFlags } from './log-flags.js';
 
 /** SINGLE_FILE_NAME of src/export/render-manifests.ts (the exporter is not loaded to register its flags). */
@@ -51,29 +52,18 @@ export const MODULE_ONLY_KINDS = [
   { name: 'tls_edges', title: 'TLS edge', idPrefix: 'edgtls_' },
 ] as const satisfies readonly { name: KindName; title: string; idPrefix: string }[];
 
-export interface ExportIdOption {
-  readonly kind: (typeof MODULE_ONLY_KINDS)[number];
-  readonly option: Option;
-}
-
 /** Module-only kinds cannot be listed by the API: each gets a flag naming its IDs (`TCP edge` → `--tcp-edge`). */
-export function moduleOnlyOptions(): ExportIdOption[] {
-  return MODULE_ONLY_KINDS.map((kind) => {
-    const flag = kind.title.toLowerCase().replace(/[^a-z0-9]+/g, '-');
-    return {
-      kind,
-      option: new Option(
-        `--${flag} <id>`,
-        `export this ${kind.title} (${kind.idPrefix}…) and its modules; repeatable (the API cannot list them)`,
-      ).argParser(collect),
-    };
-  });
+function moduleOnlyOptions(): Option[] {
+  return MODULE_ONLY_KINDS.map((kind) =>
+    new Option(
+      `${exportIdFlag(kind.title).long} <id>`,
+      `export this ${kind.title} (${kind.idPrefix}…) and its modules; repeatable (the API cannot list them)`,
+    ).argParser(collect),
+  );
 }
 
-export const registerExportCommand: CommandRegistrar = (program, ctx) => {
-  const idOptions = moduleOnlyOptions();
-  const command: Command = program
-    .command('export')
+export const addExportFlags: AddCommandFlags<[flags: ExportCommandFlags]> = (command) => {
+  command
     .description('write the live account as manifests (exit 0 written, 1 error)')
     .option(
       '--owner <owner>',
@@ -103,19 +93,7 @@ export const registerExportCommand: CommandRegistrar = (program, ctx) => {
     )
     .option(...NO_COLOR_ACCEPTED);
   addLogOptions(command, 'warn');
-  for (const { option } of idOptions) command.addOption(option);
+  for (const option of moduleOnlyOptions()) command.addOption(option);
   addConnectionOptions(command);
-  command.action(async (flags: ExportCommandFlags) => {
-    const { runExport } = await import('./export-command.js');
-    try {
-      ctx.setOutcome(await runExport(flags, idOptions, ctx));
-    } catch (error) {
-      // As plan's --format json: a tool reading stdout gets JSON even when the command fails.
-      if (flags.format === 'json') {
-        const { renderDiagnostics } = await import('./json-diagnostics.js');
-        ctx.stdout.write(renderDiagnostics([error]));
-      }
-      throw error;
-    }
-  });
+  return command;
 };

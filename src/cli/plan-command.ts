@@ -3,7 +3,6 @@ import { EdgesyncError } from '../errors.js';
 import { caExpiryWarnings } from '../manifest/ca-expiry.js';
 import type { Plan } from '../plan/plan.js';
 import { type PlanStats, planJsonChunks } from '../plan/render-json.js';
-import { MIN_MARKDOWN_MAX_CHARS, renderPlanMarkdown } from '../plan/render-markdown.js';
 import { planTextChunks } from '../plan/render-text.js';
 import { savedPlanChunks, toSavedPlan } from '../plan/saved-plan.js';
 import { limitHeapGrowth } from '../plan-session/heap-growth.js';
@@ -22,8 +21,8 @@ import { parseDuration } from './duration-option.js';
 import { renderDiagnostics } from './json-diagnostics.js';
 import { loggerFor } from './logger.js';
 import type { PlanCommandFlags } from './plan-flags.js';
+import { parseMaxChars, renderMarkdownForRepo } from './plan-markdown.js';
 import { parsePlanOptions } from './plan-options.js';
-import { findRepoRoot, pathFromRepoRoot } from './repo-root.js';
 import { writeFilePieces, writePieces } from './write-pieces.js';
 
 export async function runPlan(
@@ -85,50 +84,6 @@ export async function runPlan(
   } finally {
     await connection.close();
   }
-}
-
-/**
- * With `--format json`, an error that ends the command is also written to
- * stdout as a JSON diagnostic (and still reported on stderr as usual), so a
- * tool reading stdout always gets JSON.
- */
-export async function withJsonDiagnostics(
-  format: string,
-  ctx: CommandContext,
-  run: () => Promise<CommandOutcome>,
-): Promise<CommandOutcome> {
-  try {
-    return await run();
-  } catch (error) {
-    if (format === 'json') ctx.stdout.write(renderDiagnostics([error]));
-    throw error;
-  }
-}
-
-/** Checks `--max-chars`: a whole number no smaller than what the heading and a cut line need. */
-export function parseMaxChars(value: string): number {
-  const count = Number(value);
-  if (!/^\d+$/.test(value.trim()) || count < MIN_MARKDOWN_MAX_CHARS) {
-    throw new EdgesyncError(
-      'invalid_option',
-      `--max-chars: expected a whole number of at least ${MIN_MARKDOWN_MAX_CHARS} (found "${value}")`,
-    );
-  }
-  return count;
-}
-
-/** The plan as a pull-request comment, manifests named from the repository root. */
-export async function renderMarkdownForRepo(
-  plan: Plan,
-  options: { readonly maxChars: number; readonly repoRoot?: string; readonly fullPlanCommand?: string },
-  cwd: string,
-): Promise<string> {
-  const root = await findRepoRoot(cwd, options.repoRoot);
-  return renderPlanMarkdown(plan, {
-    maxChars: options.maxChars,
-    fileName: (file) => pathFromRepoRoot(file, cwd, root),
-    ...(options.fullPlanCommand === undefined ? {} : { fullPlanCommand: options.fullPlanCommand }),
-  });
 }
 
 async function render(

@@ -1,6 +1,6 @@
 import { Option } from 'commander';
 import { DEFAULT_MARKDOWN_MAX_CHARS } from '../plan/markdown-budget.js';
-import type { CommandRegistrar } from './command-context.js';
+import type { AddCommandFlags } from './command-context.js';
 import { addConnectionOptions, type ConnectionFlags } from './connection-flags.js';
 import { addLogOptions, type LogFlags } from './log-flags.js';
 import { addPlanOptions, type PlanFlags } from './plan-options.js';
@@ -19,9 +19,8 @@ export interface PlanCommandFlags extends ConnectionFlags, PlanFlags, LogFlags {
   readonly color: boolean;
 }
 
-export const registerPlanCommand: CommandRegistrar = (program, ctx) => {
-  const command = program
-    .command('plan')
+export const addPlanFlags: AddCommandFlags<[paths: string[], flags: PlanCommandFlags]> = (command) => {
+  command
     .description(
       'show what apply would change (exit 0 no changes, 2 changes with --detailed-exitcode, 1 error, 4 refused)',
     )
@@ -50,8 +49,5 @@ export const registerPlanCommand: CommandRegistrar = (program, ctx) => {
   addLogOptions(command, 'warn');
   addConnectionOptions(command);
   addPlanOptions(command);
-  command.action(async (paths: string[], flags: PlanCommandFlags) => {
-    const { runPlan, withJsonDiagnostics } = await import('./plan-command.js');
-    ctx.setOutcome(await withJsonDiagnostics(flags.format, ctx, () => runPlan(paths, flags, ctx)));
-  });
+  return command;
 };

@@ -4,8 +4,8 @@ import { planTextChunks } from '../plan/render-text.js';
 import { limitHeapGrowth } from '../plan-session/heap-growth.js';
 import { useColor } from './color-choice.js';
 import type { CommandContext, CommandOutcome } from './command-context.js';
-import { parseMaxChars, renderMarkdownForRepo } from './plan-command.js';
 import { readSavedPlanFile } from './plan-file.js';
+import { parseMaxChars, renderMarkdownForRepo } from './plan-markdown.js';
 import type { ShowFlags } from './show-flags.js';
 import { writePieces } from './write-pieces.js';
 

@@ -1,6 +1,6 @@
 import { Option } from 'commander';
 import { DEFAULT_MARKDOWN_MAX_CHARS } from '../plan/markdown-budget.js';
-import type { CommandRegistrar } from './command-context.js';
+import type { AddCommandFlags } from './command-context.js';
 import { PLAN_FORMATS, type PlanFormat } from './plan-flags.js';
 
 export interface ShowFlags {
@@ -16,9 +16,8 @@ export interface ShowFlags {
  * touching the network, so a workflow can comment on (or a person read)
  * exactly the plan `apply --plan` will carry out.
  */
-export const registerShowCommand: CommandRegistrar = (program, ctx) => {
-  program
-    .command('show')
+export const addShowFlags: AddCommandFlags<[file: string, flags: ShowFlags]> = (command) =>
+  command
     .description('render a plan saved by `plan --out` (no network; secrets stay hidden)')
     .argument('<plan-file>', 'a file written by `edgesync plan --out`')
     .addOption(new Option('--format <format>', 'output on stdout').choices(PLAN_FORMATS).default('text'))
@@ -28,12 +27,4 @@ export const registerShowCommand: CommandRegistrar = (program, ctx) => {
       String(DEFAULT_MARKDOWN_MAX_CHARS),
     )
     .option('--repo-root <dir>', 'markdown: name manifests from this directory (default: the git top level)')
-    .option('--no-color', 'no ANSI colours in text output (NO_COLOR is honoured too)')
-    .action(async (file: string, flags: ShowFlags) => {
-      const [{ runShow }, { withJsonDiagnostics }] = await Promise.all([
-        import('./show-command.js'),
-        import('./plan-command.js'),
-      ]);
-      ctx.setOutcome(await withJsonDiagnostics(flags.format, ctx, () => runShow(file, flags, ctx)));
-    });
-};
+    .option('--no-color', 'no ANSI colours in text output (NO_COLOR is honoured too)');

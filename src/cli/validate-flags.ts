@@ -1,6 +1,6 @@
 import { Option } from 'commander';
 import { NO_COLOR_ACCEPTED } from './color-choice.js';
-import type { CommandRegistrar } from './command-context.js';
+import type { AddCommandFlags } from './command-context.js';
 
 export const VALIDATE_FORMATS = ['text', 'json', 'sarif'] as const;
 export type ValidateFormat = (typeof VALIDATE_FORMATS)[number];
@@ -14,9 +14,8 @@ export interface ValidateFlags {
   readonly caExpiryWarning: string;
 }
 
-export const registerValidateCommand: CommandRegistrar = (program, ctx) => {
-  program
-    .command('validate')
+export const addValidateFlags: AddCommandFlags<[paths: string[], flags: ValidateFlags]> = (command) =>
+  command
     .description('load and validate manifests without touching the network (exit 0 valid, 1 invalid)')
     .argument(
       '[paths...]',
@@ -46,9 +45,4 @@ export const registerValidateCommand: CommandRegistrar = (program, ctx) => {
       '--require-secrets',
       "also resolve every { env } and read every { file } secret, as plan and apply do (by default only their form and the file's presence inside the root are checked)",
     )
-    .option(...NO_COLOR_ACCEPTED)
-    .action(async (paths: string[], flags: ValidateFlags) => {
-      const { runValidate } = await import('./validate-command.js');
-      ctx.setOutcome(await runValidate(paths, flags, ctx));
-    });
-};
+    .option(...NO_COLOR_ACCEPTED);

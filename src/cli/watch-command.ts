@@ -5,7 +5,7 @@ import { systemClock } from '../watch/daemon-clock.js';
 import { parseListenAddress } from '../watch/listen-address.js';
 import { runDaemon } from '../watch/run-daemon.js';
 import { WatchMetrics } from '../watch/watch-metrics.js';
-import type { CommandContext } from './command-context.js';
+import type { CommandContext, CommandOutcome } from './command-context.js';
 import { openConnection } from './connection.js';
 import { parseDuration, parsePercentage, parsePositiveInteger } from './duration-option.js';
 import { createLogger } from './logger.js';
@@ -16,7 +16,7 @@ export async function runWatch(
   paths: readonly string[],
   flags: WatchFlags,
   ctx: CommandContext,
-): Promise<void> {
+): Promise<CommandOutcome> {
   if (flags.force || flags.allowEmpty) {
     throw new EdgesyncError(
       'invalid_option',
@@ -77,5 +77,5 @@ export async function runWatch(
   } finally {
     await connection.close();
   }
-  ctx.setOutcome('ok');
+  return 'ok';
 }

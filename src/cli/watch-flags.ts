@@ -1,6 +1,6 @@
 import { Option } from 'commander';
 import type { WatchMode } from '../watch/daemon-status.js';
-import type { CommandRegistrar } from './command-context.js';
+import type { AddCommandFlags } from './command-context.js';
 import { addConnectionOptions, type ConnectionFlags } from './connection-flags.js';
 import { LOG_FORMATS, type LogFormat } from './log-flags.js';
 import { addPlanOptions, type PlanFlags } from './plan-options.js';
@@ -25,9 +25,8 @@ export interface WatchFlags extends ConnectionFlags, PlanFlags {
   readonly color: boolean;
 }
 
-export const registerWatchCommand: CommandRegistrar = (program, ctx) => {
-  const command = program
-    .command('watch')
+export const addWatchFlags: AddCommandFlags<[paths: string[], flags: WatchFlags]> = (command) => {
+  command
     .description('run as a daemon: apply every manifest change and correct drift on a timer')
     .argument('[paths...]', 'manifest files and directories', ['.'])
     .addOption(
@@ -63,8 +62,5 @@ export const registerWatchCommand: CommandRegistrar = (program, ctx) => {
   for (const option of command.options) {
     if (option.long === '--force' || option.long === '--allow-empty') option.hideHelp();
   }
-  command.action(async (paths: string[], flags: WatchFlags) => {
-    const { runWatch } = await import('./watch-command.js');
-    await runWatch(paths, flags, ctx);
-  });
+  return command;
 };

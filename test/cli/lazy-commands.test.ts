@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -194,11 +194,60 @@ describe('each command loads its modules only when it runs (issue 18)', () => {
     expect(big.modules).toContain('dist/src/manifest/parse-worker.js');
   });
 
+  it("show loads its own implementation and not plan's, nor the client", async () => {
+    dir = await mkdtemp(join(tmpdir(), 'edgesync-lazy-'));
+    const run = await runRecorded(['show', join(dir, 'no-such-plan.json')], dir);
+    expect(run.code).toBe(1);
+    expect(run.modules).toContain('dist/src/cli/show-command.js');
+    expect(
+      under(run.modules, /^dist\/src\/cli\/(apply|plan|validate|watch|emulator|export)-command\.js$/),
+    ).toEqual([]);
+    expect(under(run.modules, /^dist\/src\/(api\/client|emulator|watch|export)/)).toEqual([]);
+  });
+
   it('an invalid manifest still exits 1 without loading the emulator or the exporter', async () => {
     dir = await mkdtemp(join(tmpdir(), 'edgesync-lazy-'));
     const run = await runRecorded(['validate', 'test/cli/no-such-manifest.yaml'], dir);
     expect(run.code).toBe(1);
     expect(under(run.modules, NOT_FOR_VALIDATE)).toEqual([]);
+  });
+
+  it('the command table, every flags file and commander are one chunk: registering loads one file', async () => {
+    const chunks = JSON.parse(await readFile(join(REPO_ROOT, 'dist/cli/modules.json'), 'utf8')) as Record<
+      string,
+      string[]
+    >;
+    const flagsFiles = (await readdir(join(REPO_ROOT, 'src/cli')))
+      .filter((file) => file.endsWith('-flags.ts'))
+      .map((file) => `dist/src/cli/${file.replace(/\.ts$/, '.js')}`);
+    const registration = Object.values(chunks).find((modules) =>
+      modules.includes('dist/src/cli/command-table.js'),
+    );
+
+    expect(flagsFiles.length).toBeGreaterThan(6);
+    expect(registration).toEqual(
+      expect.arrayContaining([...flagsFiles, 'node_modules/commander/lib/command.js']),
+    );
+  });
+
+  it('a command imports flags files for their types only (a value import splits the registration chunk)', async () => {
+    const commands = (await readdir(join(REPO_ROOT, 'src/cli'))).filter((file) =>
+      file.endsWith('-command.ts'),
+    );
+    const valueImports = await Promise.all(
+      commands.map(async (file) => {
+        const text = await readFile(join(REPO_ROOT, 'src/cli', file), 'utf8');
+        return [...text.matchAll(/^import (?!type )([^;]*?) from '\.\/([a-z-]+-flags)\.js';$/gms)].map(
+          (match) =>
+            `${file} imports ${(match[1] as string).replace(/\s+/g, ' ').replace(/,? \}$/, ' }')} from ${match[2]}`,
+        );
+      }),
+    );
+
+    expect(commands.length).toBeGreaterThan(6);
+    expect(
+      valueImports.flat().filter((line) => !/^\S+ imports \{ (type [^,}]+(, )?)+ \}/.test(line)),
+    ).toEqual([]);
   });
 
   it("export's written-out module-only kinds are the registry's", () => {

@@ -1,0 +1,76 @@
+import type { Command } from 'commander';
+import { addApplyFlags } from './apply-flags.js';
+import type { AddCommandFlags, CommandOutcome, CommandRun } from './command-context.js';
+import { addEmulatorFlags } from './emulator-flags.js';
+import { addExportFlags } from './export-flags.js';
+import { addPlanFlags } from './plan-flags.js';
+import { addShowFlags } from './show-flags.js';
+import { addValidateFlags } from './validate-flags.js';
+import { addWatchFlags } from './watch-flags.js';
+
+/** One row of the command table: how to declare the command's flags, and how to load and run it. */
+export interface CommandEntry {
+  readonly addFlags: (command: Command) => Command;
+  /** Loads the command's implementation (its own chunk of the bundle) only when it runs. */
+  readonly load: () => Promise<(...args: readonly unknown[]) => Promise<CommandOutcome>>;
+  /**
+   * With `--format json`, an error that ends the command is also written to
+   * stdout as a JSON diagnostic (json-diagnostics.ts), so that a tool reading
+   * stdout always gets JSON.
+   */
+  readonly jsonDiagnostics: boolean;
+}
+
+/**
+ * A row whose flags and implementation agree: `load` must give a run that
+ * takes what `addFlags` declared, or the row does not compile.
+ */
+function lazyCommand<A extends readonly unknown[]>(
+  addFlags: AddCommandFlags<A>,
+  load: () => Promise<CommandRun<A>>,
+  options: { readonly jsonDiagnostics?: boolean } = {},
+): CommandEntry {
+  return {
+    addFlags,
+    load: load as unknown as CommandEntry['load'],
+    jsonDiagnostics: options.jsonDiagnostics ?? false,
+  };
+}
+
+/**
+ * Every command, by name: the one place a command is added. Each row is a
+ * flags file (options only, imported here) and a dynamic import of its
+ * implementation, so `--help` builds every command's options and loads no
+ * implementation, and `validate` never loads the emulator, the daemon or the
+ * exporter (docs/performance.md, start time).
+ */
+export const COMMANDS: ReadonlyMap<string, CommandEntry> = new Map([
+  ['apply', lazyCommand(addApplyFlags, async () => (await import('./apply-command.js')).runApply)],
+  [
+    'validate',
+    lazyCommand(addValidateFlags, async () => (await import('./validate-command.js')).runValidate),
+  ],
+  [
+    'plan',
+    lazyCommand(addPlanFlags, async () => (await import('./plan-command.js')).runPlan, {
+      jsonDiagnostics: true,
+    }),
+  ],
+  [
+    'show',
+    lazyCommand(addShowFlags, async () => (await import('./show-command.js')).runShow, {
+      jsonDiagnostics: true,
+    }),
+  ],
+  ['watch', lazyCommand(addWatchFlags, async () => (await import('./watch-command.js')).runWatch)],
+  [
+    'emulator',
+    lazyCommand(addEmulatorFlags, async () => (await import('./emulator-command.js')).runEmulator),
+  ],
+  [
+    'export',
+    lazyCommand(addExportFlags, async () => (await import('./export-command.js')).runExport, {
+      jsonDiagnostics: true,
+    }),
+  ],
+]);
