@@ -2,15 +2,17 @@ import { EdgesyncError } from '../errors.js';
 
 /**
  * Why a request got no HTTP response. `connection_refused`, `dns`,
- * `connect_timeout` and `certificate_rejected` (the TLS handshake refused the
- * service's certificate) happen before anything is sent; the others may
- * happen after the service received the request.
+ * `connect_timeout`, `certificate_rejected` (the TLS handshake refused the
+ * service's certificate) and `plain_http` (an https URL whose server answered
+ * the TLS handshake in plain HTTP) happen before anything is sent; the others
+ * may happen after the service received the request.
  */
 export const NETWORK_FAILURES = [
   'connection_refused',
   'dns',
   'connect_timeout',
   'certificate_rejected',
+  'plain_http',
   'connection_reset',
   'socket_closed',
   'timeout',
@@ -23,6 +25,7 @@ export const FAILURES_BEFORE_SENDING: readonly NetworkFailure[] = [
   'dns',
   'connect_timeout',
   'certificate_rejected',
+  'plain_http',
 ];
 
 /** What each failure is called in a message. */
@@ -31,6 +34,7 @@ const FAILURE_WORDS: Readonly<Record<NetworkFailure, string>> = {
   dns: 'host not found',
   connect_timeout: 'connection timed out',
   certificate_rejected: 'certificate rejected',
+  plain_http: 'the server speaks plain HTTP, not TLS',
   connection_reset: 'connection reset',
   socket_closed: 'connection closed before the answer was complete',
   timeout: 'no complete answer',

@@ -32,6 +32,14 @@ const CERTIFICATE_CODES: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * OpenSSL's reason when the bytes that came back to a ClientHello are not
+ * TLS: on Node 20 `EPROTO` with the reason in the message, later
+ * `ERR_SSL_WRONG_VERSION_NUMBER`. An HTTP server answering a TLS handshake
+ * says `HTTP/1.1 400`, which OpenSSL reads as a record of an unknown version.
+ */
+const NOT_TLS = /wrong version number/i;
+
+/**
  * What node:http says when the service closed the connection: `socket hang
  * up` before the answer began, `aborted` during its body. Both carry the
  * code ECONNRESET, which a reset (`read ECONNRESET`) has too.
@@ -62,6 +70,9 @@ export function classifyNetworkFailure(error: unknown): { failure: NetworkFailur
     }
     if (typeof code === 'string' && CERTIFICATE_CODES.has(code)) {
       return { failure: 'certificate_rejected', detail: typeof message === 'string' ? message : code };
+    }
+    if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || (typeof message === 'string' && NOT_TLS.test(message))) {
+      return { failure: 'plain_http', detail: '' };
     }
     if (typeof message === 'string' && message !== '') messages.push(message);
     const failure = typeof code === 'string' ? FAILURE_BY_CODE[code] : undefined;

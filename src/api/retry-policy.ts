@@ -112,7 +112,11 @@ export function createRetryPolicy(options: RetryPolicyOptions = {}): RetryPolicy
       if (failure.type === 'response' && !RETRYABLE_STATUSES.has(failure.status)) {
         return { retry: false, reason: 'not_retryable' };
       }
-      if (failure.type === 'network' && failure.failure === 'certificate_rejected') {
+      // A handshake that failed on what the server is fails the same way every time.
+      if (
+        failure.type === 'network' &&
+        (failure.failure === 'certificate_rejected' || failure.failure === 'plain_http')
+      ) {
         return { retry: false, reason: 'not_retryable' };
       }
       if (method === 'POST' && mayHaveApplied(failure))

@@ -47,21 +47,18 @@ describe('createRetryPolicy', () => {
     expect(decision.retry).toBe(true);
   });
 
-  it.each<HttpMethod>(['GET', 'POST'])(
-    'does not retry a %s whose TLS handshake rejected the certificate',
-    (method) => {
-      const policy = createRetryPolicy({ random: () => 0.5 });
+  it.each<[HttpMethod, NetworkFailure]>([
+    ['GET', 'certificate_rejected'],
+    ['POST', 'certificate_rejected'],
+    ['GET', 'plain_http'],
+    ['POST', 'plain_http'],
+  ])('does not retry a %s whose TLS handshake failed on what the server is (%s)', (method, failure) => {
+    const policy = createRetryPolicy({ random: () => 0.5 });
 
-      const decision = policy.decide({
-        method,
-        attempt: 1,
-        failure: network('certificate_rejected'),
-        waitedMs: 0,
-      });
+    const decision = policy.decide({ method, attempt: 1, failure: network(failure), waitedMs: 0 });
 
-      expect(decision).toEqual({ retry: false, reason: 'not_retryable' });
-    },
-  );
+    expect(decision).toEqual({ retry: false, reason: 'not_retryable' });
+  });
 
   it.each<AttemptFailure>([
     response(500),
