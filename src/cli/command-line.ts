@@ -3,6 +3,7 @@ import { VERSION } from '../version.js';
 import type { CommandContext } from './command-context.js';
 import { COMMANDS, type CommandEntry } from './command-table.js';
 import { flagsFromEnvironment } from './environment-flags.js';
+import { OptionError } from './option-error.js';
 
 export { CommanderError } from 'commander';
 
@@ -36,14 +37,16 @@ export function commandLine(ctx: CommandContext, argv: readonly string[]): Comma
  * that loads the implementation and records how it ended.
  */
 function registerCommand(program: Command, name: string, entry: CommandEntry, ctx: CommandContext): void {
-  entry.addFlags(program.command(name)).action(async (...args: unknown[]) => {
+  const command = entry.addFlags(program.command(name));
+  command.action(async (...args: unknown[]) => {
     // commander passes the operands, the flags, then the command itself, which no run needs.
     const given = args.slice(0, -1);
     const flags = given.at(-1) as { readonly format?: unknown };
     try {
       const run = await entry.load();
       ctx.setOutcome(await run(...given, ctx));
-    } catch (error) {
+    } catch (thrown) {
+      const error = namedBySource(thrown, command);
       if (entry.jsonDiagnostics && flags.format === 'json') {
         const { renderDiagnostics } = await import('./json-diagnostics.js');
         ctx.stdout.write(renderDiagnostics([error]));
@@ -51,4 +54,18 @@ function registerCommand(program: Command, name: string, entry: CommandEntry, ct
       throw error;
     }
   });
+}
+
+/**
+ * A bad value of a flag that was set by its environment variable is
+ * reported as that variable's (`EDGESYNC_CONCURRENCY: expected …`): a person
+ * who never typed `--concurrency` looks for what they did set.
+ */
+function namedBySource(error: unknown, command: Command): unknown {
+  if (!(error instanceof OptionError)) return error;
+  const option = command.options.find((candidate) => candidate.long === error.flag);
+  if (option?.envVar === undefined) return error;
+  return command.getOptionValueSource(option.attributeName()) === 'env'
+    ? error.namedBy(option.envVar)
+    : error;
 }

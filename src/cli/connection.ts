@@ -5,6 +5,7 @@ import { RequestBudget } from '../api/request-budget.js';
 import { EdgesyncError } from '../errors.js';
 import type { ConnectionFlags } from './connection-flags.js';
 import { parseDuration, parseRate } from './duration-option.js';
+import { OptionError } from './option-error.js';
 
 export type { ConnectionFlags } from './connection-flags.js';
 
@@ -28,8 +29,7 @@ export async function openConnection(
 ): Promise<Connection> {
   const budget = new RequestBudget(parseRate('--rate-limit', flags.rateLimit));
   const timeoutMs = parseDuration('--timeout', flags.timeout);
-  if (timeoutMs < 1)
-    throw new EdgesyncError('invalid_option', `--timeout: expected at least 1ms (found "${flags.timeout}")`);
+  if (timeoutMs < 1) throw new OptionError('--timeout', `expected at least 1ms (found "${flags.timeout}")`);
   if (flags.emulator) {
     // Loaded only for --emulator: a command talking to the real service never loads the emulator.
     const [{ FAMILY_RATE_LIMIT }, { loadSeedFile }, { startEmulator }] = await Promise.all([
@@ -51,7 +51,7 @@ export async function openConnection(
     return { api, budget, baseUrl: emulator.url, close: () => emulator.close() };
   }
   if (flags.emulatorSeed) {
-    throw new EdgesyncError('invalid_option', '--emulator-seed needs --emulator');
+    throw new OptionError('--emulator-seed', 'needs --emulator');
   }
   if (!flags.apiUrl) {
     throw new EdgesyncError(

@@ -1,4 +1,4 @@
-import { EdgesyncError } from '../errors.js';
+import { OptionError } from './option-error.js';
 
 /** Requests per rolling window: what a rate flag (`--rate-limit 120/60s`) means. */
 export interface Rate {
@@ -23,10 +23,7 @@ export function parseDuration(flag: string, value: string): number {
   const match = DURATION.exec(value);
   const ms = match ? toMs(match[1], match[2] ?? 'ms') : Number.NaN;
   if (!Number.isFinite(ms)) {
-    throw new EdgesyncError(
-      'invalid_option',
-      `${flag}: expected a duration like 500ms, 30s or 5m (found "${value}")`,
-    );
+    throw new OptionError(flag, `expected a duration like 500ms, 30s or 5m (found "${value}")`);
   }
   return ms;
 }
@@ -48,9 +45,10 @@ export function parseRate(
   const requests = Number(match?.[1]);
   const windowMs = match ? toMs(match[2], match[3] ?? 's') : Number.NaN;
   if (!Number.isSafeInteger(requests) || requests < 1 || !(windowMs >= 1)) {
-    throw new EdgesyncError(
-      'invalid_rate_limit',
-      `${flag}: rate limit must look like 120/60s: requests per window, the window in ms, s, m or h (a bare number is seconds)${options.allowOff === true ? ', or off' : ''}; both above 0 (found "${value}")`,
+    throw new OptionError(
+      flag,
+      `rate limit must look like 120/60s: requests per window, the window in ms, s, m or h (a bare number is seconds)${options.allowOff === true ? ', or off' : ''}; both above 0 (found "${value}")`,
+      { code: 'invalid_rate_limit' },
     );
   }
   return { requests, windowMs };
@@ -64,10 +62,7 @@ export function parsePercentage(flag: string, value: string): number {
   const match = /^\s*(\d+(?:\.\d+)?)\s*%?\s*$/.exec(value);
   const percent = Number(match?.[1]);
   if (!(percent > 0 && percent <= 100)) {
-    throw new EdgesyncError(
-      'invalid_option',
-      `${flag}: expected a percentage above 0 and at most 100, like 25% (found "${value}")`,
-    );
+    throw new OptionError(flag, `expected a percentage above 0 and at most 100, like 25% (found "${value}")`);
   }
   return percent / 100;
 }
@@ -75,10 +70,7 @@ export function parsePercentage(flag: string, value: string): number {
 export function parsePositiveInteger(flag: string, value: string): number {
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < 1) {
-    throw new EdgesyncError(
-      'invalid_option',
-      `${flag}: expected a whole number of at least 1 (found "${value}")`,
-    );
+    throw new OptionError(flag, `expected a whole number of at least 1 (found "${value}")`);
   }
   return parsed;
 }

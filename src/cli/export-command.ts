@@ -1,5 +1,4 @@
 import { resolve } from 'node:path';
-import { EdgesyncError } from '../errors.js';
 import type { AccountExport } from '../export/build-export.js';
 import { exportAccount } from '../export/export-account.js';
 import { exportToJson } from '../export/export-json.js';
@@ -15,6 +14,7 @@ import { openConnection } from './connection.js';
 import type { ExportCommandFlags } from './export-flags.js';
 import { exportIdFlag } from './export-id-flag.js';
 import { loggerFor } from './logger.js';
+import { OptionError } from './option-error.js';
 import { parseOwner } from './plan-options.js';
 
 export async function runExport(flags: ExportCommandFlags, ctx: CommandContext): Promise<CommandOutcome> {
@@ -27,10 +27,7 @@ export async function runExport(flags: ExportCommandFlags, ctx: CommandContext):
     const ids = (flags[flag.attribute] as readonly string[] | undefined) ?? [];
     for (const id of ids) {
       if (!id.startsWith(kind.idPrefix)) {
-        throw new EdgesyncError(
-          'invalid_option',
-          `${flag.long}: expected an ID starting with ${kind.idPrefix} (found "${id}")`,
-        );
+        throw new OptionError(flag.long, `expected an ID starting with ${kind.idPrefix} (found "${id}")`);
       }
     }
     idsByKind[kind.name] = ids;
@@ -105,10 +102,7 @@ function selectedKinds(names: readonly string[] | undefined): Kind[] {
   if (names === undefined || names.length === 0) return [...KINDS];
   for (const name of names) {
     if (!isKindName(name)) {
-      throw new EdgesyncError(
-        'invalid_option',
-        `--kinds: expected some of ${KIND_NAMES.join(', ')} (found "${name}")`,
-      );
+      throw new OptionError('--kinds', `expected some of ${KIND_NAMES.join(', ')} (found "${name}")`);
     }
   }
   return KINDS.filter((kind) => names.includes(kind.name));

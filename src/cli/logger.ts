@@ -1,13 +1,13 @@
 import { Writable } from 'node:stream';
 import pino, { type Logger } from 'pino';
 import pretty from 'pino-pretty';
-import { EdgesyncError } from '../errors.js';
 import { snakeCaseKey } from '../json-case.js';
 import { KINDS } from '../kinds/registry.js';
 import { secretFieldNames } from '../kinds/visit-spec.js';
 import { visibleFormattedText, visibleJsonLine } from '../visible-text.js';
 import type { CommandContext } from './command-context.js';
 import type { LogFlags, LogFormat } from './log-flags.js';
+import { parseLogLevel } from './log-level.js';
 
 export { addLogOptions, LOG_FORMATS, type LogFlags, type LogFormat } from './log-flags.js';
 
@@ -51,18 +51,6 @@ export const REDACTED_PATHS: readonly string[] = [
   'body',
   '*.body',
 ];
-
-/** pino's level names, as `--log-level` takes them. */
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-
-/** `--log-level`'s value, or an error naming the valid ones (not pino's internal message). */
-export function parseLogLevel(level: string): string {
-  if ((LOG_LEVELS as readonly string[]).includes(level)) return level;
-  throw new EdgesyncError(
-    'invalid_option',
-    `--log-level: expected one of ${LOG_LEVELS.join(', ')} (found "${level}")`,
-  );
-}
 
 export function createLogger(options: LoggerOptions = {}): Logger {
   const destination = options.destination ?? 2;

@@ -1,15 +1,15 @@
-import { EdgesyncError } from '../errors.js';
 import type { Plan } from '../plan/plan.js';
 import { MIN_MARKDOWN_MAX_CHARS, renderPlanMarkdown } from '../plan/render-markdown.js';
+import { OptionError } from './option-error.js';
 import { findRepoRoot, pathFromRepoRoot } from './repo-root.js';
 
 /** Checks `--max-chars`: a whole number no smaller than what the heading and a cut line need. */
 export function parseMaxChars(value: string): number {
   const count = Number(value);
   if (!/^\d+$/.test(value.trim()) || count < MIN_MARKDOWN_MAX_CHARS) {
-    throw new EdgesyncError(
-      'invalid_option',
-      `--max-chars: expected a whole number of at least ${MIN_MARKDOWN_MAX_CHARS} (found "${value}")`,
+    throw new OptionError(
+      '--max-chars',
+      `expected a whole number of at least ${MIN_MARKDOWN_MAX_CHARS} (found "${value}")`,
     );
   }
   return count;

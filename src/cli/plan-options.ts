@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { EdgesyncError } from '../errors.js';
 import { isKindName, KIND_NAMES } from '../kinds/kind-name.js';
 import type { PlanOptions } from '../plan/planner-options.js';
+import { OptionError } from './option-error.js';
 
 /** The planning flags as commander parses them. */
 export interface PlanFlags {
@@ -47,9 +47,9 @@ const ADDRESS_PATTERN = /^([a-z_]+)(\.[^.\s][^\s]*)?$/;
 /** Checks an `--owner` value; every command that takes one calls this. */
 export function parseOwner(owner: string): string {
   if (!OWNER_PATTERN.test(owner)) {
-    throw new EdgesyncError(
-      'invalid_option',
-      `--owner: expected letters, digits, ".", "_" or "-", at most 63 (found "${owner}")`,
+    throw new OptionError(
+      '--owner',
+      `expected letters, digits, ".", "_" or "-", at most 63 (found "${owner}")`,
     );
   }
   return owner;
@@ -57,12 +57,16 @@ export function parseOwner(owner: string): string {
 
 export function parsePlanOptions(flags: PlanFlags): PlanOptions {
   parseOwner(flags.owner);
-  for (const address of [...(flags.target ?? []), ...(flags.exclude ?? [])]) {
+  const addresses = [
+    ...(flags.target ?? []).map((address) => ['--target', address] as const),
+    ...(flags.exclude ?? []).map((address) => ['--exclude', address] as const),
+  ];
+  for (const [flag, address] of addresses) {
     const kind = ADDRESS_PATTERN.exec(address)?.[1];
     if (kind === undefined || !isKindName(kind)) {
-      throw new EdgesyncError(
-        'invalid_option',
-        `--target/--exclude: expected KIND or KIND.NAME with KIND one of ${KIND_NAMES.join(', ')} (found "${address}")`,
+      throw new OptionError(
+        flag,
+        `expected KIND or KIND.NAME with KIND one of ${KIND_NAMES.join(', ')} (found "${address}")`,
       );
     }
   }
@@ -80,9 +84,9 @@ export function parseMaxDestroy(value: string): { count: number } | { percent: n
   const match = /^(\d+)(%?)$/.exec(value.trim());
   const amount = Number(match?.[1]);
   if (!match || !Number.isFinite(amount) || (match[2] === '%' && amount > 100)) {
-    throw new EdgesyncError(
-      'invalid_option',
-      `--max-destroy: expected a count like 5 or a percentage like 10% (found "${value}")`,
+    throw new OptionError(
+      '--max-destroy',
+      `expected a count like 5 or a percentage like 10% (found "${value}")`,
     );
   }
   return match[2] === '%' ? { percent: amount } : { count: amount };

@@ -2,13 +2,14 @@ import { EdgesyncError } from '../errors.js';
 import { compileManifestSchema } from '../manifest/manifest-schema.js';
 import { limitHeapGrowth } from '../plan-session/heap-growth.js';
 import { systemClock } from '../watch/daemon-clock.js';
-import { parseListenAddress } from '../watch/listen-address.js';
+import { type ListenAddress, parseListenAddress } from '../watch/listen-address.js';
 import { runDaemon } from '../watch/run-daemon.js';
 import { WatchMetrics } from '../watch/watch-metrics.js';
 import type { CommandContext, CommandOutcome } from './command-context.js';
 import { openConnection } from './connection.js';
 import { parseDuration, parsePercentage, parsePositiveInteger } from './duration-option.js';
 import { createLogger } from './logger.js';
+import { OptionError } from './option-error.js';
 import { parsePlanOptions } from './plan-options.js';
 import type { WatchFlags } from './watch-flags.js';
 
@@ -24,14 +25,14 @@ export async function runWatch(
     );
   }
   const plan = parsePlanOptions(flags);
-  const listen = parseListenAddress(flags.listen);
+  const listen = listenAddress(flags.listen);
   const intervalMs = parseDuration('--interval', flags.interval);
   const debounceMs = parseDuration('--debounce', flags.debounce);
   const shutdownTimeoutMs = parseDuration('--shutdown-timeout', flags.shutdownTimeout);
   const concurrency = parsePositiveInteger('--concurrency', flags.concurrency);
   const readShare = parsePercentage('--read-share', flags.readShare);
   if (intervalMs < 1000) {
-    throw new EdgesyncError('invalid_option', `--interval: expected at least 1s (found "${flags.interval}")`);
+    throw new OptionError('--interval', `expected at least 1s (found "${flags.interval}")`);
   }
   limitHeapGrowth();
   const logger = createLogger({ format: flags.logFormat, level: flags.logLevel, color: flags.color });
@@ -78,4 +79,13 @@ export async function runWatch(
     await connection.close();
   }
   return 'ok';
+}
+
+/** `--listen`, its error an OptionError so that a value from EDGESYNC_LISTEN is reported as the variable's. */
+function listenAddress(value: string): ListenAddress {
+  try {
+    return parseListenAddress(value);
+  } catch (cause) {
+    throw new OptionError('--listen', `expected HOST:PORT like 127.0.0.1:9090 (found "${value}")`, { cause });
+  }
 }

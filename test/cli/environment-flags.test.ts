@@ -77,6 +77,62 @@ describe('every flag can come from the environment as EDGESYNC_<FLAG> (issue 19)
     expect(stderr).toContain("from env 'EDGESYNC_LOG_FORMAT' is invalid. Allowed choices are json, pretty");
   });
 
+  it('EDGESYNC_CONCURRENCY=abc is reported as that variable, not as --concurrency, which was never typed', async () => {
+    const fromEnv = await run(['apply', '--yes', 'policies.yaml'], dir, {
+      EDGESYNC_EMULATOR: '1',
+      EDGESYNC_CONCURRENCY: 'abc',
+    });
+    const fromFlag = await run(['apply', '--yes', '--concurrency', 'abc', 'policies.yaml'], dir, {
+      EDGESYNC_EMULATOR: '1',
+      EDGESYNC_CONCURRENCY: '4',
+    });
+
+    expect(fromEnv.code).toBe(1);
+    expect(fromEnv.stderr).toBe(
+      'edgesync: EDGESYNC_CONCURRENCY: expected a whole number of at least 1 (found "abc")\n',
+    );
+    expect(fromFlag.code).toBe(1);
+    expect(fromFlag.stderr).toBe(
+      'edgesync: --concurrency: expected a whole number of at least 1 (found "abc")\n',
+    );
+  });
+
+  it.each([
+    ['plan', 'EDGESYNC_TIMEOUT', 'soon'],
+    ['plan', 'EDGESYNC_RATE_LIMIT', 'lots'],
+    ['plan', 'EDGESYNC_LOG_LEVEL', 'loud'],
+    ['plan', 'EDGESYNC_MAX_DESTROY', 'some'],
+    ['plan', 'EDGESYNC_OWNER', 'two words'],
+    ['plan', 'EDGESYNC_TARGET', 'no_such_kind'],
+    ['plan', 'EDGESYNC_EXCLUDE', 'no_such_kind'],
+    ['plan', 'EDGESYNC_MAX_CHARS', '12'],
+    ['plan', 'EDGESYNC_CA_EXPIRY_WARNING', 'a month'],
+    ['apply', 'EDGESYNC_GRACE_TIMEOUT', 'later'],
+    ['validate', 'EDGESYNC_CA_EXPIRY_WARNING', 'a month'],
+    ['validate', 'EDGESYNC_OWNER', ' '],
+    ['watch', 'EDGESYNC_LISTEN', 'everywhere'],
+    ['watch', 'EDGESYNC_INTERVAL', '10ms'],
+    ['watch', 'EDGESYNC_READ_SHARE', '200%'],
+    ['watch', 'EDGESYNC_DEBOUNCE', 'quickly'],
+    ['emulator', 'EDGESYNC_PORT', '99999'],
+    ['emulator', 'EDGESYNC_FAULT_RATE', 'often'],
+    ['export', 'EDGESYNC_KINDS', 'no_such_kind'],
+    ['export', 'EDGESYNC_TCP_EDGE', 'not-an-id'],
+  ])('%s: a bad %s is reported by that name', async (command, variable, value) => {
+    const { code, stderr } = await runHere(
+      [command, 'policies.yaml'].slice(0, command === 'emulator' || command === 'export' ? 1 : 2),
+      dir,
+      {
+        EDGESYNC_EMULATOR: '1',
+        [variable]: value,
+      },
+    );
+
+    expect(code).toBe(1);
+    expect(stderr).toMatch(new RegExp(`^edgesync: ${variable}: `, 'm'));
+    expect(stderr).not.toMatch(/edgesync: --/);
+  });
+
   it('watch takes --listen, --interval and --owner from the environment', async () => {
     const child = spawnEdgesync(['watch', 'policies.yaml'], {
       cwd: dir,
