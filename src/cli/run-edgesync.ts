@@ -81,7 +81,7 @@ export async function runEdgesync(argv: readonly string[], io: EdgesyncProcess):
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.error;
     const { messageForPerson } = await import('./error-hints.js');
-    io.stderr.write(`edgesync: ${visibleText(messageForPerson(error))}\n`);
+    io.stderr.write(`edgesync: ${visibleText(await messageForPerson(error))}\n`);
     return error instanceof EdgesyncError ? exitCodeOf((error as EdgesyncError<ErrorCode>).code) : EXIT.error;
   }
   return exitCodeOf(outcome);

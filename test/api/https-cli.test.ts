@@ -134,4 +134,33 @@ describe('edgesync over HTTPS (as a process, the emulator behind a TLS proxy)', 
     expect(proxy.handshakesRefused()).toBeLessThanOrEqual(KINDS.length);
     expect(`${run.stdout}${run.stderr}`).not.toContain(emulator.apiKey);
   });
+
+  it('an https:// URL of a plain-HTTP server says so and to use http://, on one line', async () => {
+    const plain = emulator.url.replace(/^http:/, 'https:');
+
+    const run = await runCli(dir, ['plan', '--owner', 'https-test', '.'], {
+      EDGE_API_URL: plain,
+      EDGE_API_KEY: emulator.apiKey,
+    });
+
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      `edgesync: the server at ${plain} speaks plain HTTP; use ${emulator.url} in EDGE_API_URL (--api-url)\n`,
+    );
+  });
+
+  it('an http:// URL of a TLS server says so and to use https://, on one line', async () => {
+    const plain = proxy.url.replace(/^https:/, 'http:');
+
+    const run = await runCli(dir, ['plan', '--owner', 'https-test', '.'], {
+      EDGE_API_URL: plain,
+      EDGE_API_KEY: emulator.apiKey,
+    });
+
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      `edgesync: the server at ${plain} speaks HTTPS; use ${proxy.url} in EDGE_API_URL (--api-url)\n`,
+    );
+    expect(run.stderr).not.toContain(emulator.apiKey);
+  });
 });

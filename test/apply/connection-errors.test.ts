@@ -122,6 +122,43 @@ describe('connection errors say what to check (CLI process, real sockets)', () =
     expect(result.stderr + result.stdout).not.toContain(KEY);
   });
 
+  it.each(['/v1', '/api/v2/'])(
+    'an API URL with a path the service is not under (%s) says to check EDGE_API_URL, on one line',
+    async (extra) => {
+      const emulator = await startEmulator({ apiKey: KEY });
+      cleanups.push(() => emulator.close());
+
+      const result = await runEdgesync(['plan', await manifests()], {
+        EDGE_API_URL: `${emulator.url}${extra}`,
+        EDGE_API_KEY: KEY,
+      });
+
+      expect(result.code).toBe(1);
+      const [message, ...rest] = messages(result.stderr);
+      expect(rest).toEqual([]);
+      expect(message).toMatch(
+        /^edgesync: the service has no \/\w+ \(GET \/\w+\?limit=100: 404 not_found: .*\): check EDGE_API_URL \(--api-url\): it should be the API's root$/,
+      );
+    },
+  );
+
+  it('a 404 for an ID the manifest names is not taken for a wrong URL', async () => {
+    const emulator = await startEmulator({ apiKey: KEY });
+    cleanups.push(() => emulator.close());
+    const dir = await manifests();
+    await writeFile(
+      join(dir, 'edges.yaml'),
+      'version: 1\ntcp_edges:\n  gone:\n    id: edgtcp_NoSuchEdge000000000000000001\n    ip_restriction: null\n',
+    );
+
+    const result = await runEdgesyncInProcess(['plan', dir], {
+      env: { EDGE_API_URL: emulator.url, EDGE_API_KEY: KEY },
+    });
+
+    expect(result.code).toBe(1);
+    expect(result.stderr + result.stdout).not.toContain('EDGE_API_URL');
+  });
+
   it.each([
     ['http//127.0.0.1:8099', 'is not a URL: "http//127.0.0.1:8099"; expected e.g. https://api.example.com'],
     ['127.0.0.1:8099 ', 'is not a URL: "127.0.0.1:8099 "; expected e.g. https://api.example.com'],
