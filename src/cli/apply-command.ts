@@ -28,7 +28,9 @@ import { useColor } from './color-choice.js';
 import type { CommandContext, CommandOutcome } from './command-context.js';
 import { type Connection, openConnection } from './connection.js';
 import { parseDuration, parsePositiveInteger } from './duration-option.js';
+import { wantsDetail } from './log-level.js';
 import { loggerFor } from './logger.js';
+import { manifestErrorLines } from './manifest-error-lines.js';
 import { readSavedPlanFile, readSavedPlanHeader } from './plan-file.js';
 import { parsePlanOptions } from './plan-options.js';
 import { writePieces } from './write-pieces.js';
@@ -71,7 +73,7 @@ async function planFromManifests(
     signal: ctx.shutdown,
   });
   if (!prepared.ok) {
-    writeManifestErrors(prepared.errors, ctx);
+    writeManifestErrors(prepared.errors, flags, ctx);
     return 'manifests_invalid';
   }
   const read = manifestsRead(prepared.value.desired, manifestPaths, noPathGiven);
@@ -101,7 +103,7 @@ async function planFromFile(
     parsing: { runtimeFlags: heapGrowthFlags },
   });
   if (!loaded.ok) {
-    writeManifestErrors(loaded.errors, ctx);
+    writeManifestErrors(loaded.errors, flags, ctx);
     return 'manifests_invalid';
   }
   const read = manifestsRead(loaded.value, header.manifestPaths, false);
@@ -209,8 +211,8 @@ async function confirm(ctx: CommandContext): Promise<boolean> {
   }
 }
 
-function writeManifestErrors(errors: readonly ManifestError[], ctx: CommandContext): void {
-  for (const error of errors) ctx.stderr.write(`${error.format()}\n`);
+function writeManifestErrors(errors: readonly ManifestError[], flags: ApplyFlags, ctx: CommandContext): void {
+  for (const line of manifestErrorLines(errors, wantsDetail(flags.logLevel))) ctx.stderr.write(`${line}\n`);
 }
 
 function loadOptions(flags: ApplyFlags, ctx: CommandContext): LoadOptions {

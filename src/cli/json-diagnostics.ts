@@ -10,8 +10,12 @@ export interface JsonDiagnostic {
   readonly severity: 'error';
   readonly code: string;
   readonly message: string;
-  /** Where in a manifest, when the problem is in one. */
-  readonly source: { readonly file: string; readonly line: number; readonly column: number } | null;
+  /** Where in a manifest, when the problem is in one; line and column are null for the file as a whole. */
+  readonly source: {
+    readonly file: string;
+    readonly line: number | null;
+    readonly column: number | null;
+  } | null;
   /** The entry field (`ip_policy_rules.office.cidr`), for a manifest problem. */
   readonly path: string | null;
   /** For an error the service answered: its HTTP status and error code. */

@@ -40,7 +40,10 @@ export function manifestErrorsToSarif(
             {
               physicalLocation: {
                 artifactLocation: { uri: toUri(pathFromRoot(error.file)), uriBaseId: '%SRCROOT%' },
-                region: { startLine: error.line, startColumn: error.column },
+                // A problem with the file as a whole has no region: SARIF places it on the file.
+                ...(error.line === undefined
+                  ? {}
+                  : { region: { startLine: error.line, startColumn: error.column } }),
               },
             },
           ],

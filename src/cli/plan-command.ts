@@ -19,7 +19,9 @@ import type { CommandContext, CommandOutcome } from './command-context.js';
 import { openConnection } from './connection.js';
 import { parseDuration } from './duration-option.js';
 import { renderDiagnostics } from './json-diagnostics.js';
+import { wantsDetail } from './log-level.js';
 import { loggerFor } from './logger.js';
+import { manifestErrorLines } from './manifest-error-lines.js';
 import type { PlanCommandFlags } from './plan-flags.js';
 import { parseMaxChars, renderMarkdownForRepo } from './plan-markdown.js';
 import { parsePlanOptions } from './plan-options.js';
@@ -52,7 +54,9 @@ export async function runPlan(
     });
     if (!prepared.ok) {
       if (flags.format === 'json') ctx.stdout.write(renderDiagnostics(prepared.errors));
-      for (const error of prepared.errors) ctx.stderr.write(`${error.format()}\n`);
+      for (const line of manifestErrorLines(prepared.errors, wantsDetail(flags.logLevel))) {
+        ctx.stderr.write(`${line}\n`);
+      }
       ctx.stderr.write(`${prepared.errors.length} manifest error(s): nothing was planned\n`);
       return 'manifests_invalid';
     }

@@ -4,7 +4,10 @@ import { manifestsRead, manifestsReadLines } from '../plan-session/manifests-rea
 import { visibleJson, visibleText } from '../visible-text.js';
 import type { CommandContext, CommandOutcome } from './command-context.js';
 import { parseDuration } from './duration-option.js';
+import { parseLogLevel, wantsDetail } from './log-level.js';
+import { manifestErrorLines } from './manifest-error-lines.js';
 import { manifestErrorsToSarif } from './manifest-errors-sarif.js';
+import { OptionError } from './option-error.js';
 import { findRepoRoot, relativeToRepoRoot } from './repo-root.js';
 import type { ValidateFlags } from './validate-flags.js';
 
@@ -13,11 +16,9 @@ export async function runValidate(
   flags: ValidateFlags,
   ctx: CommandContext,
 ): Promise<CommandOutcome> {
-  if (flags.owner.trim() === '') {
-    ctx.stderr.write('edgesync validate: --owner must not be empty\n');
-    return 'invalid_option';
-  }
+  if (flags.owner.trim() === '') throw new OptionError('--owner', 'must not be empty');
   const caWarningMs = parseDuration('--ca-expiry-warning', flags.caExpiryWarning);
+  const detail = wantsDetail(parseLogLevel(flags.logLevel));
   const defaulted = paths.length === 0;
   const result = await loadDesiredState(defaulted ? ['.'] : paths, {
     env: ctx.env,
@@ -39,7 +40,8 @@ export async function runValidate(
     const sarif = manifestErrorsToSarif(errors, (file) => relativeToRepoRoot(file, ctx.cwd, root));
     ctx.stdout.write(`${visibleJson(sarif, 2)}\n`);
   } else {
-    for (const error of errors) ctx.stdout.write(`${error.format()}\n`);
+    // Diagnostics go to stderr, as every command's do: stdout holds only the result.
+    for (const line of manifestErrorLines(errors, detail)) ctx.stderr.write(`${line}\n`);
   }
   if (result.ok) {
     const { files, entries } = result.value;

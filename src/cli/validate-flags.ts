@@ -12,6 +12,7 @@ export interface ValidateFlags {
   readonly requireSecrets?: boolean;
   readonly repoRoot?: string;
   readonly caExpiryWarning: string;
+  readonly logLevel: string;
 }
 
 export const addValidateFlags: AddCommandFlags<[paths: string[], flags: ValidateFlags]> = (command) =>
@@ -44,5 +45,10 @@ export const addValidateFlags: AddCommandFlags<[paths: string[], flags: Validate
     .option(
       '--require-secrets',
       "also resolve every { env } and read every { file } secret, as plan and apply do (by default only their form and the file's presence inside the root are checked)",
+    )
+    .option(
+      '--log-level <level>',
+      "debug (or trace) also prints the YAML parser's own messages below a syntax error",
+      'warn',
     )
     .option(...NO_COLOR_ACCEPTED);

@@ -1,6 +1,6 @@
 import { EdgesyncError } from '../errors.js';
 import { visibleText } from '../visible-text.js';
-import type { SourceLocation } from './source-location.js';
+import type { FileLocation, SourceLocation } from './source-location.js';
 
 /**
  * Stable codes of manifest problems. They appear in `--format json` and SARIF
@@ -45,26 +45,37 @@ export type ManifestErrorCode = (typeof MANIFEST_ERROR_CODES)[number];
 /** One problem in one manifest, at the place a person has to edit. */
 export class ManifestError extends EdgesyncError<ManifestErrorCode> {
   readonly file: string;
-  readonly line: number;
-  readonly column: number;
+  /** 1-based; undefined for a problem with the file as a whole (FileLocation). */
+  readonly line: number | undefined;
+  readonly column: number | undefined;
   /** Dotted field path (`https_edges.web.routes[0].oidc.issuer`); empty for the whole file. */
   readonly path: string;
   /** The message without location and path; `message` carries the formatted line. */
   readonly detail: string;
+  /**
+   * What a tool said beyond `detail` (the YAML parser's own messages, each
+   * `line:col: message`): shown to a person only when asked (`--log-level debug`).
+   */
+  readonly notes: readonly string[];
 
   constructor(
     code: ManifestErrorCode,
-    location: SourceLocation,
+    location: SourceLocation | FileLocation,
     path: string,
     detail: string,
-    options?: { cause?: unknown },
+    options?: { readonly cause?: unknown; readonly notes?: readonly string[] },
   ) {
-    super(code, formatManifestProblem(location, path, detail), options);
+    super(
+      code,
+      formatManifestProblem(location, path, detail),
+      options?.cause === undefined ? undefined : { cause: options.cause },
+    );
     this.file = location.file;
     this.line = location.line;
     this.column = location.column;
     this.path = path;
     this.detail = detail;
+    this.notes = options?.notes ?? [];
   }
 
   /** `file:line:col: path: message`, the form editors and CI logs link. */
@@ -72,11 +83,19 @@ export class ManifestError extends EdgesyncError<ManifestErrorCode> {
     return this.message;
   }
 
-  toJSON(): { file: string; line: number; column: number; path: string; code: string; message: string } {
+  /** `line` and `column` are null for a problem with the file as a whole. */
+  toJSON(): {
+    file: string;
+    line: number | null;
+    column: number | null;
+    path: string;
+    code: string;
+    message: string;
+  } {
     return {
       file: this.file,
-      line: this.line,
-      column: this.column,
+      line: this.line ?? null,
+      column: this.column ?? null,
       path: this.path,
       code: this.code,
       message: this.detail,
@@ -84,19 +103,24 @@ export class ManifestError extends EdgesyncError<ManifestErrorCode> {
   }
 }
 
-function formatManifestProblem(location: SourceLocation, path: string, detail: string): string {
+function formatManifestProblem(
+  location: SourceLocation | FileLocation,
+  path: string,
+  detail: string,
+): string {
   // One line whatever the file name, path or message hold: editors and CI link these.
-  const where = `${visibleText(location.file)}:${location.line}:${location.column}`;
+  const position = location.line === undefined ? '' : `:${location.line}:${location.column}`;
+  const where = `${visibleText(location.file)}${position}`;
   return path === ''
     ? `${where}: ${visibleText(detail)}`
     : `${where}: ${visibleText(path)}: ${visibleText(detail)}`;
 }
 
-/** Sorts by file, then line, then column, then path: the order people read them in. */
+/** Sorts by file (a problem with the whole file first), then line, then column, then path: the order people read them in. */
 export function compareManifestErrors(a: ManifestError, b: ManifestError): number {
   if (a.file !== b.file) return a.file < b.file ? -1 : 1;
-  if (a.line !== b.line) return a.line - b.line;
-  if (a.column !== b.column) return a.column - b.column;
+  if (a.line !== b.line) return (a.line ?? 0) - (b.line ?? 0);
+  if (a.column !== b.column) return (a.column ?? 0) - (b.column ?? 0);
   if (a.path !== b.path) return a.path < b.path ? -1 : 1;
   return a.detail < b.detail ? -1 : a.detail > b.detail ? 1 : 0;
 }

@@ -3,6 +3,7 @@ import { opendir, realpath, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ManifestError } from './manifest-error.js';
 import { describeType } from './read-bounded-file.js';
+import type { FileLocation } from './source-location.js';
 
 /** One manifest file to read, and the root its `{ file }` references may not leave. */
 export interface ManifestFile {
@@ -308,6 +309,7 @@ function notRegular(display: string, detail: string): ManifestError {
   return new ManifestError('not_regular_file', at(display), '', `${detail}; manifests must be regular files`);
 }
 
-function at(file: string): { file: string; line: number; column: number } {
-  return { file, line: 1, column: 1 };
+/** The file or directory as a whole: no line or column is made up for it. */
+function at(file: string): FileLocation {
+  return { file };
 }

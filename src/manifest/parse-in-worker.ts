@@ -7,7 +7,7 @@ import { ManifestError, type ManifestErrorCode } from './manifest-error.js';
 import type { ManifestFile } from './manifest-files.js';
 import { parseManifestBytes, readManifestFile } from './parse-manifest-file.js';
 import type { ParseOutcome } from './parsed-manifest.js';
-import type { SourceLocation } from './source-location.js';
+import type { FileLocation, SourceLocation } from './source-location.js';
 
 /** Files up to this size are parsed on the calling thread (a few milliseconds) while the load is small. */
 export const INLINE_PARSE_BYTES = 256 * 1024;
@@ -52,9 +52,10 @@ const WORKER_YOUNG_MB = 16;
 /** A ManifestError as it crosses the thread boundary (structured clone keeps no class). */
 export interface TransferredError {
   readonly code: ManifestErrorCode;
-  readonly location: SourceLocation;
+  readonly location: SourceLocation | FileLocation;
   readonly path: string;
   readonly detail: string;
+  readonly notes: readonly string[];
 }
 
 export type TransferredOutcome =
@@ -92,9 +93,13 @@ export function transferOutcome(outcome: ParseOutcome): TransferredOutcome {
     ok: false,
     errors: outcome.errors.map((error) => ({
       code: error.code,
-      location: { file: error.file, line: error.line, column: error.column },
+      location:
+        error.line === undefined || error.column === undefined
+          ? { file: error.file }
+          : { file: error.file, line: error.line, column: error.column },
       path: error.path,
       detail: error.detail,
+      notes: error.notes,
     })),
   };
 }
@@ -110,7 +115,8 @@ function receiveOutcome(file: ManifestFile, transferred: TransferredOutcome): Pa
   return {
     ok: false,
     errors: transferred.errors.map(
-      (error) => new ManifestError(error.code, error.location, error.path, error.detail),
+      (error) =>
+        new ManifestError(error.code, error.location, error.path, error.detail, { notes: error.notes }),
     ),
   };
 }
@@ -123,7 +129,7 @@ function crashOutcome(file: ManifestFile, cause: Error): ParseOutcome {
     errors: [
       new ManifestError(
         'file_too_large',
-        { file: file.display, line: 1, column: 1 },
+        { file: file.display },
         '',
         tooComplex
           ? `parsing needs more than ${WORKER_HEAP_MB} MB; split the file or write it out more simply`

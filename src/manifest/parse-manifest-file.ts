@@ -18,7 +18,8 @@ import { ManifestError } from './manifest-error.js';
 import { isInside, type ManifestFile } from './manifest-files.js';
 import type { ParseOutcome } from './parsed-manifest.js';
 import { readBoundedFile } from './read-bounded-file.js';
-import type { SourceLocation } from './source-location.js';
+import type { FileLocation, SourceLocation } from './source-location.js';
+import { yamlSyntaxError } from './yaml-syntax-error.js';
 
 /** Manifests are small; anything larger is a mistake (a generated dump, a binary) rather than a config. */
 export const MAX_MANIFEST_BYTES = 5 * 1024 * 1024;
@@ -34,7 +35,7 @@ const CORE_TAGS = new Set(
 
 type ReadOutcome =
   | { readonly ok: true; readonly bytes: Buffer }
-  | { readonly ok: false; readonly error: (at: SourceLocation) => ManifestError };
+  | { readonly ok: false; readonly error: (at: FileLocation) => ManifestError };
 
 /**
  * The file's bytes, read from its real path after checking that path is
@@ -97,7 +98,7 @@ export async function readManifestFile(
   | { readonly ok: false; readonly errors: readonly ManifestError[] }
 > {
   const read = await readManifestBytes(file);
-  if (!read.ok) return { ok: false, errors: [read.error({ file: file.display, line: 1, column: 1 })] };
+  if (!read.ok) return { ok: false, errors: [read.error({ file: file.display })] };
   return read;
 }
 
@@ -172,15 +173,10 @@ export function composeManifest(file: ManifestFile, text: string): ParseOutcome 
     strict: true,
   });
   const list = Array.isArray(documents) ? documents : [documents];
-  const errors: ManifestError[] = [];
-  for (const document of list) {
-    for (const error of document.errors) {
-      errors.push(
-        new ManifestError('yaml_syntax', locate(error.pos[0]), '', yamlErrorMessage(error.message)),
-      );
-    }
+  const syntaxErrors = list.flatMap((document) => document.errors);
+  if (syntaxErrors.length > 0) {
+    return fail(yamlSyntaxError(file.display, text, syntaxErrors, locate));
   }
-  if (errors.length > 0) return { ok: false, errors };
 
   const [first, second] = list;
   if (second !== undefined) {
@@ -237,11 +233,6 @@ export function composeManifest(file: ManifestFile, text: string): ParseOutcome 
 
 function toPlainData(document: Document): unknown {
   return document.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
-}
-
-/** The `yaml` package appends source excerpts to some messages; keep the first line only. */
-function yamlErrorMessage(message: string): string {
-  return (message.split('\n')[0] ?? message).replace(/ at line \d+, column \d+:?$/, '');
 }
 
 function describeNode(node: unknown): string {

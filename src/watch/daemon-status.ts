@@ -11,8 +11,9 @@ export type WatchMode = (typeof WATCH_MODES)[number];
 /** A manifest problem with its place, as `/status` shows it. */
 export interface ManifestProblem {
   readonly file: string;
-  readonly line: number;
-  readonly column: number;
+  /** null for a problem with the file as a whole (a path that does not exist). */
+  readonly line: number | null;
+  readonly column: number | null;
   readonly path: string;
   readonly message: string;
 }

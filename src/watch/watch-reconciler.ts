@@ -607,8 +607,8 @@ function logProgress(log: Logger, event: ProgressEvent): void {
 function toProblem(error: ManifestError): ManifestProblem {
   return {
     file: error.file,
-    line: error.line,
-    column: error.column,
+    line: error.line ?? null,
+    column: error.column ?? null,
     path: error.path,
     message: error.detail,
   };

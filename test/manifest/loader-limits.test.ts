@@ -36,7 +36,7 @@ describe('loadDesiredState on real files', () => {
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.errors.map((error) => [error.code, error.file, error.line, error.column])).toEqual([
-      ['file_too_large', 'big.yaml', 1, 1],
+      ['file_too_large', 'big.yaml', undefined, undefined],
     ]);
   });
 
@@ -61,7 +61,7 @@ describe('loadDesiredState on real files', () => {
 
     expect(result.ok).toBe(false);
     if (result.ok) return;
-    expect(result.errors[0]?.format()).toBe('missing.yaml:1:1: no such file or directory');
+    expect(result.errors[0]?.format()).toBe('missing.yaml: no such file or directory');
   });
 
   it('refuses { file: ../../etc/passwd } and a symlink that leaves the root', async () => {

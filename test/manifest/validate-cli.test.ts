@@ -34,7 +34,7 @@ describe('edgesync validate (as a process)', () => {
     expect(result.stdout).toBe('6 files valid (7 entries)\n');
   });
 
-  it('prints every error as file:line:col: path: message and a count on stderr', async () => {
+  it('prints every error as file:line:col: path: message and a count, on stderr', async () => {
     const expected = readFileSync('examples/invalid/wrong-reference-kind/expected.txt', 'utf8')
       .trimEnd()
       .split('\n')
@@ -43,8 +43,8 @@ describe('edgesync validate (as a process)', () => {
     const result = await edgesyncProcess(['validate', 'examples/invalid/wrong-reference-kind']);
 
     expect(result.code).toBe(1);
-    expect(result.stdout.trimEnd().split('\n')).toEqual(expected);
-    expect(result.stderr).toBe('2 errors in 1 file\n');
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trimEnd().split('\n')).toEqual([...expected, '2 errors in 1 file']);
   });
 
   it('--format json prints an array of located errors', async () => {
@@ -158,8 +158,8 @@ describe('edgesync validate (as a process)', () => {
     const result = await edgesync(['validate', '--owner', 'x'.repeat(4090), 'examples/manifests']);
 
     expect(result.code).toBe(1);
-    expect(result.stdout).toContain('metadata is');
-    expect(result.stdout).toContain('at most 4096');
+    expect(result.stderr).toContain('metadata is');
+    expect(result.stderr).toContain('at most 4096');
   });
 
   it('rejects an unknown format with exit code 1', async () => {
@@ -228,11 +228,11 @@ describe('edgesync validate (as a process)', () => {
 
       expect(ok.code).toBe(0);
       expect(gone.code).toBe(1);
-      expect(gone.stdout).toContain(
+      expect(gone.stderr).toContain(
         'https_edges.web.routes[0].oidc.client_secret: file "secrets/oidc.txt" does not exist',
       );
       expect(out.code).toBe(1);
-      expect(out.stdout).toContain('is outside the manifest root');
+      expect(out.stderr).toContain('is outside the manifest root');
     });
 
     it('still checks the form of a reference', async () => {
@@ -241,7 +241,7 @@ describe('edgesync validate (as a process)', () => {
       const result = await edgesync(['validate', root]);
 
       expect(result.code).toBe(1);
-      expect(result.stdout).toContain('https_edges.web.routes[0].oidc.client_secret');
+      expect(result.stderr).toContain('https_edges.web.routes[0].oidc.client_secret');
     });
 
     it('--require-secrets resolves every variable and reads every file, as plan does', async () => {
@@ -254,8 +254,8 @@ describe('edgesync validate (as a process)', () => {
       });
 
       expect(unset.code).toBe(1);
-      expect(unset.stdout).toContain('environment variable WEB_OIDC_CLIENT_SECRET is not set');
-      expect(unset.stdout).toContain('environment variable CORP_CA_PEM is not set');
+      expect(unset.stderr).toContain('environment variable WEB_OIDC_CLIENT_SECRET is not set');
+      expect(unset.stderr).toContain('environment variable CORP_CA_PEM is not set');
       expect(set.code).toBe(0);
     });
   });
