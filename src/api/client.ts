@@ -165,9 +165,10 @@ export class HttpApiClient implements ApiClient {
     this.budget = options.budget ?? new RequestBudget();
     this.#clock = options.clock ?? systemClock;
     this.#sleep = options.sleep ?? systemSleep;
+    // A Retry-After is taken for at most the budget's window, the service's own (--rate-limit).
     this.#policy = isRetryPolicy(options.retry)
       ? options.retry
-      : createRetryPolicy({ clock: this.#clock, ...options.retry });
+      : createRetryPolicy({ clock: this.#clock, maxRetryAfterMs: this.budget.windowMs, ...options.retry });
     this.#log = options.logger?.child({ component: 'api-client' });
     this.#onRequest = options.onRequest;
     this.#budgetWaitedAtStart = this.budget.waitedMs;
@@ -254,6 +255,12 @@ export class HttpApiClient implements ApiClient {
       }
       // A backoff never waits past the deadline; one that reaches it ends the request.
       const leftMs = this.#timeoutMs - request.spentMs;
+      if (decision.cappedFromMs !== undefined) {
+        this.#log?.warn(
+          { method, path, kind: request.kind, retryAfterMs: decision.cappedFromMs, waitMs: decision.delayMs },
+          'Retry-After longer than the rate-limit window: waiting one window',
+        );
+      }
       await this.#waitBeforeRetry(request, attempt, failure, Math.min(decision.delayMs, leftMs));
       if (request.spentMs >= this.#timeoutMs) throw this.#giveUp(request, outcome, failure);
     }
@@ -295,6 +302,7 @@ export class HttpApiClient implements ApiClient {
       request.signal,
     );
     settleSlot();
+    if (outcome.type === 'response' && outcome.status !== 429) this.budget.answered();
     request.spentMs += Math.max(0, this.#clock() - started);
     this.#report({
       method,
@@ -328,7 +336,8 @@ export class HttpApiClient implements ApiClient {
   /** The error a request ends with when the policy stops retrying. */
   #giveUp(request: RequestInFlight, outcome: AttemptOutcome, failure: AttemptFailure): Error {
     if (failure.type === 'response' && failure.status === 429) {
-      // Not retrying this one, but the account is still limited: hold the client's other requests.
+      // Not retrying this one, but the account is still limited: hold the client's other requests
+      // (for at most one window: the budget caps every pause).
       this.budget.pauseFor(parseRetryAfter(failure.retryAfter, this.#clock()) ?? 0);
     }
     const error =

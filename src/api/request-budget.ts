@@ -28,6 +28,8 @@ export class RequestBudget {
   /** Start times of the attempts in the current window, oldest first. */
   readonly #granted: number[] = [];
   #pausedUntil = 0;
+  /** When the service began answering 429 to every attempt; undefined once it answers one otherwise. */
+  #refusingSince: number | undefined;
   #waitedMs = 0;
   /** Acquirers waiting for their turn or a slot. */
   #waiting = 0;
@@ -75,9 +77,32 @@ export class RequestBudget {
     return { free, nextSlotInMs: Math.max(untilSlot, this.#pausedUntil - now, 0), waiting: this.#waiting };
   }
 
-  /** Holds every acquirer for `ms` milliseconds from now (a 429's Retry-After). Never shortens a pause. */
+  /**
+   * Milliseconds since the service began refusing every attempt with 429
+   * (the first 429 after an attempt it answered otherwise); 0 while it is
+   * not. The daemon's heartbeat reports a refusal longer than its interval.
+   */
+  get refusingForMs(): number {
+    return this.#refusingSince === undefined ? 0 : Math.max(0, this.#clock() - this.#refusingSince);
+  }
+
+  /**
+   * Holds every acquirer for `ms` milliseconds from now (a 429's Retry-After),
+   * at most one window: within a window every slot of a rolling-window limit
+   * frees, so a longer pause can only come from a broken or hostile answer,
+   * and a timer past 2^31 ms fires at once (Node clamps it to 1 ms), which
+   * turned a pause of 31,000 years into a busy loop. Never shortens a pause.
+   */
   pauseFor(ms: number): void {
-    this.#pausedUntil = Math.max(this.#pausedUntil, this.#clock() + Math.max(0, ms));
+    const now = this.#clock();
+    const pauseMs = Math.min(this.windowMs, Math.max(0, ms));
+    this.#pausedUntil = Math.max(this.#pausedUntil, now + pauseMs);
+    this.#refusingSince ??= now;
+  }
+
+  /** The service answered an attempt with something other than a 429: it no longer refuses everything. */
+  answered(): void {
+    this.#refusingSince = undefined;
   }
 
   /** Waits for a slot and takes it. Rejects with RequestAbortedError when `signal` aborts first. */

@@ -28,6 +28,8 @@ export type RetryDecision =
       readonly delayMs: number;
       /** `retry-after`: the service said how long; `backoff`: computed. */
       readonly source: 'retry-after' | 'backoff';
+      /** The Retry-After asked for more than `maxRetryAfterMs`: the milliseconds it asked for. */
+      readonly cappedFromMs?: number;
     }
   | {
       readonly retry: false;
@@ -47,6 +49,14 @@ export interface RetryPolicyOptions {
   readonly random?: () => number;
   /** Current time in milliseconds, to read an HTTP-date `Retry-After`. @default Date.now */
   readonly clock?: () => number;
+  /**
+   * Longest wait a `Retry-After` is taken for, in milliseconds: the service's
+   * rolling window (the client passes its budget's). Within one window every
+   * slot of a rolling-window limit frees, so a longer answer is a broken or
+   * hostile service; waiting it out would stop the run for as long as it
+   * says (31,000 years were seen). @default 60000
+   */
+  readonly maxRetryAfterMs?: number;
 }
 
 export interface RetryPolicy {
@@ -95,7 +105,9 @@ export function createRetryPolicy(options: RetryPolicyOptions = {}): RetryPolicy
   const maxDelayMs = options.maxDelayMs ?? 15_000;
   const random = options.random ?? Math.random;
   const clock = options.clock ?? Date.now;
+  const maxRetryAfterMs = options.maxRetryAfterMs ?? 60_000;
   requireNonNegative('maxAttempts', maxAttempts, 1);
+  requireNonNegative('maxRetryAfterMs', maxRetryAfterMs, 0);
   requireNonNegative('maxTotalWaitMs', maxTotalWaitMs, 0);
   requireNonNegative('baseDelayMs', baseDelayMs, 0);
   requireNonNegative('maxDelayMs', maxDelayMs, 0);
@@ -126,10 +138,13 @@ export function createRetryPolicy(options: RetryPolicyOptions = {}): RetryPolicy
         failure.type === 'response' && (failure.status === 429 || failure.status === 503)
           ? parseRetryAfter(failure.retryAfter, clock())
           : undefined;
-      const decision =
+      // A capped wait is one retry like any other: a service that keeps answering 429 meets maxAttempts.
+      const decision: Extract<RetryDecision, { retry: true }> =
         retryAfterMs === undefined
-          ? ({ retry: true, delayMs: backoff(attempt), source: 'backoff' } as const)
-          : ({ retry: true, delayMs: retryAfterMs, source: 'retry-after' } as const);
+          ? { retry: true, delayMs: backoff(attempt), source: 'backoff' }
+          : retryAfterMs > maxRetryAfterMs
+            ? { retry: true, delayMs: maxRetryAfterMs, source: 'retry-after', cappedFromMs: retryAfterMs }
+            : { retry: true, delayMs: retryAfterMs, source: 'retry-after' };
       if (waitedMs + decision.delayMs > maxTotalWaitMs) return { retry: false, reason: 'wait_exhausted' };
       return decision;
     },

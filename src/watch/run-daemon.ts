@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { EdgeApi } from '../api/edge-api.js';
 import type { LoadOptions } from '../manifest/load-desired-state.js';
 import type { PlanOptions } from '../plan/planner-options.js';
+import { type BudgetPause, withBudgetPause } from './budget-pause-health.js';
 import type { DaemonClock } from './daemon-clock.js';
 import type { DaemonStatus, LiveCacheStatus, WatchMode } from './daemon-status.js';
 import { type FullCycleRecord, FullReadCycle } from './full-read-cycle.js';
@@ -23,8 +24,11 @@ export interface DaemonOptions {
   readonly load: LoadOptions;
   readonly plan: PlanOptions;
   readonly api: EdgeApi;
-  /** The client's request budget, of which background full reads take `readShare`. */
-  readonly budget: BudgetRate;
+  /**
+   * The client's request budget, of which background full reads take
+   * `readShare`; its pauses (429) go into the heartbeat when it reports them.
+   */
+  readonly budget: BudgetRate & Partial<BudgetPause>;
   /** Fraction (0, 1] of the budget background full reads may use. @default 0.25 */
   readonly readShare?: number;
   /** Must be the one whose `recordRequest` the client's `onRequest` calls. */
@@ -158,8 +162,16 @@ export async function runDaemon(options: DaemonOptions): Promise<StopOutcome> {
     ...(options.debounceMs === undefined ? {} : { debounceMs: options.debounceMs }),
     intervalMs,
   });
-  loopHealth = () => loop.health();
-  options.metrics.loopIsStuck = () => !loop.health().alive;
+  const { budget } = options;
+  loopHealth = () =>
+    budget.pausedForMs === undefined || budget.refusingForMs === undefined
+      ? loop.health()
+      : withBudgetPause(
+          loop.health(),
+          { pausedForMs: budget.pausedForMs, refusingForMs: budget.refusingForMs },
+          intervalMs,
+        );
+  options.metrics.loopIsStuck = () => !loopHealth().alive;
   const unsubscribeReload = options.subscribeReload?.(() => {
     log.info('reload requested (SIGHUP): re-reading the manifests now');
     reconciler.sayManifestsRead();

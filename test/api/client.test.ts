@@ -202,16 +202,45 @@ describe('createApiClient: requests', () => {
 
   it('gives up on a 429 whose Retry-After exceeds the wait bound, and still pauses the client', async () => {
     const server = await serve((_request, response) =>
-      sendServiceError(response, 429, 'rate_limited', 'slow down', {}, { 'Retry-After': '120' }),
+      sendServiceError(response, 429, 'rate_limited', 'slow down', {}, { 'Retry-After': '40' }),
     );
     const time = new FakeTime();
     const api = clientFor(server, time);
 
     const error = await caught(api.request({ method: 'GET', path: '/x' }));
 
+    // 40 s, then another 40 s would pass the 60 s wait bound.
     expect(error).toMatchObject({ status: 429, errorCode: 'rate_limited' });
-    expect(server.requests).toHaveLength(1);
-    expect(api.budget.pausedForMs).toBe(120_000);
+    expect(server.requests).toHaveLength(2);
+    expect(api.budget.pausedForMs).toBe(40_000);
+  });
+
+  it.each([
+    ['delta seconds past a timer', '1000000000000'],
+    ['more digits than a double holds', '9'.repeat(400)],
+    ['an HTTP date in the year 9999', 'Fri, 31 Dec 9999 23:59:59 GMT'],
+  ])('takes a Retry-After of %s for one window at most, as one retry each', async (_name, retryAfter) => {
+    const server = await serve((_request, response) =>
+      sendServiceError(response, 429, 'rate_limited', 'slow down', {}, { 'Retry-After': retryAfter }),
+    );
+    const time = new FakeTime();
+    const budget = new RequestBudget({ requests: 100, windowMs: 2000, clock: time.clock, sleep: time.sleep });
+    const api = createApiClient({
+      baseUrl: server.url,
+      apiKey: API_KEY,
+      budget,
+      clock: time.clock,
+      sleep: time.sleep,
+      retry: { random: seededRandom(7), clock: time.clock },
+    });
+
+    const error = await caught(api.request({ method: 'GET', path: '/x' }));
+
+    expect(error).toMatchObject({ status: 429, errorCode: 'rate_limited' });
+    // Five attempts (the retry limit), a window's pause before each retry, and one after giving up.
+    expect(server.requests).toHaveLength(5);
+    expect(time.sleeps).toEqual([2000, 2000, 2000, 2000]);
+    expect(budget.pausedForMs).toBe(2000);
   });
 
   it.each(['', 'two words', 'line\nbreak', 'clé'])(

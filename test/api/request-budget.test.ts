@@ -88,7 +88,12 @@ describe('RequestBudget', () => {
 
   it('pauseFor holds every acquirer, and a shorter pause does not shorten it', async () => {
     const time = new FakeTime(10_000);
-    const budget = new RequestBudget({ requests: 100, windowMs: 1000, clock: time.clock, sleep: time.sleep });
+    const budget = new RequestBudget({
+      requests: 100,
+      windowMs: 10_000,
+      clock: time.clock,
+      sleep: time.sleep,
+    });
     budget.pauseFor(5000);
     budget.pauseFor(1000);
     const grantedAt: number[] = [];
@@ -103,6 +108,42 @@ describe('RequestBudget', () => {
     expect(grantedAt).toEqual([15_000, 15_000, 15_000]);
     expect(budget.waitedMs).toBe(5000);
     expect(budget.pausedForMs).toBe(0);
+  });
+
+  it.each([1e15, Number.POSITIVE_INFINITY])(
+    'pauses for one window at most, however long it is asked to (%d ms)',
+    async (ms) => {
+      const time = new FakeTime();
+      const budget = new RequestBudget({
+        requests: 100,
+        windowMs: 60_000,
+        clock: time.clock,
+        sleep: time.sleep,
+      });
+
+      budget.pauseFor(ms);
+      await budget.acquire();
+
+      expect(time.sleeps).toEqual([60_000]);
+      expect(time.now).toBe(60_000);
+    },
+  );
+
+  it('says how long the service has refused every attempt, until it answers one otherwise', async () => {
+    const time = new FakeTime();
+    const budget = new RequestBudget({ requests: 100, windowMs: 1000, clock: time.clock, sleep: time.sleep });
+    const refusing: number[] = [];
+
+    refusing.push(budget.refusingForMs);
+    budget.pauseFor(1000);
+    await budget.acquire();
+    budget.pauseFor(1000);
+    await budget.acquire();
+    refusing.push(budget.refusingForMs);
+    budget.answered();
+    refusing.push(budget.refusingForMs);
+
+    expect(refusing).toEqual([0, 2000, 0]);
   });
 
   it('serves acquirers in arrival order', async () => {

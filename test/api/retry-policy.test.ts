@@ -99,6 +99,31 @@ describe('createRetryPolicy', () => {
     expect(decision).toEqual({ retry: true, delayMs: 30_000, source: 'retry-after' });
   });
 
+  it('waits at most maxRetryAfterMs, saying what the service asked for', () => {
+    const policy = createRetryPolicy({ maxRetryAfterMs: 60_000, random: () => 0.5 });
+
+    const asked = (retryAfter: string) =>
+      policy.decide({ method: 'GET', attempt: 1, failure: response(429, retryAfter), waitedMs: 0 });
+
+    expect(asked('60')).toEqual({ retry: true, delayMs: 60_000, source: 'retry-after' });
+    expect(asked('1000000000000')).toEqual({
+      retry: true,
+      delayMs: 60_000,
+      source: 'retry-after',
+      cappedFromMs: 1e15,
+    });
+  });
+
+  it('counts each capped wait as one retry: a service that keeps answering 429 meets the attempt limit', () => {
+    const policy = createRetryPolicy({ maxRetryAfterMs: 100, maxAttempts: 3, random: () => 0.5 });
+    const decisions = [1, 2, 3].map((attempt) =>
+      policy.decide({ method: 'POST', attempt, failure: response(429, '1000000000000'), waitedMs: 0 }),
+    );
+
+    expect(decisions.map((decision) => decision.retry)).toEqual([true, true, false]);
+    expect(decisions[2]).toEqual({ retry: false, reason: 'attempts_exhausted' });
+  });
+
   it('backs off when a 429 has no Retry-After', () => {
     const policy = createRetryPolicy({ baseDelayMs: 1000, random: () => 0.5 });
 
