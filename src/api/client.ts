@@ -13,7 +13,7 @@ import type {
   RequestStats,
 } from './edge-api.js';
 import { type AttemptOutcome, sendAttempt } from './http-attempt.js';
-import { listPages } from './list-pages.js';
+import { DEFAULT_MAX_LIST_OBJECTS, listPages } from './list-pages.js';
 import { OutcomeUnknownError } from './outcome-unknown-error.js';
 import { RequestAbortedError } from './request-aborted-error.js';
 import { RequestBudget } from './request-budget.js';
@@ -73,6 +73,11 @@ export interface ApiClientOptions {
   readonly logger?: Logger;
   /** @default USER_AGENT of src/version.ts */
   readonly userAgent?: string;
+  /**
+   * Objects one list may hold: a list that goes past it fails its read
+   * (`too_many_objects`) instead of being read forever. @default DEFAULT_MAX_LIST_OBJECTS (1,000,000)
+   */
+  readonly maxListObjects?: number;
 }
 
 export interface ApiClient extends EdgeApi {
@@ -133,6 +138,7 @@ export class HttpApiClient implements ApiClient {
   readonly #log: Logger | undefined;
   readonly #onRequest: RequestObserver | undefined;
   readonly #budgetWaitedAtStart: number;
+  readonly #maxListObjects: number;
   #requests = 0;
   #pages = 0;
   #retries = 0;
@@ -172,6 +178,13 @@ export class HttpApiClient implements ApiClient {
     this.#log = options.logger?.child({ component: 'api-client' });
     this.#onRequest = options.onRequest;
     this.#budgetWaitedAtStart = this.budget.waitedMs;
+    this.#maxListObjects = options.maxListObjects ?? DEFAULT_MAX_LIST_OBJECTS;
+    if (!Number.isSafeInteger(this.#maxListObjects) || this.#maxListObjects < 1) {
+      throw new EdgesyncError(
+        'invalid_option',
+        `API client: maxListObjects must be a whole number of at least 1 (found ${this.#maxListObjects})`,
+      );
+    }
   }
 
   request<T = unknown>(request: ApiRequest, options: RequestOptions = {}): Promise<ApiResponse<T>> {
@@ -185,6 +198,7 @@ export class HttpApiClient implements ApiClient {
   ): AsyncIterable<ListPage<T>> {
     return listPages<T>(this.#urlFor(path), path, listKey, {
       readAhead: options.readAhead === true,
+      maxObjects: this.#maxListObjects,
       origin: this.#origin,
       basePath: this.#basePath,
       get: (url) => this.#send<unknown>('GET', url, this.#pathOf(url), undefined, options),

@@ -17,15 +17,38 @@ export interface PageSource {
   onPage(): void;
   /** Ask for the next page before handing over this one (PaginateOptions.readAhead). @default false */
   readonly readAhead?: boolean;
+  /** Objects one list may hold before its read fails (`too_many_objects`). @default DEFAULT_MAX_LIST_OBJECTS */
+  readonly maxObjects?: number;
 }
 
 const PAGE_SIZE = '100';
 
 /**
+ * The default bound on the objects of one list: ten times the largest
+ * account the docs describe (100,000 rules, docs/performance.md), so it
+ * never refuses a real account, while a list that never ends fails after
+ * 10,000 pages instead of reading forever. `--max-list-objects` raises it.
+ */
+export const DEFAULT_MAX_LIST_OBJECTS = 1_000_000;
+
+/**
+ * Pages in a row without an item that still point to a next page. The
+ * service pages by the last ID read (newest first), so such a page makes no
+ * progress: a few in a row are a loop under fresh URIs.
+ */
+export const MAX_EMPTY_PAGES_IN_A_ROW = 10;
+
+/** How much of an ID from the service a message quotes. */
+const QUOTED_ID_LENGTH = 80;
+
+/**
  * Every page of a list, asking for `limit=100` and following `next_page_uri`
  * until null. Throws a PaginationError, never ends early, when a page fails,
- * is not a list envelope, or points off the API or back to a page already
- * read: a partial list would look like an account with fewer objects.
+ * is not a list envelope, points off the API or back to a page already
+ * read, lists an ID already listed (a repeated page is named as such),
+ * takes the list past `maxObjects`, or is one of too many empty pages in a
+ * row: a partial list would look like an account with fewer objects, and a
+ * repeated one like an object held twice (the planner deletes the copy).
  */
 export async function* listPages<T>(
   first: URL,
@@ -36,6 +59,10 @@ export async function* listPages<T>(
   let url: URL | undefined = first;
   if (!url.searchParams.has('limit')) url.searchParams.set('limit', PAGE_SIZE);
   const seen = new Set<string>();
+  const ids = new ListedIds();
+  const maxObjects = source.maxObjects ?? DEFAULT_MAX_LIST_OBJECTS;
+  let objects = 0;
+  let emptyInARow = 0;
   let pagesRead = 0;
   const fail = (failure: PaginationError['failure'], pageUri: string, detail: string, cause?: unknown) =>
     new PaginationError({ path, failure, pageUri, pagesRead, detail }, cause === undefined ? {} : { cause });
@@ -79,6 +106,34 @@ export async function* listPages<T>(
         );
       }
     }
+    const repeated = ids.take(items, pagesRead + 1);
+    if (repeated !== undefined) {
+      const page = pagesRead + 1;
+      const id = quoteId(source.redact(repeated.id));
+      const detail =
+        repeated.wholePage !== undefined
+          ? `page ${page} lists the same ${items.length} object(s) as page ${repeated.wholePage} (the first: ${id})`
+          : repeated.firstPage === page
+            ? `${id} is listed twice on page ${page}`
+            : `${id} is listed on page ${repeated.firstPage} and again on page ${page}`;
+      throw fail(repeated.wholePage === undefined ? 'repeated_id' : 'repeated_page', pageUri, detail);
+    }
+    objects += items.length;
+    if (objects > maxObjects) {
+      throw fail(
+        'too_many_objects',
+        pageUri,
+        `more than ${maxObjects.toLocaleString('en-US')} objects, the bound on one list (--max-list-objects; raise it if the account holds more)`,
+      );
+    }
+    emptyInARow = items.length === 0 && nextUrl !== undefined ? emptyInARow + 1 : 0;
+    if (emptyInARow >= MAX_EMPTY_PAGES_IN_A_ROW) {
+      throw fail(
+        'empty_pages',
+        pageUri,
+        `${emptyInARow} pages in a row without an object still point to a next page`,
+      );
+    }
     // Asked for before this page is handed over: the service prepares it while the caller works
     // through this one (issue 18).
     if (nextUrl && source.readAhead === true) {
@@ -118,4 +173,57 @@ function resolveNextPage(next: string, current: URL): URL | undefined {
 function isUnderBase(url: URL, origin: string, basePath: string): boolean {
   if (url.origin !== origin || url.username || url.password) return false;
   return url.pathname.startsWith(`${basePath}/`);
+}
+
+/**
+ * The IDs a list has given so far, each with the page that first listed
+ * it. A Map of the IDs only: the strings are the items' own.
+ */
+class ListedIds {
+  readonly #firstPage = new Map<string, number>();
+  /** Items of each page taken, page 1 first. */
+  readonly #pageSizes: number[] = [];
+
+  /**
+   * Records the IDs of page `page`; returns the first that was listed before
+   * (on an earlier page or earlier on this one), with `wholePage` set when
+   * every item repeats one earlier page.
+   */
+  take(
+    items: readonly unknown[],
+    page: number,
+  ): { readonly id: string; readonly firstPage: number; readonly wholePage?: number } | undefined {
+    this.#pageSizes.push(items.length);
+    let first: { id: string; firstPage: number } | undefined;
+    let repeats = 0;
+    const earlierPages = new Set<number>();
+    for (const item of items) {
+      const id = isRecord(item) ? item.id : undefined;
+      if (typeof id !== 'string') continue;
+      const firstPage = this.#firstPage.get(id);
+      if (firstPage === undefined) {
+        this.#firstPage.set(id, page);
+        continue;
+      }
+      repeats += 1;
+      earlierPages.add(firstPage);
+      first ??= { id, firstPage };
+    }
+    if (first === undefined) return undefined;
+    const [only] = earlierPages;
+    const wholePage =
+      repeats === items.length &&
+      earlierPages.size === 1 &&
+      only !== undefined &&
+      only !== page &&
+      this.#pageSizes[only - 1] === items.length
+        ? only
+        : undefined;
+    return wholePage === undefined ? first : { ...first, wholePage };
+  }
+}
+
+/** An ID from the service as a message quotes it: JSON-quoted, and cut if it is long. */
+function quoteId(id: string): string {
+  return JSON.stringify(id.length > QUOTED_ID_LENGTH ? `${id.slice(0, QUOTED_ID_LENGTH)}…` : id);
 }

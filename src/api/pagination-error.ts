@@ -3,8 +3,20 @@ import { EdgesyncError } from '../errors.js';
 /**
  * Why a listing stopped before its end. A listing that fails is never
  * returned as a shorter list: pruning decisions depend on it being complete.
+ * `repeated_page`: a next page already read, or one holding exactly the
+ * items of an earlier page; `repeated_id`: an object listed twice;
+ * `too_many_objects`: past the bound on one list; `empty_pages`: pages
+ * without items that keep pointing on.
  */
-export const PAGINATION_FAILURES = ['page_failed', 'off_origin', 'repeated_page', 'bad_envelope'] as const;
+export const PAGINATION_FAILURES = [
+  'page_failed',
+  'off_origin',
+  'repeated_page',
+  'repeated_id',
+  'too_many_objects',
+  'empty_pages',
+  'bad_envelope',
+] as const;
 export type PaginationFailure = (typeof PAGINATION_FAILURES)[number];
 
 export class PaginationError extends EdgesyncError {

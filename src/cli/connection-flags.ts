@@ -1,4 +1,5 @@
 import { type Command, Option } from 'commander';
+import { DEFAULT_MAX_LIST_OBJECTS } from '../api/list-pages.js';
 
 /** The connection flags as commander parses them. */
 export interface ConnectionFlags {
@@ -8,6 +9,7 @@ export interface ConnectionFlags {
   readonly emulatorSeed?: string;
   readonly rateLimit: string;
   readonly timeout: string;
+  readonly maxListObjects?: string;
 }
 
 export function addConnectionOptions(command: Command): Command {
@@ -32,5 +34,10 @@ export function addConnectionOptions(command: Command): Command {
       '--timeout <duration>',
       'deadline of one request, its retries included, e.g. 30s (a bare number is milliseconds)',
       '30s',
+    )
+    .option(
+      '--max-list-objects <n>',
+      'objects one list of the service may hold: a longer list fails the read (nothing is pruned) instead of being read forever',
+      String(DEFAULT_MAX_LIST_OBJECTS),
     );
 }

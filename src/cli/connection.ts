@@ -4,7 +4,7 @@ import type { EdgeApi } from '../api/edge-api.js';
 import { RequestBudget } from '../api/request-budget.js';
 import { EdgesyncError } from '../errors.js';
 import type { ConnectionFlags } from './connection-flags.js';
-import { parseDuration, parseRate } from './duration-option.js';
+import { parseDuration, parsePositiveInteger, parseRate } from './duration-option.js';
 import { OptionError } from './option-error.js';
 
 export type { ConnectionFlags } from './connection-flags.js';
@@ -29,6 +29,10 @@ export async function openConnection(
 ): Promise<Connection> {
   const budget = new RequestBudget(parseRate('--rate-limit', flags.rateLimit));
   const timeoutMs = parseDuration('--timeout', flags.timeout);
+  const maxListObjects =
+    flags.maxListObjects === undefined
+      ? undefined
+      : parsePositiveInteger('--max-list-objects', flags.maxListObjects);
   if (timeoutMs < 1) throw new OptionError('--timeout', `expected at least 1ms (found "${flags.timeout}")`);
   if (flags.emulator) {
     // Loaded only for --emulator: a command talking to the real service never loads the emulator.
@@ -46,6 +50,7 @@ export async function openConnection(
       apiKey: emulator.apiKey,
       budget,
       timeoutMs,
+      ...(maxListObjects === undefined ? {} : { maxListObjects }),
       ...hooks,
     });
     return { api, budget, baseUrl: emulator.url, close: () => emulator.close() };
@@ -64,7 +69,14 @@ export async function openConnection(
   }
   const baseUrl = parseApiUrl(flags.apiUrl);
   const url = baseUrl.toString().replace(/\/$/, '');
-  const api = createApiClient({ baseUrl: url, apiKey: flags.apiKey, budget, timeoutMs, ...hooks });
+  const api = createApiClient({
+    baseUrl: url,
+    apiKey: flags.apiKey,
+    budget,
+    timeoutMs,
+    ...(maxListObjects === undefined ? {} : { maxListObjects }),
+    ...hooks,
+  });
   return { api, budget, baseUrl: url, close: async () => {} };
 }
 

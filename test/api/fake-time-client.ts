@@ -3,10 +3,10 @@ import type { EdgeApi } from '../../src/api/edge-api.js';
 import { RequestBudget } from '../../src/api/request-budget.js';
 import { FakeTime } from './fake-time.js';
 
-/** A client of `baseUrl` whose waits (budget, retries) take no real time; `maxAttempts` bounds its retries. */
+/** A client of `baseUrl` whose waits (budget, retries) take no real time; `maxAttempts` bounds its retries, `maxListObjects` its lists. */
 export function clientOnFakeTime(
   baseUrl: string,
-  options: { readonly apiKey?: string; readonly maxAttempts?: number } = {},
+  options: { readonly apiKey?: string; readonly maxAttempts?: number; readonly maxListObjects?: number } = {},
 ): EdgeApi {
   const time = new FakeTime();
   return createApiClient({
@@ -15,6 +15,7 @@ export function clientOnFakeTime(
     budget: new RequestBudget({ clock: time.clock, sleep: time.sleep }),
     clock: time.clock,
     sleep: time.sleep,
+    ...(options.maxListObjects === undefined ? {} : { maxListObjects: options.maxListObjects }),
     ...(options.maxAttempts === undefined
       ? {}
       : { retry: { maxAttempts: options.maxAttempts, random: () => 0.5 } }),

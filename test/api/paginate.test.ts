@@ -8,8 +8,29 @@ const API_KEY = 'sk_test_PageKey9876543210';
 
 const serve = scriptedServers();
 
-function clientFor(baseUrl: string, maxAttempts = 3): EdgeApi {
-  return clientOnFakeTime(baseUrl, { apiKey: API_KEY, maxAttempts });
+function clientFor(baseUrl: string, maxAttempts = 3, maxListObjects?: number): EdgeApi {
+  return clientOnFakeTime(baseUrl, {
+    apiKey: API_KEY,
+    maxAttempts,
+    ...(maxListObjects === undefined ? {} : { maxListObjects }),
+  });
+}
+
+/** A list whose page N is `pages[N - 1]` (ids), each pointing to the next under a fresh URI; the last to null. */
+function pagedList(pages: readonly (readonly string[])[]) {
+  return serve((request, response) => {
+    const n = Number(new URL(request.url, 'http://x').searchParams.get('page') ?? '1');
+    const ids = pages[n - 1] ?? [];
+    sendJson(response, 200, page([...ids], n < pages.length ? `/ip_policy_rules?page=${n + 1}` : null));
+  });
+}
+
+/** A list that never ends: page N holds what `itemsOf(N)` says and points to page N + 1. */
+function endlessList(itemsOf: (n: number) => string[]) {
+  return serve((request, response) => {
+    const n = Number(new URL(request.url, 'http://x').searchParams.get('page') ?? '1');
+    sendJson(response, 200, page(itemsOf(n), `/ip_policy_rules?page=${n + 1}`));
+  });
 }
 
 /** Reads every page; what a caller building a live state does. */
@@ -131,6 +152,98 @@ describe('paginate', () => {
 
     expect(error).toMatchObject({ failure: 'repeated_page', pagesRead: 1 });
     expect(server.requests).toHaveLength(2);
+  });
+
+  it.each([
+    [
+      'an id on page 1 and again on page 2',
+      [['ipr_b', 'ipr_a'], ['ipr_a']],
+      'repeated_id',
+      'repeated id: "ipr_a" is listed on page 1 and again on page 2',
+    ],
+    [
+      'an id twice on one page',
+      [['ipr_a', 'ipr_b', 'ipr_a']],
+      'repeated_id',
+      'repeated id: "ipr_a" is listed twice on page 1',
+    ],
+    [
+      'a page that lists page 1 again under another URI',
+      [
+        ['ipr_b', 'ipr_a'],
+        ['ipr_b', 'ipr_a'],
+      ],
+      'repeated_page',
+      'repeated page: page 2 lists the same 2 object(s) as page 1 (the first: "ipr_b")',
+    ],
+    [
+      'a page that lists part of page 1 again',
+      [['ipr_c', 'ipr_b', 'ipr_a'], ['ipr_a']],
+      'repeated_id',
+      'repeated id: "ipr_a" is listed on page 1 and again on page 2',
+    ],
+  ])('fails a list with %s, naming the list and what repeated', async (_case, pages, failure, words) => {
+    const server = await pagedList(pages);
+    const api = clientFor(server.url);
+
+    const { error, items } = await readAllError(api.paginate('/ip_policy_rules', 'ip_policy_rules'));
+
+    expect(error).toBeInstanceOf(PaginationError);
+    expect(error).toMatchObject({ code: 'pagination_failed', failure, path: '/ip_policy_rules' });
+    expect((error as Error).message).toBe(
+      `listing /ip_policy_rules failed after ${pages.length - 1} page(s): ${words}`,
+    );
+    expect(items).toEqual(pages.slice(0, -1).flatMap((ids) => ids.map((id) => ({ id }))));
+  });
+
+  it('reads a list of exactly maxListObjects objects, and fails one of one more', async () => {
+    const full = await pagedList([
+      ['ipr_4', 'ipr_3'],
+      ['ipr_2', 'ipr_1'],
+    ]);
+    const over = await pagedList([['ipr_5', 'ipr_4'], ['ipr_3', 'ipr_2'], ['ipr_1']]);
+
+    const read = await readAll(clientFor(full.url, 3, 4).paginate('/ip_policy_rules', 'ip_policy_rules'));
+    const { error } = await readAllError(
+      clientFor(over.url, 3, 4).paginate('/ip_policy_rules', 'ip_policy_rules'),
+    );
+
+    expect(read.items).toHaveLength(4);
+    expect(error).toMatchObject({ failure: 'too_many_objects', pagesRead: 2 });
+    expect((error as Error).message).toBe(
+      'listing /ip_policy_rules failed after 2 page(s): too many objects: more than 4 objects, the bound on one list (--max-list-objects; raise it if the account holds more)',
+    );
+  });
+
+  it('fails a next_page_uri that never ends at the object bound, new ids on every page', async () => {
+    const server = await endlessList((n) => [`ipr_${n}a`, `ipr_${n}b`]);
+    const api = clientFor(server.url, 3, 50);
+
+    const { error } = await readAllError(api.paginate('/ip_policy_rules', 'ip_policy_rules'));
+
+    expect(error).toMatchObject({ failure: 'too_many_objects', pagesRead: 25 });
+    expect(server.requests).toHaveLength(26);
+  });
+
+  it('fails a next_page_uri that never ends with empty pages after a few in a row', async () => {
+    const server = await endlessList((n) => (n === 1 ? ['ipr_1'] : []));
+    const api = clientFor(server.url);
+
+    const { error } = await readAllError(api.paginate('/ip_policy_rules', 'ip_policy_rules'));
+
+    expect(error).toMatchObject({ failure: 'empty_pages', pagesRead: 10 });
+    expect((error as Error).message).toMatch(
+      /10 pages in a row without an object still point to a next page$/,
+    );
+  });
+
+  it('reads an empty page that points on when the list goes on after it', async () => {
+    const server = await pagedList([['ipr_3'], [], ['ipr_2'], [], []]);
+    const api = clientFor(server.url);
+
+    const { items } = await readAll(api.paginate('/ip_policy_rules', 'ip_policy_rules'));
+
+    expect(items).toEqual([{ id: 'ipr_3' }, { id: 'ipr_2' }]);
   });
 
   it('throws when a page fails after retries, never ending as if the list were complete', async () => {
