@@ -18,6 +18,7 @@ export const CORE_ERROR_CODES = [
   'pagination_failed',
   'outcome_unknown',
   'unexpected_response',
+  'response_too_large',
   'aborted',
   // planning and applying
   'manifests_invalid',

@@ -12,11 +12,12 @@ import type {
   RequestOptions,
   RequestStats,
 } from './edge-api.js';
-import { type AttemptOutcome, sendAttempt } from './http-attempt.js';
+import { type AttemptOutcome, MAX_RESPONSE_BYTES, sendAttempt } from './http-attempt.js';
 import { DEFAULT_MAX_LIST_OBJECTS, listPages } from './list-pages.js';
 import { OutcomeUnknownError } from './outcome-unknown-error.js';
 import { RequestAbortedError } from './request-aborted-error.js';
 import { RequestBudget } from './request-budget.js';
+import { ResponseTooLargeError } from './response-too-large-error.js';
 import {
   type AttemptFailure,
   createRetryPolicy,
@@ -78,6 +79,11 @@ export interface ApiClientOptions {
    * (`too_many_objects`) instead of being read forever. @default DEFAULT_MAX_LIST_OBJECTS (1,000,000)
    */
   readonly maxListObjects?: number;
+  /**
+   * Bytes of one response body, as sent and decompressed; a larger one
+   * fails the request (`response_too_large`) without a retry. Tests lower it. @default MAX_RESPONSE_BYTES (32 MiB)
+   */
+  readonly maxResponseBytes?: number;
 }
 
 export interface ApiClient extends EdgeApi {
@@ -139,6 +145,7 @@ export class HttpApiClient implements ApiClient {
   readonly #onRequest: RequestObserver | undefined;
   readonly #budgetWaitedAtStart: number;
   readonly #maxListObjects: number;
+  readonly #maxResponseBytes: number;
   #requests = 0;
   #pages = 0;
   #retries = 0;
@@ -178,6 +185,7 @@ export class HttpApiClient implements ApiClient {
     this.#log = options.logger?.child({ component: 'api-client' });
     this.#onRequest = options.onRequest;
     this.#budgetWaitedAtStart = this.budget.waitedMs;
+    this.#maxResponseBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
     this.#maxListObjects = options.maxListObjects ?? DEFAULT_MAX_LIST_OBJECTS;
     if (!Number.isSafeInteger(this.#maxListObjects) || this.#maxListObjects < 1) {
       throw new EdgesyncError(
@@ -244,6 +252,7 @@ export class HttpApiClient implements ApiClient {
     };
     for (let attempt = 1; ; attempt += 1) {
       const outcome = await this.#attempt(request, attempt);
+      if (outcome.type === 'too_large') throw this.#tooLarge(request, outcome);
       if (outcome.type === 'response' && outcome.status >= 200 && outcome.status < 300) {
         return successResponse<T>(method, path, outcome.status, outcome.text);
       }
@@ -280,6 +289,26 @@ export class HttpApiClient implements ApiClient {
     }
   }
 
+  /**
+   * A body over the bound ends the request without a retry. A POST the
+   * service answered 2xx was applied, but without its body its ID is
+   * unknown: the caller looks it up by marker.
+   */
+  #tooLarge(request: RequestInFlight, outcome: Extract<AttemptOutcome, { type: 'too_large' }>): Error {
+    const error = new ResponseTooLargeError({
+      method: request.method,
+      path: request.path,
+      status: outcome.status,
+      limitBytes: this.#maxResponseBytes,
+      decoded: outcome.decoded,
+    });
+    const applied = outcome.status >= 200 && outcome.status < 300;
+    if (request.method === 'POST' && (applied || request.earlierMayHaveApplied)) {
+      return new OutcomeUnknownError({ method: request.method, path: request.path }, { cause: error });
+    }
+    return error;
+  }
+
   /** One attempt inside the budget, reported to the observer. */
   async #attempt(request: RequestInFlight, attempt: number): Promise<AttemptOutcome> {
     const { method, path } = request;
@@ -312,6 +341,7 @@ export class HttpApiClient implements ApiClient {
         timeoutText: `within ${formatMs(this.#timeoutMs)}${attempt > 1 ? ', retries included' : ''}`,
         origin: this.#origin,
         redact: (text) => this.#redact(text),
+        maxBodyBytes: this.#maxResponseBytes,
       },
       request.signal,
     );
@@ -322,13 +352,15 @@ export class HttpApiClient implements ApiClient {
       method,
       path,
       kind: request.kind,
-      status: outcome.type === 'response' ? outcome.status : undefined,
+      status: outcome.type === 'network' ? undefined : outcome.status,
       errorCode:
         outcome.type === 'network'
           ? outcome.error.failure
-          : outcome.status >= 400
-            ? (this.#apiErrorFrom(request, outcome.status, outcome.text).errorCode ?? undefined)
-            : undefined,
+          : outcome.type === 'too_large'
+            ? 'response_too_large'
+            : outcome.status >= 400
+              ? (this.#apiErrorFrom(request, outcome.status, outcome.text).errorCode ?? undefined)
+              : undefined,
       durationMs: Math.max(0, this.#clock() - started),
       attempt,
     });
@@ -348,7 +380,11 @@ export class HttpApiClient implements ApiClient {
   }
 
   /** The error a request ends with when the policy stops retrying. */
-  #giveUp(request: RequestInFlight, outcome: AttemptOutcome, failure: AttemptFailure): Error {
+  #giveUp(
+    request: RequestInFlight,
+    outcome: Exclude<AttemptOutcome, { type: 'too_large' }>,
+    failure: AttemptFailure,
+  ): Error {
     if (failure.type === 'response' && failure.status === 429) {
       // Not retrying this one, but the account is still limited: hold the client's other requests
       // (for at most one window: the budget caps every pause).

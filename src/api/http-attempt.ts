@@ -6,13 +6,20 @@ import {
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Socket } from 'node:net';
-import { brotliDecompressSync, constants, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
+import {
+  brotliDecompressSync,
+  constants,
+  gunzipSync,
+  inflateRawSync,
+  inflateSync,
+  type ZlibOptions,
+} from 'node:zlib';
 import type { HttpMethod } from './edge-api.js';
 import { NetworkError, type NetworkFailure } from './network-error.js';
 import { classifyNetworkFailure } from './network-failure.js';
 import { RequestAbortedError } from './request-aborted-error.js';
 
-/** One attempt's result: a complete response, or why none came. */
+/** One attempt's result: a complete response, a response whose body was over the bound, or why none came. */
 export type AttemptOutcome =
   | {
       readonly type: 'response';
@@ -21,7 +28,24 @@ export type AttemptOutcome =
       readonly retryAfter: string | null;
       readonly text: string;
     }
+  | {
+      readonly type: 'too_large';
+      readonly status: number;
+      /** The body's bytes as sent passed the bound, or only once its content coding was undone. */
+      readonly decoded: boolean;
+    }
   | { readonly type: 'network'; readonly error: NetworkError };
+
+/**
+ * The most bytes of one response body, as sent and once its content coding
+ * is undone. A page holds at most 100 objects; the largest the spec bounds
+ * is a CA: a 64 KB PEM, a 255-byte description and 4096 bytes of metadata,
+ * every byte written in JSON's longest escape (`\u0001`, 6 bytes), is about
+ * 93 KB, so 9.3 MB a page. 32 MiB is 3.6 times that, room for what the spec
+ * leaves unbounded (an HTTPS edge's routes). A 200 MB answer took the CLI
+ * to 893 MB and a gzip body inflating to 1.5 GB to 3.17 GB.
+ */
+export const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 
 export interface HttpAttempt {
   readonly method: HttpMethod;
@@ -40,6 +64,8 @@ export interface HttpAttempt {
   readonly origin: string;
   /** Removes secrets from anything that goes into an error. */
   readonly redact: (text: string) => string;
+  /** Bound of the body, as sent and decoded, in bytes. @default MAX_RESPONSE_BYTES */
+  readonly maxBodyBytes?: number;
 }
 
 /**
@@ -69,6 +95,7 @@ const CONNECT_TIMEOUT_MS = 10_000;
 export function sendAttempt(attempt: HttpAttempt, signal: AbortSignal | undefined): Promise<AttemptOutcome> {
   const { method, path, body, url } = attempt;
   const secure = url.protocol === 'https:';
+  const maxBodyBytes = attempt.maxBodyBytes ?? MAX_RESPONSE_BYTES;
   return new Promise<AttemptOutcome>((resolve, reject) => {
     let settled = false;
     let request: ClientRequest | undefined;
@@ -111,16 +138,34 @@ export function sendAttempt(attempt: HttpAttempt, signal: AbortSignal | undefine
       const classified = classifyNetworkFailure(error);
       failWith(classified.failure, classified.detail);
     };
+    const tooLarge = (response: IncomingMessage, decoded: boolean): void => {
+      if (!settle()) return;
+      // The rest of the body is not read: the connection goes, not back to the pool.
+      request?.destroy();
+      resolve({ type: 'too_large', status: response.statusCode ?? 0, decoded });
+    };
     const onResponse = (response: IncomingMessage): void => {
+      const declared = Number(response.headers['content-length']);
+      if (declared > maxBodyBytes) {
+        tooLarge(response, false);
+        return;
+      }
       const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      let received = 0;
+      response.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+        if (received > maxBodyBytes) tooLarge(response, false);
+        else chunks.push(chunk);
+      });
       response.on('error', onError);
       response.on('end', () => {
+        if (settled) return;
         let text: string;
         try {
-          text = decodeBody(Buffer.concat(chunks), response.headers['content-encoding']);
+          text = decodeBody(Buffer.concat(chunks), response.headers['content-encoding'], maxBodyBytes);
         } catch (error) {
-          failWith('other', `response body could not be decoded: ${messageOf(error)}`);
+          if ((error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') tooLarge(response, true);
+          else failWith('other', `response body could not be decoded: ${messageOf(error)}`);
           return;
         }
         if (!settle()) return;
@@ -180,16 +225,19 @@ const ZLIB_OPTIONS = { flush: constants.Z_SYNC_FLUSH, finishFlush: constants.Z_S
 /**
  * The body as text: its content codings undone, last applied first (an
  * unknown one leaves the bytes as they are), then UTF-8 without a byte order
- * mark, invalid sequences replaced, as `Response.text()` decodes.
+ * mark, invalid sequences replaced, as `Response.text()` decodes. Each
+ * decoding stops, throwing ERR_BUFFER_TOO_LARGE, as soon as its output
+ * passes `maxBytes`: a small gzip body can inflate to gigabytes.
  */
-function decodeBody(bytes: Buffer, contentEncoding: string | undefined): string {
+function decodeBody(bytes: Buffer, contentEncoding: string | undefined, maxBytes: number): string {
   let decoded = bytes;
   const codings = contentEncoding === undefined ? [] : contentEncoding.toLowerCase().split(',').reverse();
+  const options = { ...ZLIB_OPTIONS, maxOutputLength: maxBytes };
   for (const coding of codings) {
     const name = coding.trim();
-    if (name === 'gzip' || name === 'x-gzip') decoded = gunzipSync(decoded, ZLIB_OPTIONS);
-    else if (name === 'deflate') decoded = inflateDeflate(decoded);
-    else if (name === 'br') decoded = brotliDecompressSync(decoded);
+    if (name === 'gzip' || name === 'x-gzip') decoded = gunzipSync(decoded, options);
+    else if (name === 'deflate') decoded = inflateDeflate(decoded, options);
+    else if (name === 'br') decoded = brotliDecompressSync(decoded, { maxOutputLength: maxBytes });
     else break;
   }
   const text = decoded.toString('utf8');
@@ -197,9 +245,9 @@ function decodeBody(bytes: Buffer, contentEncoding: string | undefined): string 
 }
 
 /** `deflate` is meant to be zlib-wrapped, but some servers send it raw: the first byte tells them apart. */
-function inflateDeflate(bytes: Buffer): Buffer {
+function inflateDeflate(bytes: Buffer, options: ZlibOptions): Buffer {
   const zlibWrapped = ((bytes[0] ?? 0) & 0x0f) === 0x08;
-  return zlibWrapped ? inflateSync(bytes, ZLIB_OPTIONS) : inflateRawSync(bytes, ZLIB_OPTIONS);
+  return zlibWrapped ? inflateSync(bytes, options) : inflateRawSync(bytes, options);
 }
 
 function messageOf(error: unknown): string {
