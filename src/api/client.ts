@@ -18,6 +18,7 @@ import { OutcomeUnknownError } from './outcome-unknown-error.js';
 import { RequestAbortedError } from './request-aborted-error.js';
 import { RequestBudget } from './request-budget.js';
 import { ResponseTooLargeError } from './response-too-large-error.js';
+import { SecretScrubber } from './secret-scrubber.js';
 import {
   type AttemptFailure,
   createRetryPolicy,
@@ -75,6 +76,12 @@ export interface ApiClientOptions {
   /** @default USER_AGENT of src/version.ts */
   readonly userAgent?: string;
   /**
+   * The secrets every message from the service is scrubbed of; the client
+   * adds its API key. Share it with whatever learns more secrets (the
+   * manifests' loader). @default a scrubber of the API key alone
+   */
+  readonly secrets?: SecretScrubber;
+  /**
    * Objects one list may hold: a list that goes past it fails its read
    * (`too_many_objects`) instead of being read forever. @default DEFAULT_MAX_LIST_OBJECTS (1,000,000)
    */
@@ -91,7 +98,6 @@ export interface ApiClient extends EdgeApi {
 }
 
 const SERVICE_VERSION = '2';
-const REDACTED = '[REDACTED]';
 
 /** The HTTP client of the Edge Configuration Service (see EdgeApi and HttpApiClient). */
 export function createApiClient(options: ApiClientOptions): ApiClient {
@@ -135,7 +141,7 @@ export class HttpApiClient implements ApiClient {
   readonly #origin: string;
   /** '' for a root base URL, else '/v2' style: no trailing slash, so `basePath + path` is exact. */
   readonly #basePath: string;
-  readonly #apiKey: string;
+  readonly #secrets: SecretScrubber;
   readonly #headers: Readonly<Record<string, string>>;
   readonly #timeoutMs: number;
   readonly #clock: Clock;
@@ -161,7 +167,8 @@ export class HttpApiClient implements ApiClient {
         'API key must be non-empty printable ASCII without spaces (value not shown)',
       );
     }
-    this.#apiKey = options.apiKey;
+    this.#secrets = options.secrets ?? new SecretScrubber();
+    this.#secrets.add(options.apiKey);
     this.#headers = {
       Authorization: `Bearer ${options.apiKey}`,
       'Service-Version': SERVICE_VERSION,
@@ -445,8 +452,14 @@ export class HttpApiClient implements ApiClient {
     }
   }
 
+  /**
+   * The one place text from the service (an error's message, code and
+   * details, a page's URI, a socket's words) is scrubbed of every secret the
+   * run knows before it goes into an error, and so into a log or the
+   * terminal.
+   */
   #redact(text: string): string {
-    return text.replaceAll(this.#apiKey, REDACTED);
+    return this.#secrets.scrub(text);
   }
 
   #urlFor(path: string): URL {

@@ -20,12 +20,13 @@ export function apiErrorFrom(
       method,
       path,
       status,
-      ...(typeof parsed.error_code === 'string' ? { errorCode: parsed.error_code } : {}),
+      ...(typeof parsed.error_code === 'string' ? { errorCode: redact(parsed.error_code) } : {}),
       msg: redact(typeof parsed.msg === 'string' ? parsed.msg : ''),
       ...(details ? { details } : {}),
     });
   }
-  return new ApiError({ method, path, status, msg: redact(text.trim().slice(0, 200)) });
+  // Scrubbed before it is cut: a secret across the cut would keep its first part.
+  return new ApiError({ method, path, status, msg: redact(text.trim()).slice(0, 200) });
 }
 
 /** A 2xx answer's parsed body; undefined for 204 or an empty body. */
@@ -58,7 +59,9 @@ function redactDeep(value: unknown, redact: (text: string) => string): unknown {
   if (typeof value === 'string') return redact(value);
   if (Array.isArray(value)) return value.map((item) => redactDeep(item, redact));
   if (isRecord(value)) {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactDeep(item, redact)]));
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [redact(key), redactDeep(item, redact)]),
+    );
   }
   return value;
 }

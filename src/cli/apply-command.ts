@@ -68,7 +68,7 @@ async function planFromManifests(
   const noPathGiven = paths.length === 0;
   const manifestPaths = noPathGiven ? ['.'] : paths;
   const prepared = await preparePlan(manifestPaths, connection.api, {
-    load: loadOptions(flags, ctx),
+    load: loadOptions(flags, ctx, connection),
     plan: parsePlanOptions(flags),
     signal: ctx.shutdown,
   });
@@ -98,7 +98,7 @@ async function planFromFile(
   const header = await readSavedPlanHeader(path);
   // As preparePlan loads: the parsing workers keep the heap's growth limited (heap-growth.ts).
   const loaded = await loadDesiredState(header.manifestPaths, {
-    ...loadOptions(flags, ctx),
+    ...loadOptions(flags, ctx, connection),
     owner: header.owner,
     parsing: { runtimeFlags: heapGrowthFlags },
   });
@@ -215,11 +215,12 @@ function writeManifestErrors(errors: readonly ManifestError[], flags: ApplyFlags
   for (const line of manifestErrorLines(errors, wantsDetail(flags.logLevel))) ctx.stderr.write(`${line}\n`);
 }
 
-function loadOptions(flags: ApplyFlags, ctx: CommandContext): LoadOptions {
+function loadOptions(flags: ApplyFlags, ctx: CommandContext, connection: Connection): LoadOptions {
   return {
     env: ctx.env,
     owner: flags.owner,
     allowOutsideRoot: flags.allowOutsideRoot ?? false,
     cwd: ctx.cwd,
+    onSecret: (value) => connection.secrets.add(value),
   };
 }

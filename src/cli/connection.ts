@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { createApiClient, type RequestObserver } from '../api/client.js';
 import type { EdgeApi } from '../api/edge-api.js';
 import { RequestBudget } from '../api/request-budget.js';
+import { SecretScrubber } from '../api/secret-scrubber.js';
 import { EdgesyncError } from '../errors.js';
 import type { ConnectionFlags } from './connection-flags.js';
 import { parseDuration, parsePositiveInteger, parseRate } from './duration-option.js';
@@ -12,6 +13,11 @@ export type { ConnectionFlags } from './connection-flags.js';
 export interface Connection {
   readonly api: EdgeApi;
   readonly budget: RequestBudget;
+  /**
+   * The secrets every message from the service is scrubbed of: the API key,
+   * and what the manifests' loads add (`loadOptions.onSecret`).
+   */
+  readonly secrets: SecretScrubber;
   /** Where requests go; for messages. Never includes the key. */
   readonly baseUrl: string;
   /** Stops the in-process emulator when `--emulator` started one. */
@@ -28,6 +34,7 @@ export async function openConnection(
   hooks: OpenConnectionHooks = {},
 ): Promise<Connection> {
   const budget = new RequestBudget(parseRate('--rate-limit', flags.rateLimit));
+  const secrets = new SecretScrubber();
   const timeoutMs = parseDuration('--timeout', flags.timeout);
   const maxListObjects =
     flags.maxListObjects === undefined
@@ -50,10 +57,11 @@ export async function openConnection(
       apiKey: emulator.apiKey,
       budget,
       timeoutMs,
+      secrets,
       ...(maxListObjects === undefined ? {} : { maxListObjects }),
       ...hooks,
     });
-    return { api, budget, baseUrl: emulator.url, close: () => emulator.close() };
+    return { api, budget, secrets, baseUrl: emulator.url, close: () => emulator.close() };
   }
   if (flags.emulatorSeed) {
     throw new OptionError('--emulator-seed', 'needs --emulator');
@@ -74,10 +82,11 @@ export async function openConnection(
     apiKey: flags.apiKey,
     budget,
     timeoutMs,
+    secrets,
     ...(maxListObjects === undefined ? {} : { maxListObjects }),
     ...hooks,
   });
-  return { api, budget, baseUrl: url, close: async () => {} };
+  return { api, budget, secrets, baseUrl: url, close: async () => {} };
 }
 
 /**

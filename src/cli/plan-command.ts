@@ -48,6 +48,7 @@ export async function runPlan(
         owner: flags.owner,
         allowOutsideRoot: flags.allowOutsideRoot ?? false,
         cwd: ctx.cwd,
+        onSecret: (value) => connection.secrets.add(value),
       },
       plan: planOptions,
       signal: ctx.shutdown,

@@ -52,6 +52,7 @@ export async function runWatch(
         allowOutsideRoot: flags.allowOutsideRoot ?? false,
         cwd: ctx.cwd,
         validator: compileManifestSchema(),
+        onSecret: (value) => connection.secrets.add(value),
       },
       plan,
       api: connection.api,

@@ -21,6 +21,7 @@ import type { ParsedManifest, ParseOutcome } from './parsed-manifest.js';
 import { entryLocation, type RawEntry } from './raw-entry.js';
 import { type ReferenceOptions, readReferencedFile, resolveSecretValue } from './resolve-references.js';
 import { mapSchemaErrors } from './schema-errors.js';
+import { reportSecretValues } from './secret-values.js';
 
 export interface LoadOptions {
   /** Environment that `{ env: NAME }` references read. @default {} */
@@ -58,6 +59,12 @@ export interface LoadOptions {
   readonly memo?: ManifestMemo;
   /** When files are parsed on worker threads (parse-in-worker.ts). @default past 2 MB of files */
   readonly parsing?: ParsingOptions;
+  /**
+   * Told every resolved secret value of a load that succeeded, so that
+   * messages from the service can be scrubbed of them (the API client's
+   * SecretScrubber). @default none
+   */
+  readonly onSecret?: (value: string) => void;
 }
 
 export const DEFAULT_OWNER = 'default';
@@ -122,6 +129,9 @@ export async function loadDesiredState(
   for (const error of checks.finish()) errors.push(error);
 
   if (errors.length > 0) return { ok: false, errors: errors.sort(compareManifestErrors) };
+  if (options.onSecret !== undefined && references.readSecrets) {
+    reportSecretValues(desired, kinds, options.onSecret);
+  }
   const kindOrder = kinds.map((kind) => kind.name as string);
   desired.sort(
     (a, b) =>

@@ -1,5 +1,5 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import type { ServerResponse } from 'node:http';
+import { request as httpRequest, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
@@ -95,4 +95,25 @@ export function runAgainst(
     env: { EDGE_API_URL: server.url, EDGE_API_KEY: API_KEY, NO_COLOR: '1', ...options.env },
     limitMs: options.limitMs ?? 25_000,
   });
+}
+
+/** Forwards the request to `target` (an emulator) and its answer back, as a proxy in front of the service would. */
+export function forwardTo(target: string, request: RecordedRequest, response: ServerResponse): void {
+  const { host: _host, 'content-length': _length, ...headers } = request.headers;
+  const forwarded = httpRequest(
+    new URL(request.url, target),
+    {
+      method: request.method,
+      headers: {
+        ...headers,
+        ...(request.body === '' ? {} : { 'content-length': Buffer.byteLength(request.body) }),
+      },
+    },
+    (answer) => {
+      response.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(response);
+    },
+  );
+  forwarded.on('error', () => response.destroy());
+  forwarded.end(request.body === '' ? undefined : request.body);
 }

@@ -1,0 +1,16 @@
+import { describe, expect, it } from 'vitest';
+import { loadDesiredState } from '../../src/manifest/load-desired-state.js';
+
+describe('loadDesiredState: onSecret', () => {
+  it('is told every resolved secret of the manifests, and nothing else', async () => {
+    const told: string[] = [];
+
+    const result = await loadDesiredState(['examples/manifests'], {
+      env: {},
+      onSecret: (value) => told.push(value),
+    });
+
+    expect(result.ok).toBe(true);
+    expect(told).toEqual(['dev-only-not-a-real-secret']);
+  });
+});
