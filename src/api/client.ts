@@ -18,7 +18,6 @@ import { OutcomeUnknownError } from './outcome-unknown-error.js';
 import { RequestAbortedError } from './request-aborted-error.js';
 import { RequestBudget } from './request-budget.js';
 import { ResponseTooLargeError } from './response-too-large-error.js';
-import { SecretScrubber } from './secret-scrubber.js';
 import {
   type AttemptFailure,
   createRetryPolicy,
@@ -27,6 +26,7 @@ import {
   type RetryPolicy,
   type RetryPolicyOptions,
 } from './retry-policy.js';
+import { SecretScrubber } from './secret-scrubber.js';
 import { apiErrorFrom, successResponse } from './service-answer.js';
 import { type Clock, type Sleep, systemClock, systemSleep } from './time-source.js';
 

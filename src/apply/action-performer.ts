@@ -8,6 +8,9 @@ import { ActionInterruptedError, OutcomeUnsettledError } from './interruption-ou
 import type { MarkerLookup } from './marker-lookup.js';
 import { moduleWriteLanded } from './unknown-outcome.js';
 
+/** The note of a delete that found nothing to delete: the service answered 404. */
+export const ALREADY_ABSENT = 'already absent';
+
 /** What one action did, beyond "done". */
 export interface ActionDone {
   /** The ID a create made. */
@@ -105,7 +108,7 @@ export class ActionPerformer {
       return {};
     } catch (error) {
       // A DELETE whose first answer was lost comes back 404 on retry: the goal is reached either way.
-      if (isAlreadyAbsent(error)) return { note: 'already absent' };
+      if (isAlreadyAbsent(error)) return { note: ALREADY_ABSENT };
       if (isAbortedBeforeSending(error)) throw new ActionInterruptedError(NOT_SENT);
       if (!mayHaveLanded(error)) throw error;
       return await this.#settleAfterInterruption(action, request);

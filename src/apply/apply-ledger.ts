@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Action, Operation, Plan, ResourceChange } from '../plan/plan.js';
 import { describeActionFailure } from './action-failure.js';
-import type { ActionDone } from './action-performer.js';
+import { type ActionDone, ALREADY_ABSENT } from './action-performer.js';
 import type { ActionResult, AppliedCounts, ApplyResult } from './apply-result.js';
 import { ActionInterruptedError, OutcomeUnsettledError } from './interruption-outcomes.js';
 
@@ -200,19 +200,44 @@ export class ApplyLedger {
   }
 }
 
-/** Resource changes whose every action is done; a change the plan does not describe counts by its action's op. */
+/** The operations whose every action is a DELETE: a 404 means there was nothing to remove. */
+const REMOVALS: ReadonlySet<Operation> = new Set(['delete', 'delete-module']);
+
+/**
+ * Resource changes whose every action is done; a change the plan does not
+ * describe counts by its action's op. A delete whose every removal found
+ * the object (or module) already gone counts as `alreadyAbsent`, not as
+ * deleted.
+ */
 function countApplied(plan: Plan, results: readonly ActionResult[]): AppliedCounts {
-  const counts = { created: 0, updated: 0, replaced: 0, deleted: 0, adopted: 0, modules: 0 };
+  const counts = {
+    created: 0,
+    updated: 0,
+    replaced: 0,
+    deleted: 0,
+    alreadyAbsent: 0,
+    adopted: 0,
+    modules: 0,
+  };
   const opByChange = new Map(plan.changes.map((change) => [change.address, change.op]));
   const doneByChange = new Map<string, boolean>();
+  const absentByChange = new Map<string, boolean>();
   const firstOp = new Map<string, Operation>();
   for (const result of results) {
     doneByChange.set(result.change, (doneByChange.get(result.change) ?? true) && result.outcome === 'done');
+    if (REMOVALS.has(result.op)) {
+      absentByChange.set(
+        result.change,
+        (absentByChange.get(result.change) ?? true) && result.note === ALREADY_ABSENT,
+      );
+    }
     if (!firstOp.has(result.change)) firstOp.set(result.change, result.op);
   }
   for (const [change, done] of doneByChange) {
     const op = opByChange.get(change) ?? firstOp.get(change);
-    if (done && op !== undefined) counts[APPLIED_BUCKET[op]] += 1;
+    if (!done || op === undefined) continue;
+    const absent = REMOVALS.has(op) && absentByChange.get(change) === true;
+    counts[absent ? 'alreadyAbsent' : APPLIED_BUCKET[op]] += 1;
   }
   return counts;
 }

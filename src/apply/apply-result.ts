@@ -54,6 +54,12 @@ export interface AppliedCounts {
   readonly updated: number;
   readonly replaced: number;
   readonly deleted: number;
+  /**
+   * Deletes (of an object or a module) that found nothing to delete: the
+   * service answered 404, so something else removed it first. Not counted
+   * as deleted: this apply deleted nothing.
+   */
+  readonly alreadyAbsent: number;
   readonly adopted: number;
   /** Module PUTs and module removals. */
   readonly modules: number;

@@ -243,13 +243,14 @@ export function formatApplySummary(result: ApplyResult): string {
     : result.failed + result.skipped > 0
       ? 'Apply incomplete'
       : 'Apply complete';
-  const { created, updated, replaced, deleted, adopted, modules } = result.applied;
+  const { created, updated, replaced, deleted, alreadyAbsent, adopted, modules } = result.applied;
   // The same words as the plan's summary line, so the two can be read side by side.
   const counts = [
     `${created} created`,
     `${updated} updated`,
     `${replaced} replaced`,
     `${deleted} deleted`,
+    ...(alreadyAbsent > 0 ? [`${alreadyAbsent} already absent`] : []),
     ...(adopted > 0 ? [`${adopted} adopted`] : []),
     ...(modules > 0 ? [`${modules} module(s) written`] : []),
     `${result.failed} failed`,

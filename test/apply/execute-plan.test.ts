@@ -134,7 +134,7 @@ describe('executePlan', () => {
     const result = await executePlan(handPlan([deleteRule]), { api: harness.api, logger: silentLogger });
 
     expect(result.actions[0]).toMatchObject({ outcome: 'done', note: 'already absent' });
-    expect(result.applied.deleted).toBe(1);
+    expect(result.applied).toMatchObject({ deleted: 0, alreadyAbsent: 1 });
   });
 
   it('refuses a plan whose dependencies name no earlier action, before any request', async () => {

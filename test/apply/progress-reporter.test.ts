@@ -12,7 +12,7 @@ import { createRuleAction, silentLogger } from './hand-plan.js';
 function result(overrides: Partial<ApplyResult>): ApplyResult {
   return {
     actions: [],
-    applied: { created: 3, updated: 1, replaced: 0, deleted: 2, adopted: 0, modules: 0 },
+    applied: { created: 3, updated: 1, replaced: 0, deleted: 2, alreadyAbsent: 0, adopted: 0, modules: 0 },
     done: 6,
     failed: 0,
     skipped: 0,
@@ -44,7 +44,17 @@ describe('formatApplySummary', () => {
       'Apply interrupted: 3 created, 1 updated, 0 replaced, 2 deleted, 0 failed, 0 skipped, 4 interrupted in 4.2s.',
     ],
     [
-      { applied: { created: 4, updated: 0, replaced: 0, deleted: 0, adopted: 1, modules: 6 } },
+      {
+        applied: {
+          created: 4,
+          updated: 0,
+          replaced: 0,
+          deleted: 0,
+          alreadyAbsent: 0,
+          adopted: 1,
+          modules: 6,
+        },
+      },
       'Apply complete: 4 created, 0 updated, 0 replaced, 0 deleted, 1 adopted, 6 module(s) written, 0 failed, 0 skipped in 4.2s.',
     ],
   ])('%o', (overrides, expected) => {
