@@ -1,5 +1,11 @@
 import { type Command, Option } from 'commander';
-import { DEFAULT_MAX_LIST_OBJECTS } from '../api/list-pages.js';
+
+/**
+ * DEFAULT_MAX_LIST_OBJECTS of src/api/list-pages.ts, written out: registering
+ * the flags loads no module of the client (test/cli/lazy-commands.test.ts);
+ * test/api/paginate.test.ts checks that the two agree.
+ */
+export const MAX_LIST_OBJECTS_DEFAULT = '1000000';
 
 /** The connection flags as commander parses them. */
 export interface ConnectionFlags {
@@ -38,6 +44,6 @@ export function addConnectionOptions(command: Command): Command {
     .option(
       '--max-list-objects <n>',
       'objects one list of the service may hold: a longer list fails the read (nothing is pruned) instead of being read forever',
-      String(DEFAULT_MAX_LIST_OBJECTS),
+      MAX_LIST_OBJECTS_DEFAULT,
     );
 }

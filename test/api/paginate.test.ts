@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { EdgeApi, ListPage } from '../../src/api/edge-api.js';
+import { DEFAULT_MAX_LIST_OBJECTS } from '../../src/api/list-pages.js';
 import { PaginationError } from '../../src/api/pagination-error.js';
+import { MAX_LIST_OBJECTS_DEFAULT } from '../../src/cli/connection-flags.js';
 import { clientOnFakeTime } from './fake-time-client.js';
 import { scriptedServers, sendJson, sendServiceError } from './scripted-server.js';
 
@@ -194,6 +196,10 @@ describe('paginate', () => {
       `listing /ip_policy_rules failed after ${pages.length - 1} page(s): ${words}`,
     );
     expect(items).toEqual(pages.slice(0, -1).flatMap((ids) => ids.map((id) => ({ id }))));
+  });
+
+  it("has --max-list-objects default to the client's own bound", () => {
+    expect(MAX_LIST_OBJECTS_DEFAULT).toBe(String(DEFAULT_MAX_LIST_OBJECTS));
   });
 
   it('reads a list of exactly maxListObjects objects, and fails one of one more', async () => {
