@@ -1,4 +1,5 @@
 import { EdgesyncError } from '../errors.js';
+import { KINDS } from '../kinds/registry.js';
 import { compileManifestSchema } from '../manifest/manifest-schema.js';
 import { limitHeapGrowth } from '../plan-session/heap-growth.js';
 import { systemClock } from '../watch/daemon-clock.js';
@@ -36,13 +37,14 @@ export async function runWatch(
   }
   limitHeapGrowth();
   const logger = createLogger({ format: flags.logFormat, level: flags.logLevel, color: flags.color });
-  const metrics = new WatchMetrics();
+  const metrics = new WatchMetrics(KINDS);
   const connection = await openConnection(flags, {
     logger,
     onRequest: (event) => metrics.recordRequest(event),
   });
   try {
     await runDaemon({
+      kinds: KINDS,
       paths,
       cwd: ctx.cwd,
       mode: flags.mode,

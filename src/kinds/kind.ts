@@ -156,6 +156,18 @@ export interface Kind {
    */
   readonly uniqueItems?: readonly string[];
   /**
+   * Optional: the date an object of this kind stops working by itself (a
+   * CA's certificate expires), so that people are told ahead. `notAfter`
+   * reads it from an entry's resolved spec, in milliseconds since the epoch
+   * (undefined when the spec holds none, as for a PEM that does not parse:
+   * the kind's own check reports that). `metric` names the daemon's gauge of
+   * those dates, `edgesync_<metric>_expiration_timestamp_seconds`.
+   */
+  readonly expiry?: {
+    readonly metric: string;
+    notAfter(spec: Readonly<Record<string, unknown>>): number | undefined;
+  };
+  /**
    * Optional: for access rules, the field that decides allow or deny and its
    * two values. The planner creates deny rules before the allow rules they
    * overlap and deletes allow rules before the deny rules they overlap, so

@@ -9,9 +9,7 @@ import type {
   RequestStats,
 } from '../api/edge-api.js';
 import type { Kind } from '../kinds/kind.js';
-import { isKindName, type KindName } from '../kinds/kind-name.js';
-import { kindByName } from '../kinds/registry.js';
-import type { LiveStateCache } from './live-state-cache.js';
+import type { KindName } from '../kinds/kind-name.js';
 
 /**
  * Whether a write's error may mean the cache was wrong about the kind: the
@@ -38,35 +36,40 @@ export interface CacheSurprise {
   readonly status: number;
 }
 
+/** Who hears of each write of a kind and its answer: the cache's writer. */
+export interface WriteObserver {
+  /** The service answered a write with `body` (a whole object, a module, or nothing for a DELETE). */
+  written(kind: Kind, request: ApiRequest, body: unknown): void;
+  /** The service refused a write in a way that says the cache may be wrong about `surprise.kind`. */
+  surprised(surprise: CacheSurprise): void;
+}
+
 /**
- * The API as the executor sees it in the daemon: every write's response goes
- * into the cache (a POST or PATCH answers with the whole object, a DELETE
- * removes it; a module write marks its edge to be read again), and a write
- * that meets a surprise drops the cache of its kind, so the next plan of that
- * kind starts from a full read. Reads pass through untouched.
+ * The API as the executor sees it in the daemon: every write of a kind is
+ * reported with its answer, or with its surprise, to the observer (the
+ * cache's one writer, which decides what the answer means for the cache).
+ * Reads, and requests of no kind of the registry, pass through untouched.
  */
 export class CacheWritingApi implements EdgeApi {
   readonly #api: EdgeApi;
-  readonly #cache: LiveStateCache;
-  readonly #onSurprise: (surprise: CacheSurprise) => void;
+  readonly #kindOf: (name: string) => Kind | undefined;
+  readonly #observer: WriteObserver;
 
-  constructor(api: EdgeApi, cache: LiveStateCache, onSurprise: (surprise: CacheSurprise) => void) {
+  constructor(api: EdgeApi, kindOf: (name: string) => Kind | undefined, observer: WriteObserver) {
     this.#api = api;
-    this.#cache = cache;
-    this.#onSurprise = onSurprise;
+    this.#kindOf = kindOf;
+    this.#observer = observer;
   }
 
   async request<T = unknown>(request: ApiRequest, options: RequestOptions = {}): Promise<ApiResponse<T>> {
-    const kind =
-      options.kind !== undefined && isKindName(options.kind) ? kindByName(options.kind) : undefined;
+    const kind = options.kind === undefined ? undefined : this.#kindOf(options.kind);
     if (request.method === 'GET' || kind === undefined) return this.#api.request<T>(request, options);
     let response: ApiResponse<T>;
     try {
       response = await this.#api.request<T>(request, options);
     } catch (error) {
       if (isSurprise(error)) {
-        this.#cache.drop(kind.name);
-        this.#onSurprise({
+        this.#observer.surprised({
           kind: kind.name,
           method: request.method,
           path: request.path,
@@ -75,7 +78,7 @@ export class CacheWritingApi implements EdgeApi {
       }
       throw error;
     }
-    this.#takeIn(kind, request, response.body);
+    this.#observer.written(kind, request, response.body);
     return response;
   }
 
@@ -90,37 +93,4 @@ export class CacheWritingApi implements EdgeApi {
   stats(): RequestStats {
     return this.#api.stats();
   }
-
-  #takeIn(kind: Kind, request: ApiRequest, body: unknown): void {
-    const id = idIn(kind, request.path) ?? idOf(body);
-    if (id === undefined) return;
-    const ownPath = kind.ownership === 'metadata' ? kind.deleteRequest(id).path : undefined;
-    if (request.method === 'DELETE' && request.path === ownPath) {
-      this.#cache.remove(kind.name, id);
-      return;
-    }
-    const wholeObject =
-      (request.method === 'POST' && idIn(kind, request.path) === undefined) ||
-      (request.method === 'PATCH' && request.path === ownPath);
-    if (wholeObject && idOf(body) === id) {
-      try {
-        this.#cache.put(kind.fromApi(body));
-        return;
-      } catch {
-        // Not the shape a list returns: read it back instead of guessing.
-      }
-    }
-    this.#cache.markStale(kind.name, id);
-  }
-}
-
-/** The ID of `kind` a request path names (`/edges/tcp/edgtcp_…/ip_restriction` → `edgtcp_…`). */
-function idIn(kind: Kind, path: string): string | undefined {
-  return path.split('/').find((segment) => segment.startsWith(kind.idPrefix));
-}
-
-function idOf(body: unknown): string | undefined {
-  if (typeof body !== 'object' || body === null) return undefined;
-  const id = (body as { readonly id?: unknown }).id;
-  return typeof id === 'string' ? id : undefined;
 }

@@ -1,4 +1,4 @@
-import { KIND_NAMES, type KindName } from '../kinds/kind-name.js';
+import type { KindName } from '../kinds/kind-name.js';
 import type { LiveObject, LiveObjectsByKind, LiveState } from '../kinds/live-state.js';
 
 /** One kind as last read in full, then kept current by the daemon's own reads and writes. */
@@ -44,16 +44,37 @@ export interface LiveStateCacheFacts {
 }
 
 /**
- * The daemon's live-state cache, after a Kubernetes informer: filled by full
- * reads, then updated by every targeted read and every write the daemon
- * makes, so that a change is planned without reading the whole account.
+ * What the cache holds, for everything in the daemon but its one writer
+ * (`LiveCacheWriter`): the reconciler plans from `snapshot()`, `/status`
+ * shows `facts()`, and nothing that holds this view can change the cache.
+ */
+export interface LiveCacheView {
+  /** Kinds that have no usable full read. */
+  kindsToRead(): KindName[];
+  /** Objects to read again before the next plan, by kind. */
+  staleIds(): Map<KindName, string[]>;
+  knows(kind: KindName, id: string): boolean;
+  get(kind: KindName, id: string): LiveObject | undefined;
+  /** Everything cached, as the planner takes it. */
+  snapshot(): LiveState;
+  facts(): LiveStateCacheFacts;
+}
+
+/**
+ * The daemon's live-state cache, after a Kubernetes informer's store:
+ * filled by full reads, then updated by every targeted read and every write
+ * the daemon makes, so that a change is planned without reading the whole
+ * account. Only `LiveCacheWriter` holds it as this class; everything else
+ * gets a `LiveCacheView`.
  *
  * The planner gets a `LiveState` from `snapshot()`, never the cache itself.
  * A kind is either held whole (from a finished full read) or not at all:
  * a background read in progress never shows, so nothing is pruned from half a
  * listing, and a dropped kind makes `complete` false until it is read again.
  */
-export class LiveStateCache {
+export class LiveStateCache implements LiveCacheView {
+  /** The registry's kinds, in its order: the kinds a complete cache holds. */
+  readonly #kindNames: readonly KindName[];
   readonly #kinds = new Map<KindName, KindEntry>();
   /** Bumped by every change the daemon saw first-hand. */
   #version = 0;
@@ -64,9 +85,13 @@ export class LiveStateCache {
   /** Objects a write changed in a way its response does not show (module writes): kind by ID. */
   readonly #stale = new Map<string, KindName>();
 
-  /** Kinds that have no usable full read. */
+  /** `kinds`: the names of the registry's kinds, in its order. */
+  constructor(kinds: readonly KindName[]) {
+    this.#kindNames = kinds;
+  }
+
   kindsToRead(): KindName[] {
-    return KIND_NAMES.filter((kind) => !this.#kinds.has(kind));
+    return this.#kindNames.filter((kind) => !this.#kinds.has(kind));
   }
 
   /** A full read of `kind` begins; pass the answer to `acceptFullRead` or `abandonFullRead`. */
@@ -212,14 +237,12 @@ export class LiveStateCache {
     this.#stale.set(id, kind);
   }
 
-  /** Objects to read again before the next plan, by kind. */
   staleIds(): Map<KindName, string[]> {
     const byKind = new Map<KindName, string[]>();
     for (const [id, kind] of this.#stale) byKind.set(kind, [...(byKind.get(kind) ?? []), id]);
     return byKind;
   }
 
-  /** Whether a full read of `kind` is held and knows `id` (as an object or as a missing module-only edge). */
   knows(kind: KindName, id: string): boolean {
     const entry = this.#kinds.get(kind);
     return entry !== undefined && (entry.objects.has(id) || entry.missing.has(id));
@@ -246,12 +269,11 @@ export class LiveStateCache {
     for (const [id, staleKind] of this.#stale) if (staleKind === kind) this.#stale.delete(id);
   }
 
-  /** Everything cached, as the planner takes it. */
   snapshot(): LiveState {
     const objects = Object.fromEntries(
-      KIND_NAMES.map((kind) => [kind, [...(this.#kinds.get(kind)?.objects.values() ?? [])]]),
+      this.#kindNames.map((kind) => [kind, [...(this.#kinds.get(kind)?.objects.values() ?? [])]]),
     ) as unknown as LiveObjectsByKind;
-    const missingIds = KIND_NAMES.flatMap((kind) => [...(this.#kinds.get(kind)?.missing ?? [])]);
+    const missingIds = this.#kindNames.flatMap((kind) => [...(this.#kinds.get(kind)?.missing ?? [])]);
     return {
       objects,
       complete: this.kindsToRead().length === 0,

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import type { EdgeApi } from '../api/edge-api.js';
+import type { Kind } from '../kinds/kind.js';
 import type { LoadOptions } from '../manifest/load-desired-state.js';
 import type { PlanOptions } from '../plan/planner-options.js';
 import { type BudgetPause, withBudgetPause } from './budget-pause-health.js';
@@ -9,7 +10,7 @@ import type { DaemonStatus, LiveCacheStatus, WatchMode } from './daemon-status.j
 import { type FullCycleRecord, FullReadCycle } from './full-read-cycle.js';
 import { checkedOutCommit } from './git-commit.js';
 import type { ListenAddress } from './listen-address.js';
-import { LiveStateCache } from './live-state-cache.js';
+import { LiveCacheWriter } from './live-cache-writer.js';
 import { ManifestWatcher } from './manifest-watcher.js';
 import { BackgroundReadApi, type BudgetRate, ReadShare } from './read-share.js';
 import { type LoopHealth, ReconcileLoop, type StopOutcome } from './reconcile-loop.js';
@@ -18,6 +19,8 @@ import { WatchReconciler } from './watch-reconciler.js';
 import { startWatchServer } from './watch-server.js';
 
 export interface DaemonOptions {
+  /** The registry of kinds (the CLI's): what the daemon loads, reads, plans and applies. */
+  readonly kinds: readonly Kind[];
   readonly paths: readonly string[];
   readonly cwd: string;
   readonly mode: WatchMode;
@@ -67,11 +70,19 @@ export interface DaemonOptions {
 export async function runDaemon(options: DaemonOptions): Promise<StopOutcome> {
   const log = options.logger.child({ component: 'daemon' });
   const intervalMs = options.intervalMs ?? 300_000;
-  const cache = new LiveStateCache();
+  const writer = new LiveCacheWriter({
+    kinds: options.kinds,
+    api: options.api,
+    clock: options.clock,
+    logger: options.logger,
+  });
+  const cache = writer.view;
   const readShare = new ReadShare({ budget: options.budget, share: options.readShare ?? 0.25 });
   let changeEventAt: number | null = null;
   const reconciler = new WatchReconciler({
+    kinds: options.kinds,
     cache,
+    writer,
     readShare,
     takeChangeEventAt: () => {
       const at = changeEventAt;
@@ -178,8 +189,9 @@ export async function runDaemon(options: DaemonOptions): Promise<StopOutcome> {
     loop.requestResync();
   });
   fullReads = new FullReadCycle({
-    api: new BackgroundReadApi(options.api, readShare, (label, items) => fullReads?.takeInPage(label, items)),
-    cache,
+    api: new BackgroundReadApi(options.api, readShare, writer.takeInPage),
+    kinds: options.kinds.map((kind) => kind.name),
+    writer,
     clock: options.clock,
     logger: options.logger,
     intervalMs,

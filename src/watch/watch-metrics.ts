@@ -1,5 +1,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { RequestEvent } from '../api/client.js';
+import type { Kind } from '../kinds/kind.js';
+import type { KindName } from '../kinds/kind-name.js';
 import { VERSION } from '../version.js';
 import { purposeOf, REQUEST_PURPOSES, type RequestPurpose } from './request-purpose.js';
 
@@ -25,7 +27,8 @@ export class WatchMetrics {
   readonly liveCommit: Gauge<'commit'>;
   readonly liveCommitBehind: Gauge;
   readonly loopStuck: Gauge;
-  readonly caExpiration: Gauge<'name' | 'id'>;
+  /** By kind, for each kind of the registry with an `expiry` hook (a CA's certificate). */
+  readonly expirations: ReadonlyMap<KindName, Gauge<'name' | 'id'>>;
   /** Whether the reconcile loop counts as stuck, read at scrape time; set by the daemon. */
   loopIsStuck: () => boolean = () => false;
   // Live-state cache and read share (issue 15): kept in one block, apart from the rest.
@@ -45,7 +48,8 @@ export class WatchMetrics {
   /** Seconds since the cache's oldest full read, read at scrape time; set by the daemon. */
   cacheAgeSeconds: () => number | null = () => null;
 
-  constructor() {
+  /** `kinds`: the registry, for the gauges of kinds whose objects expire. @default none */
+  constructor(kinds: readonly Kind[] = []) {
     const registers = [this.registry];
     // One line per metric: name, help and labels say all that differs between them.
     const counter = <Label extends string = string>(
@@ -146,10 +150,21 @@ export class WatchMetrics {
       'edgesync_live_commit_behind',
       '1 while the checkout holds a commit other than the one last applied, else 0.',
     );
-    this.caExpiration = gauge(
-      'edgesync_certificate_authority_expiration_timestamp_seconds',
-      "Each managed CA's notAfter (as cert-manager exports its certificates'), by manifest name and live ID.",
-      ['name', 'id'],
+    this.expirations = new Map(
+      kinds.flatMap((kind) =>
+        kind.expiry === undefined
+          ? []
+          : [
+              [
+                kind.name,
+                gauge(
+                  `edgesync_${kind.expiry.metric}_expiration_timestamp_seconds`,
+                  `When each managed ${kind.title} expires, by manifest name and live ID (empty until it exists).`,
+                  ['name', 'id'],
+                ),
+              ] as const,
+            ],
+      ),
     );
     const metrics = this;
     this.loopStuck = new Gauge({

@@ -3,11 +3,9 @@ import type { EdgeApi } from '../api/edge-api.js';
 import { type ApplyResult, applySucceeded } from '../apply/apply-result.js';
 import { executePlan, type ProgressEvent } from '../apply/execute-plan.js';
 import { EdgesyncError } from '../errors.js';
+import type { Kind } from '../kinds/kind.js';
 import type { KindName } from '../kinds/kind-name.js';
 import type { LiveState } from '../kinds/live-state.js';
-import { readLiveState } from '../kinds/read-live-state.js';
-import { KINDS, kindByName } from '../kinds/registry.js';
-import { caExpiries } from '../manifest/ca-expiry.js';
 import type { DesiredState } from '../manifest/desired-state.js';
 import { type LoadOptions, loadDesiredState } from '../manifest/load-desired-state.js';
 import type { ManifestError } from '../manifest/manifest-error.js';
@@ -18,7 +16,6 @@ import type { PlanOptions } from '../plan/planner-options.js';
 import { summaryToJson } from '../plan/render-json.js';
 import { heapGrowthFlags } from '../plan-session/heap-growth.js';
 import { manifestsRead, manifestsReadToJson } from '../plan-session/manifests-read.js';
-import { CacheWritingApi } from './cache-writing-api.js';
 import type { DaemonClock } from './daemon-clock.js';
 import {
   type ApplyRecord,
@@ -29,20 +26,20 @@ import {
   type ReconcileRecord,
   type WatchMode,
 } from './daemon-status.js';
-import type { LiveStateCache } from './live-state-cache.js';
+import type { LiveCacheWriter, NamedModuleOnly } from './live-cache-writer.js';
+import type { LiveCacheView } from './live-state-cache.js';
+import { planFromCache } from './plan-from-cache.js';
 import type { ReadShare } from './read-share.js';
 import type { ReconcileTrigger, ReconcileVerdict } from './reconcile-loop.js';
 import { withPurpose } from './request-purpose.js';
-import { readTargets, readTargetsInto } from './targeted-read.js';
 import { type ReconcileResult, WatchMetrics } from './watch-metrics.js';
 
 /** Results that leave the daemon not ready without failing: logged at warn (a failure at error). */
 const NOT_READY_WARNINGS: ReadonlySet<ReconcileResult> = new Set(['refused', 'invalid']);
 
-/** Rounds of targeted reads before a plan: a read may show an object the draft did not touch (a taken unique key). */
-const TARGETED_READ_ROUNDS = 3;
-
 export interface WatchReconcilerOptions {
+  /** The registry of kinds, in its order: what is loaded, read, planned and applied. */
+  readonly kinds: readonly Kind[];
   /** Manifest files and directories. */
   readonly paths: readonly string[];
   readonly load: LoadOptions;
@@ -56,7 +53,9 @@ export interface WatchReconcilerOptions {
   /** Actions in flight at once while applying. @default 4 */
   readonly concurrency?: number;
   /** The live state every reconcile plans from; filled by full reads, kept current by targeted reads and writes. */
-  readonly cache: LiveStateCache;
+  readonly cache: LiveCacheView;
+  /** The cache's one writer: the reads a reconcile asks for and its writes' answers go through it. */
+  readonly writer: LiveCacheWriter;
   /** A reconcile is foreground work: background full reads wait while it runs. */
   readonly readShare: ReadShare;
   /** Clock milliseconds of the first file event not yet reconciled, taken (and cleared) by the next run. */
@@ -84,6 +83,7 @@ interface Outcome {
  */
 export class WatchReconciler {
   readonly #options: WatchReconcilerOptions;
+  readonly #kindByName: ReadonlyMap<KindName, Kind>;
   #lastValid: DesiredState | null = null;
   #manifestsValid: boolean | null = null;
   #manifestErrors: readonly ManifestProblem[] = [];
@@ -105,6 +105,7 @@ export class WatchReconciler {
 
   constructor(options: WatchReconcilerOptions) {
     this.#options = options;
+    this.#kindByName = new Map(options.kinds.map((kind) => [kind.name, kind]));
   }
 
   status(): DaemonStatus {
@@ -138,8 +139,8 @@ export class WatchReconciler {
   }
 
   /** Module-only edge IDs the last valid manifests name, by kind; null before any valid manifests. */
-  namedModuleOnly(): ReadonlyMap<KindName, readonly string[]> | null {
-    return this.#lastValid === null ? null : namedModuleOnlyIds(this.#lastValid);
+  namedModuleOnly(): NamedModuleOnly | null {
+    return this.#lastValid === null ? null : namedModuleOnlyIds(this.#options.kinds, this.#lastValid);
   }
 
   /** Milliseconds from the last reconciled file event to that reconcile's first write; null until one wrote. */
@@ -218,6 +219,7 @@ export class WatchReconciler {
     if (trigger !== 'change') this.#memo.forgetResolvedReferences();
     const loaded = await loadDesiredState(this.#options.paths, {
       ...this.#options.load,
+      kinds: this.#options.kinds,
       memo: this.#memo,
       parsing: { ...this.#options.load?.parsing, runtimeFlags: heapGrowthFlags },
     });
@@ -319,7 +321,7 @@ export class WatchReconciler {
     const applied = await this.#inForeground(() =>
       withPurpose('write', () =>
         executePlan(plan, {
-          api: new CacheWritingApi(this.#options.api, this.#options.cache, (surprise) => {
+          api: this.#options.writer.writesApi((surprise) => {
             this.#options.metrics.cacheDrops.inc({ kind: surprise.kind });
             log.warn(
               surprise,
@@ -329,7 +331,7 @@ export class WatchReconciler {
           signal,
           logger: runLog,
           concurrency: this.#options.concurrency ?? 4,
-          kindByName,
+          kindByName: (name) => this.#kind(name),
           onProgress: (event) => {
             if (event.type === 'started' && !firstWriteSeen) {
               firstWriteSeen = true;
@@ -342,7 +344,7 @@ export class WatchReconciler {
       ),
     );
     run.recordPlanMetrics();
-    await this.#readBackStale(namedModuleOnlyIds(desired), signal);
+    await this.#readBackStale(namedModuleOnlyIds(this.#options.kinds, desired), signal);
 
     this.#lastPlan = { ...planned, applied: true };
     this.#lastApply = toApplyRecord(applied);
@@ -355,93 +357,29 @@ export class WatchReconciler {
     return invalid ?? { result: 'applied', notReadyReason: null };
   }
 
-  /**
-   * The plan of a reconcile, from the cache: kinds the cache does not hold
-   * are read in full first (startup, or after a surprise dropped them); then
-   * a draft plan names what the change touches, which is read by ID, and the
-   * plan is made again from what those reads found. The planner sees a
-   * complete snapshot, so pruning, the safety policy and the access ordering
-   * work exactly as after a full read.
-   */
+  /** The plan of a reconcile, from the cache, reading first what it touches (plan-from-cache.ts). */
   async #planFromCache(
     desired: DesiredState,
     signal: AbortSignal,
     log: Logger,
   ): Promise<{ readonly live: LiveState; readonly plan: Plan }> {
-    const { cache } = this.#options;
-    const planOptions: PlanOptions = { ...this.#options.plan, context: 'daemon' };
-    const named = namedModuleOnlyIds(desired);
-    const kindsToRead = cache.kindsToRead();
-    if (kindsToRead.length > 0) await this.#readKindsInFull(kindsToRead, named, signal, log);
-    let live = cache.snapshot();
-    let plan = planChanges(desired, live, planOptions);
-    const read = new Set<string>();
-    for (let round = 0; round < TARGETED_READ_ROUNDS; round += 1) {
-      // Kinds this reconcile has just read in full need no second look.
-      const targets = new Map(
-        [...readTargets(plan, named, cache)]
-          .filter(([kind]) => !kindsToRead.includes(kind))
-          .map(([kind, ids]) => [kind, ids.filter((id) => !read.has(id))] as const)
-          .filter(([, ids]) => ids.length > 0),
-      );
-      if (targets.size === 0) break;
-      for (const ids of targets.values()) for (const id of ids) read.add(id);
-      const before = fingerprints(cache, targets);
-      await this.#inForeground(() =>
-        withPurpose('targeted-read', () => readTargetsInto(this.#options.api, cache, targets, named, signal)),
-      );
-      signal.throwIfAborted();
-      // The reads found what the cache held: the draft stands, and planning again would only cost CPU.
-      if (fingerprints(cache, targets) === before) break;
-      live = cache.snapshot();
-      plan = planChanges(desired, live, planOptions);
-    }
-    this.#lastTargetedReads = read.size;
-    if (read.size > 0) log.debug({ objects: read.size }, 'read by ID before planning');
-    return { live, plan };
-  }
-
-  /** A full read of `kinds`, at the whole budget's pace: a reconcile is waiting for it. */
-  async #readKindsInFull(
-    kinds: readonly KindName[],
-    named: ReadonlyMap<KindName, readonly string[]>,
-    signal: AbortSignal,
-    log: Logger,
-  ): Promise<void> {
-    const { cache } = this.#options;
-    const versions = kinds.map((kind) => cache.beginFullRead(kind));
-    let live: LiveState;
-    try {
-      live = await this.#inForeground(() =>
-        withPurpose('full-read', () =>
-          readLiveState(this.#options.api, {
-            kinds: kinds.map(kindByName),
-            idsByKind: Object.fromEntries(named),
-            signal,
-          }),
-        ),
-      );
-    } catch (error) {
-      kinds.forEach((kind, index) => {
-        cache.abandonFullRead(kind, versions[index] ?? 0);
-      });
-      throw error;
-    }
-    const finishedAt = this.#options.clock.now();
-    kinds.forEach((kind, index) => {
-      const ids = new Set(named.get(kind) ?? []);
-      cache.acceptFullRead({
-        kind,
-        objects: live.objects[kind] ?? [],
-        missingIds: live.missingIds.filter((id) => ids.has(id)),
-        startedAtVersion: versions[index] ?? 0,
-        finishedAt,
-      });
+    const planOptions: PlanOptions = { ...this.#options.plan, context: 'daemon', kinds: this.#options.kinds };
+    const planned = await planFromCache({
+      plan: (live) => planChanges(desired, live, planOptions),
+      named: namedModuleOnlyIds(this.#options.kinds, desired),
+      cache: this.#options.cache,
+      writer: this.#options.writer,
+      inForeground: (work) => this.#inForeground(work),
+      signal,
     });
-    log.info(
-      { kinds, requests: live.stats.requests, durationMs: Math.round(live.stats.durationMs) },
-      'read in full',
-    );
+    if (planned.fullRead !== null) {
+      const { kinds, stats } = planned.fullRead;
+      log.info({ kinds, requests: stats.requests, durationMs: Math.round(stats.durationMs) }, 'read in full');
+    }
+    this.#lastTargetedReads = planned.targetedReads;
+    if (planned.targetedReads > 0)
+      log.debug({ objects: planned.targetedReads }, 'read by ID before planning');
+    return { live: planned.live, plan: planned.plan };
   }
 
   /**
@@ -463,14 +401,12 @@ export class WatchReconciler {
    * changed are read back now, so the cache is whole again before the next
    * change (and an idle daemon spends nothing on them later).
    */
-  async #readBackStale(named: ReadonlyMap<KindName, readonly string[]>, signal: AbortSignal): Promise<void> {
+  async #readBackStale(named: NamedModuleOnly, signal: AbortSignal): Promise<void> {
     const stale = this.#options.cache.staleIds();
     if (stale.size === 0 || signal.aborted) return;
     // A failed read-back leaves them stale: the next reconcile reads them before it plans.
     await this.#inForeground(() =>
-      withPurpose('targeted-read', () =>
-        readTargetsInto(this.#options.api, this.#options.cache, stale, named, signal),
-      ),
+      withPurpose('targeted-read', () => this.#options.writer.readTargets(stale, named, signal)),
     );
   }
 
@@ -492,6 +428,13 @@ export class WatchReconciler {
     this.#options.metrics.changeToFirstWrite.observe(ms / 1000);
   }
 
+  #kind(name: KindName): Kind {
+    const kind = this.#kindByName.get(name);
+    // A plan names only kinds of the registry it was made with.
+    if (kind === undefined) throw new Error(`no kind named ${JSON.stringify(name)} in the daemon's registry`);
+    return kind;
+  }
+
   #setError(code: string, message: string): void {
     this.#lastError = { code, message, at: new Date(this.#options.clock.now()).toISOString() };
   }
@@ -499,7 +442,7 @@ export class WatchReconciler {
   #recordPlanMetrics(desired: DesiredState, live: LiveState, plan: Plan): void {
     const owned: Record<KindName, number> = {};
     const drifted: Record<KindName, number> = {};
-    for (const kind of KINDS) {
+    for (const kind of this.#options.kinds) {
       const objects = live.objects[kind.name] ?? [];
       owned[kind.name] =
         kind.ownership === 'metadata'
@@ -517,27 +460,37 @@ export class WatchReconciler {
     }
     WatchMetrics.setByKind(this.#options.metrics.ownedObjects, owned);
     WatchMetrics.setByKind(this.#options.metrics.driftedObjects, drifted);
-    this.#recordCaExpiries(desired, live);
+    this.#recordExpiries(desired, live);
   }
 
-  /** The managed CAs' notAfter, labelled with their live ID ('' before the CA exists). */
-  #recordCaExpiries(desired: DesiredState, live: LiveState): void {
-    const gauge = this.#options.metrics.caExpiration;
-    gauge.reset();
-    for (const { entry, notAfter } of caExpiries(desired.entries)) {
-      const object = live.objects.certificate_authorities.find((candidate) =>
-        entry.id === undefined
-          ? candidate.marker?.owner === this.#options.plan.owner && candidate.marker.name === entry.name
-          : candidate.id === entry.id,
-      );
-      gauge.set({ name: entry.name, id: object?.id ?? '' }, notAfter / 1000);
+  /**
+   * When each managed object of a kind that expires (`Kind.expiry`: a CA's
+   * certificate) stops working, labelled with its live ID ('' before it exists).
+   */
+  #recordExpiries(desired: DesiredState, live: LiveState): void {
+    for (const kind of this.#options.kinds) {
+      const gauge = this.#options.metrics.expirations.get(kind.name);
+      if (kind.expiry === undefined || gauge === undefined) continue;
+      gauge.reset();
+      const objects = live.objects[kind.name] ?? [];
+      for (const entry of desired.entries) {
+        if (entry.kind !== kind.name) continue;
+        const notAfter = kind.expiry.notAfter(entry.spec);
+        if (notAfter === undefined) continue;
+        const object = objects.find((candidate) =>
+          entry.id === undefined
+            ? candidate.marker?.owner === this.#options.plan.owner && candidate.marker.name === entry.name
+            : candidate.id === entry.id,
+        );
+        gauge.set({ name: entry.name, id: object?.id ?? '' }, notAfter / 1000);
+      }
     }
   }
 
   /** After a complete apply the account holds exactly the desired entries (bar module-only edges that are missing). */
   #recordOwnedAfterApply(desired: DesiredState, live: LiveState): void {
     const owned: Record<KindName, number> = {};
-    for (const kind of KINDS) {
+    for (const kind of this.#options.kinds) {
       owned[kind.name] = desired.entries.filter(
         (entry) =>
           entry.kind === kind.name && !(entry.id !== undefined && live.missingIds.includes(entry.id)),
@@ -564,22 +517,10 @@ export class WatchReconciler {
   }
 }
 
-/** What the cache holds for `targets`, as one comparable string (absent objects included). */
-function fingerprints(cache: LiveStateCache, targets: ReadonlyMap<KindName, readonly string[]>): string {
-  const parts: string[] = [];
-  for (const [kind, ids] of targets) {
-    for (const id of ids)
-      parts.push(
-        `${id}:${cache.knows(kind, id) ? (cache.get(kind, id)?.fingerprint ?? 'missing') : 'unknown'}`,
-      );
-  }
-  return parts.join(',');
-}
-
 /** Module-only kinds are read by GET for the IDs the manifests name; other kinds are listed whole. */
-function namedModuleOnlyIds(desired: DesiredState): Map<KindName, string[]> {
+function namedModuleOnlyIds(kinds: readonly Kind[], desired: DesiredState): Map<KindName, string[]> {
   const ids = new Map<KindName, string[]>();
-  for (const kind of KINDS) {
+  for (const kind of kinds) {
     if (kind.ownership !== 'modules-only') continue;
     ids.set(
       kind.name,

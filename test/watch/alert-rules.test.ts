@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { KINDS } from '../../src/kinds/registry.js';
 import { WatchMetrics } from '../../src/watch/watch-metrics.js';
 
 interface RuleFile {
@@ -11,7 +12,7 @@ interface RuleFile {
 
 /** The metric names the daemon exports, with the series a histogram adds. */
 async function exportedNames(): Promise<Set<string>> {
-  const metrics = await new WatchMetrics().registry.getMetricsAsJSON();
+  const metrics = await new WatchMetrics(KINDS).registry.getMetricsAsJSON();
   return new Set(
     metrics.flatMap((metric) =>
       String(metric.type) === 'histogram'

@@ -17,7 +17,7 @@ function rule(id: string, description: string): LiveObject {
 
 /** Every kind read in full, empty but for `rules`. */
 function filled(rules: readonly LiveObject[]): LiveStateCache {
-  const cache = new LiveStateCache();
+  const cache = new LiveStateCache(KIND_NAMES);
   for (const kind of KIND_NAMES) {
     const version = cache.beginFullRead(kind);
     cache.acceptFullRead({
@@ -37,7 +37,7 @@ function descriptions(cache: LiveStateCache): Record<string, unknown> {
 
 describe('LiveStateCache', () => {
   it('is incomplete, and holds nothing of a kind, until that kind was read in full', () => {
-    const cache = new LiveStateCache();
+    const cache = new LiveStateCache(KIND_NAMES);
     const version = cache.beginFullRead('ip_policy_rules');
 
     const during = cache.snapshot();

@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import type { EntryProblem, Kind, SourceResolver } from '../kind.js';
 import { ID_PREFIXES } from '../kind-name.js';
 import { metadataKind } from '../metadata-kind.js';
@@ -46,7 +47,17 @@ async function resolveSources(spec: Record<string, unknown>, resolver: SourceRes
   }
 }
 
-export const certificateAuthorities: Kind = metadataKind({
+/** A certificate's notAfter, milliseconds since the epoch; undefined when the PEM does not parse. */
+function notAfter(spec: Readonly<Record<string, unknown>>): number | undefined {
+  if (typeof spec.ca_pem !== 'string') return undefined;
+  try {
+    return Date.parse(new X509Certificate(spec.ca_pem).validTo);
+  } catch {
+    return undefined;
+  }
+}
+
+const kind: Kind = metadataKind({
   name: 'certificate_authorities',
   title: 'certificate authority',
   idPrefix: ID_PREFIXES.certificate_authority,
@@ -72,3 +83,9 @@ export const certificateAuthorities: Kind = metadataKind({
   }),
   normalizeOwn: (spec) => ({ ca_pem: canonical(spec.ca_pem) }),
 });
+
+/** Edges that name a CA refuse client certificates once it expires. */
+export const certificateAuthorities: Kind = {
+  ...kind,
+  expiry: { metric: 'certificate_authority', notAfter },
+};
