@@ -143,9 +143,11 @@ describe('edgesync watch plans from its live-state cache (the daemon as a proces
       action: 'allow',
       metadata: encodeMetadata(undefined, { owner: OWNER, name: 'office' }),
     };
+    // 25% of 120/6s is 5 requests a second: a cycle (11 pages and one of each other listed kind) takes about
+    // 3 s, so the ~2.5 cycles this test waits through leave room on a loaded machine; at 10% they took 20 s.
     const [service, running] = await start(
       { ip_policies: [{ id: POLICY, description: 'cache tests' }], ip_policy_rules: [...others, ours] },
-      ['--interval', '1s', '--read-share', '10%'],
+      ['--interval', '1s', '--read-share', '25%'],
       10,
     );
     const listPages = async (): Promise<number> =>
