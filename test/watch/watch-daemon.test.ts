@@ -53,13 +53,16 @@ describe('edgesync watch (the daemon as a process against the emulator)', () => 
   it('applies a written file, reverts out-of-band drift on resync, counts it in /metrics, and exits 0 on SIGTERM', async () => {
     const manifests = join(dir, 'manifests');
     await mkdir(manifests);
-    daemon = await startDaemon(emulator, [manifests, '--interval', '1s'], dir);
+    // Ten times the default budget: background full reads take 25% of it, 50 requests in each 10 s slice of
+    // the window. At the default 5 a slice, a cycle of 4 requests waited up to 10 s for its turn, and the
+    // deletion below up to two such waits: over the test's timeout on a loaded machine.
+    daemon = await startDaemon(emulator, [manifests, '--interval', '1s', '--rate-limit', '1200/60s'], dir);
     const running = daemon;
 
     await writeFile(join(manifests, 'rules.yaml'), rulesManifest({ office: { cidr: '203.0.113.0/24' } }));
     const created = await eventually(async () => ruleWithCidr('203.0.113.0/24')(await listRules(emulator)));
     await callService(emulator, 'DELETE', `/ip_policy_rules/${created.id}`);
-    // Seen by a background full read, at 25% of the default 120/60 s: on a loaded machine that takes a while.
+    // Seen by a background full read within a cycle or two.
     const recreated = await eventually(async () => {
       const rule = ruleWithCidr('203.0.113.0/24')(await listRules(emulator));
       return rule && rule.id !== created.id ? rule : undefined;
