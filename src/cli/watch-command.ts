@@ -29,6 +29,7 @@ export async function runWatch(
   const listen = listenAddress(flags.listen);
   const intervalMs = parseDuration('--interval', flags.interval);
   const debounceMs = parseDuration('--debounce', flags.debounce);
+  const settleMs = parseDuration('--settle', flags.settle);
   const shutdownTimeoutMs = parseDuration('--shutdown-timeout', flags.shutdownTimeout);
   const concurrency = parsePositiveInteger('--concurrency', flags.concurrency);
   const readShare = parsePercentage('--read-share', flags.readShare);
@@ -66,6 +67,7 @@ export async function runWatch(
       random: Math.random,
       listen,
       debounceMs,
+      settleMs,
       intervalMs,
       shutdownTimeoutMs,
       concurrency,

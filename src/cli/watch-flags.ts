@@ -15,6 +15,7 @@ export interface WatchFlags extends ConnectionFlags, PlanFlags {
   readonly mode: WatchMode;
   readonly interval: string;
   readonly debounce: string;
+  readonly settle: string;
   readonly listen: string;
   readonly shutdownTimeout: string;
   readonly concurrency: string;
@@ -45,6 +46,11 @@ export const addWatchFlags: AddCommandFlags<[paths: string[], flags: WatchFlags]
       '25%',
     )
     .option('--debounce <duration>', 'quiet time after a file change before reconciling', '500ms')
+    .option(
+      '--settle <duration>',
+      'how long the manifests must read the same before a delete they ask for is sent (creates and updates go at once); 0s sends deletes at once',
+      '10s',
+    )
     .option('--listen <host:port>', 'address of /healthz, /readyz, /metrics and /status', '127.0.0.1:9090')
     .option('--shutdown-timeout <duration>', 'how long a reconcile in flight may finish after SIGTERM', '20s')
     .option('--concurrency <n>', 'actions applied at once', '4')

@@ -37,6 +37,46 @@ export interface PlanRecord {
   readonly applied: boolean;
 }
 
+/**
+ * An entry (or an owned object, by its marker's name) the last plan could
+ * not apply, left as it is while the rest of the plan was applied.
+ */
+export interface SkippedEntryRecord {
+  readonly kind: string;
+  readonly name: string;
+  /**
+   * The planner's error code (`unique_key_taken`, `reference_not_found`,
+   * `adopt_not_found`, `edge_not_found`, `route_not_found`,
+   * `still_referenced`, …), `protected`, or `waits_for_skipped`.
+   */
+  readonly reason: string;
+  readonly message: string;
+  /** The manifest place; null for an object no entry holds (a pruned one). */
+  readonly file: string | null;
+  readonly line: number | null;
+  readonly column: number | null;
+  /** For `waits_for_skipped`: the skipped entry (`kind.name`) it waits for; else null. */
+  readonly waitsFor: string | null;
+  /** RFC 3339: when the first of the reconciles in a row that skipped it for this reason finished planning. */
+  readonly since: string;
+  /** Reconciles in a row that skipped it for this reason, the last one included. */
+  readonly reconciles: number;
+}
+
+/** The settle period (--settle) and the deletes waiting for it, as `/status` shows them. */
+export interface SettleStatus {
+  /** --settle, milliseconds. */
+  readonly periodMs: number;
+  /** The manifests have read the same, valid, for the whole period at the last load. */
+  readonly settled: boolean;
+  /** RFC 3339: the first load that read the desired state as it is; null while the manifests are invalid. */
+  readonly desiredSince: string | null;
+  /** RFC 3339: from when deletes may go; null while the manifests are invalid. */
+  readonly settlesAt: string | null;
+  /** Addresses of the changes whose DELETE (or what waits for one) the last reconcile held back. */
+  readonly heldDeletes: readonly string[];
+}
+
 export interface ApplyRecord {
   readonly done: number;
   readonly failed: number;
@@ -93,8 +133,19 @@ export interface DaemonStatus {
   /** RFC 3339; the last reconcile that left the account as the manifests say (observe: that planned). */
   readonly lastSuccessAt: string | null;
   readonly lastError: { readonly code: string; readonly message: string; readonly at: string } | null;
+  /**
+   * The whole plan as the planner made it: its `errors` and `refusal`
+   * include those the daemon confined to one entry (`skippedEntries`).
+   */
   readonly lastPlan: PlanRecord | null;
   readonly lastApply: ApplyRecord | null;
+  /**
+   * The entries the last plan skipped and why; empty when it skipped none.
+   * Always present in the daemon's `/status`, as `settle` is (absent only
+   * from a status made without the daemon, like `git` and `liveCache`).
+   */
+  readonly skippedEntries?: readonly SkippedEntryRecord[];
+  readonly settle?: SettleStatus;
   /**
    * The git commit of the manifests checkout that the last successful reconcile
    * applied (Flux's lastAppliedRevision), and the one checked out now; null
@@ -109,8 +160,18 @@ export interface DaemonStatus {
   readonly liveCache?: LiveCacheStatus;
 }
 
-/** Results after which the daemon counts as ready: the service answered and the manifests are valid. */
-export const READY_RESULTS: readonly ReconcileResult[] = ['in-sync', 'applied', 'drift'];
+/**
+ * Results after which the account is as the manifests say (observe: the
+ * plan was made): the last success, and ready.
+ */
+export const SUCCESS_RESULTS: readonly ReconcileResult[] = ['in-sync', 'applied', 'drift'];
+
+/**
+ * Results after which the daemon counts as ready: the successes, and
+ * `settling` (deletes wait for the manifests to settle, seconds away).
+ * Not `partial`: an entry is stuck until a person acts.
+ */
+export const READY_RESULTS: readonly ReconcileResult[] = [...SUCCESS_RESULTS, 'settling'];
 
 /** A key as `/status` writes it: snake_case, and a purpose's or an operation's `-` as `_` (`full-read` → `full_read`). */
 type SnakeCase<S extends string> = S extends `${infer Head}${infer Tail}`

@@ -5,8 +5,11 @@ import { type FailureBackoffOptions, failureBackoffMs, spread } from './failure-
 /** A burst of changes delays a reconcile by at most this many debounce times. */
 export const DEBOUNCE_MAX_WAIT_FACTOR = 10;
 
-/** Why a reconcile runs. */
-export const RECONCILE_TRIGGERS = ['startup', 'change', 'resync', 'retry'] as const;
+/**
+ * Why a reconcile runs. `settle`: the settle period of a desired state whose
+ * deletes were held back has passed, so the manifests are read again.
+ */
+export const RECONCILE_TRIGGERS = ['startup', 'change', 'resync', 'retry', 'settle'] as const;
 export type ReconcileTrigger = (typeof RECONCILE_TRIGGERS)[number];
 
 /** `failed` makes the loop retry with backoff; `ok` waits for the next change or resync. */
@@ -59,6 +62,7 @@ export class ReconcileLoop {
   #cancelDebounce: (() => void) | null = null;
   #cancelMaxWait: (() => void) | null = null;
   #cancelNext: (() => void) | null = null;
+  #cancelSettle: (() => void) | null = null;
   #failures = 0;
   #started = false;
   #stopped = false;
@@ -91,7 +95,7 @@ export class ReconcileLoop {
         ? { alive: true, detail: running }
         : { alive: false, detail: `stuck: ${running}, over ${STUCK_AFTER_INTERVALS}x --interval` };
     }
-    if (this.#cancelNext === null && this.#cancelDebounce === null) {
+    if (this.#cancelNext === null && this.#cancelDebounce === null && this.#cancelSettle === null) {
       return { alive: false, detail: 'stuck: no reconcile running or scheduled' };
     }
     return { alive: true, detail: 'idle' };
@@ -136,6 +140,20 @@ export class ReconcileLoop {
   }
 
   /**
+   * Reconcile once `delayMs` (milliseconds) have passed: a run held deletes
+   * back until the manifests settle. A later request replaces an earlier
+   * one, as the settle period only moves later.
+   */
+  requestSettle(delayMs: number): void {
+    if (this.#stopped || !this.#started) return;
+    this.#cancelSettle?.();
+    this.#cancelSettle = this.#options.clock.setTimeout(() => {
+      this.#cancelSettle = null;
+      this.#request('settle');
+    }, delayMs);
+  }
+
+  /**
    * Stops scheduling. A run in flight may finish within `timeoutMs`
    * (milliseconds); past that its signal aborts and it is abandoned.
    */
@@ -144,8 +162,10 @@ export class ReconcileLoop {
     this.#followUp = null;
     this.#cancelDebounce?.();
     this.#cancelNext?.();
+    this.#cancelSettle?.();
     this.#cancelDebounce = null;
     this.#cancelNext = null;
+    this.#cancelSettle = null;
     const inFlight = this.#inFlight;
     if (inFlight === null) return 'idle';
     let cancelDeadline: () => void = () => {};

@@ -7,6 +7,7 @@ import type { PlanOptions } from '../plan/planner-options.js';
 import { type BudgetPause, withBudgetPause } from './budget-pause-health.js';
 import type { DaemonClock } from './daemon-clock.js';
 import type { DaemonStatus, LiveCacheStatus, WatchMode } from './daemon-status.js';
+import { DEFAULT_SETTLE_MS, DesiredSettling } from './desired-settling.js';
 import { type FullCycleRecord, FullReadCycle } from './full-read-cycle.js';
 import { checkedOutCommit } from './git-commit.js';
 import type { ListenAddress } from './listen-address.js';
@@ -43,6 +44,11 @@ export interface DaemonOptions {
   readonly listen: ListenAddress;
   /** Milliseconds. @default 500 */
   readonly debounceMs?: number;
+  /**
+   * How long the manifests must read the same before a DELETE they ask for
+   * is sent, milliseconds; 0 sends deletes at once. @default DEFAULT_SETTLE_MS (10 s)
+   */
+  readonly settleMs?: number;
   /** Milliseconds between the starts of background full reads (and resyncs). @default 300000 */
   readonly intervalMs?: number;
   /** How long a reconcile in flight may run on after shutdown begins, milliseconds. @default 20000 */
@@ -79,8 +85,11 @@ export async function runDaemon(options: DaemonOptions): Promise<StopOutcome> {
   const cache = writer.view;
   const readShare = new ReadShare({ budget: options.budget, share: options.readShare ?? 0.25 });
   let changeEventAt: number | null = null;
+  let loop: ReconcileLoop | null = null;
   const reconciler = new WatchReconciler({
     kinds: options.kinds,
+    settling: new DesiredSettling(options.settleMs ?? DEFAULT_SETTLE_MS),
+    requestSettleCheck: (delayMs) => loop?.requestSettle(delayMs),
     cache,
     writer,
     readShare,
@@ -157,7 +166,7 @@ export async function runDaemon(options: DaemonOptions): Promise<StopOutcome> {
   options.onListening?.(server.url);
 
   let watcher: ManifestWatcher | null = null;
-  const loop = new ReconcileLoop({
+  loop = new ReconcileLoop({
     reconcile: async (trigger, signal) => {
       // The resync also re-resolves symlinked paths, in case a swap raised no event.
       if (trigger === 'resync') await watcher?.refresh();

@@ -5,8 +5,21 @@ import type { KindName } from '../kinds/kind-name.js';
 import { VERSION } from '../version.js';
 import { purposeOf, REQUEST_PURPOSES, type RequestPurpose } from './request-purpose.js';
 
-/** Outcomes of one reconcile, as counted and reported. */
-export const RECONCILE_RESULTS = ['in-sync', 'applied', 'drift', 'refused', 'invalid', 'failed'] as const;
+/**
+ * Outcomes of one reconcile, as counted and reported. `partial`: applied all
+ * but the entries it had to skip (`/status` `skipped_entries`); `settling`:
+ * applied all but the deletes that wait for the manifests to settle.
+ */
+export const RECONCILE_RESULTS = [
+  'in-sync',
+  'applied',
+  'drift',
+  'settling',
+  'partial',
+  'refused',
+  'invalid',
+  'failed',
+] as const;
 export type ReconcileResult = (typeof RECONCILE_RESULTS)[number];
 
 /**
@@ -29,6 +42,8 @@ export class WatchMetrics {
   readonly loopStuck: Gauge;
   /** By kind, for each kind of the registry with an `expiry` hook (a CA's certificate). */
   readonly expirations: ReadonlyMap<KindName, Gauge<'name' | 'id'>>;
+  readonly skippedEntries: Gauge<'kind' | 'reason'>;
+  readonly heldDeletes: Gauge;
   /** Whether the reconcile loop counts as stuck, read at scrape time; set by the daemon. */
   loopIsStuck: () => boolean = () => false;
   // Live-state cache and read share (issue 15): kept in one block, apart from the rest.
@@ -140,6 +155,15 @@ export class WatchMetrics {
       'edgesync_live_cache_drops_total',
       'Kinds dropped from the live-state cache after a write met a surprise (404, unique-key conflict), by kind.',
       ['kind'],
+    );
+    this.skippedEntries = gauge(
+      'edgesync_skipped_entries',
+      'Entries the last plan could not apply and left as they are while the rest was applied, by kind and reason (/status skipped_entries).',
+      ['kind', 'reason'],
+    );
+    this.heldDeletes = gauge(
+      'edgesync_held_deletes',
+      'Changes whose DELETE waits for the manifests to read the same over --settle.',
     );
     this.liveCommit = gauge(
       'edgesync_live_commit_info',

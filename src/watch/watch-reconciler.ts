@@ -24,18 +24,23 @@ import {
   type PlanRecord,
   READY_RESULTS,
   type ReconcileRecord,
+  type SettleStatus,
+  SUCCESS_RESULTS,
   type WatchMode,
 } from './daemon-status.js';
+import { type DesiredSettling, holdDeletes, type Settling } from './desired-settling.js';
 import type { LiveCacheWriter, NamedModuleOnly } from './live-cache-writer.js';
 import type { LiveCacheView } from './live-state-cache.js';
 import { planFromCache } from './plan-from-cache.js';
 import type { ReadShare } from './read-share.js';
 import type { ReconcileTrigger, ReconcileVerdict } from './reconcile-loop.js';
 import { withPurpose } from './request-purpose.js';
+import { describeSkipped, placeOf, SkippedEntryRecords } from './skipped-entry-records.js';
+import { type SkippedEntry, skipStuckEntries } from './stuck-entries.js';
 import { type ReconcileResult, WatchMetrics } from './watch-metrics.js';
 
 /** Results that leave the daemon not ready without failing: logged at warn (a failure at error). */
-const NOT_READY_WARNINGS: ReadonlySet<ReconcileResult> = new Set(['refused', 'invalid']);
+const NOT_READY_WARNINGS: ReadonlySet<ReconcileResult> = new Set(['refused', 'invalid', 'partial']);
 
 export interface WatchReconcilerOptions {
   /** The registry of kinds, in its order: what is loaded, read, planned and applied. */
@@ -60,6 +65,10 @@ export interface WatchReconcilerOptions {
   readonly readShare: ReadShare;
   /** Clock milliseconds of the first file event not yet reconciled, taken (and cleared) by the next run. */
   readonly takeChangeEventAt?: () => number | null;
+  /** Whether the desired state has read the same over the settle period (--settle): deletes wait until it has. */
+  readonly settling: DesiredSettling;
+  /** Asks for a reconcile in `delayMs` milliseconds, when held deletes may go. */
+  readonly requestSettleCheck?: (delayMs: number) => void;
 }
 
 /** Where one reconcile got to; the loop only sees whether to retry. */
@@ -98,6 +107,10 @@ export class WatchReconciler {
   #rateLimitWaitMs = 0;
   #lastChangeToFirstWriteMs: number | null = null;
   #lastTargetedReads: number | null = null;
+  readonly #skipped = new SkippedEntryRecords();
+  /** Where the last load left the desired state against the settle period; null before any load. */
+  #settled: Settling | null = null;
+  #heldDeletes: readonly string[] = [];
   /** Each manifest file's entries since it last changed: a file event re-reads only the files that changed. */
   readonly #memo = new ManifestMemo();
   /** What the last `manifests read` log said; said again when it changes, and on `sayManifestsRead`. */
@@ -130,6 +143,20 @@ export class WatchReconciler {
       lastError: this.#lastError,
       lastPlan: this.#lastPlan,
       lastApply: this.#lastApply,
+      skippedEntries: this.#skipped.records,
+      settle: this.#settleStatus(),
+    };
+  }
+
+  #settleStatus(): SettleStatus {
+    const at = (ms: number | null | undefined): string | null =>
+      ms === null || ms === undefined ? null : new Date(ms).toISOString();
+    return {
+      periodMs: this.#options.settling.periodMs,
+      settled: this.#settled?.settled ?? false,
+      desiredSince: at(this.#settled?.since),
+      settlesAt: at(this.#settled?.settlesAt),
+      heldDeletes: this.#heldDeletes,
     };
   }
 
@@ -184,11 +211,13 @@ export class WatchReconciler {
       durationMs: finishedAt - startedAt,
     };
     this.#options.metrics.reconciles.inc({ result: outcome.result });
-    if (READY_RESULTS.includes(outcome.result)) {
-      this.#ready = true;
+    if (SUCCESS_RESULTS.includes(outcome.result)) {
       this.#lastSuccessAt = this.#lastReconcile.finishedAt;
       this.#lastError = null;
       this.#options.metrics.lastSuccess.set(finishedAt / 1000);
+    }
+    if (READY_RESULTS.includes(outcome.result)) {
+      this.#ready = true;
     } else {
       this.#ready = false;
       this.#notReadyReason = outcome.notReadyReason;
@@ -236,6 +265,10 @@ export class WatchReconciler {
     }
     this.#manifestsValid = loaded.ok;
     this.#options.metrics.manifestsValid.set(loaded.ok ? 1 : 0);
+    this.#settled = this.#options.settling.observe(
+      loaded.ok ? loaded.value.hash : null,
+      this.#options.clock.now(),
+    );
     const invalid: Outcome | null = loaded.ok
       ? null
       : { result: 'invalid', notReadyReason: `${loaded.errors.length} manifest error(s); see /status` };
@@ -289,38 +322,65 @@ export class WatchReconciler {
       applied: false,
     };
     this.#lastPlan = planned;
+    this.#heldDeletes = [];
+    this.#options.metrics.heldDeletes.set(0);
 
-    if (plan.errors.length > 0) {
-      log.error({ errors: plan.errors }, 'plan has errors; nothing applied');
-      const first = plan.errors[0]?.message ?? '';
+    // An entry the account will not let be applied stops only itself (and what waits for it).
+    const confined = skipStuckEntries(plan);
+    const rest = confined.plan;
+    const stuck = this.#recordSkipped(confined.skipped, log);
+    if (rest.errors.length > 0) {
+      log.error({ errors: rest.errors }, 'plan has errors; nothing applied');
+      const first = rest.errors[0]?.message ?? '';
       this.#setError('plan_error', first);
       return { result: 'failed', notReadyReason: `plan has errors: ${first}` };
     }
-    if (plan.refusal && plan.refusal.code !== 'incomplete-read') {
+    if (rest.refusal && rest.refusal.code !== 'incomplete-read') {
       log.error(
-        { refusal: plan.refusal },
+        { refusal: rest.refusal },
         'plan refused by the safety rules; nothing applied (the daemon never forces)',
       );
-      this.#setError(`plan_refused_${plan.refusal.code}`, plan.refusal.message);
-      return invalid ?? { result: 'refused', notReadyReason: `plan refused: ${plan.refusal.message}` };
+      this.#setError(`plan_refused_${rest.refusal.code}`, rest.refusal.message);
+      return invalid ?? { result: 'refused', notReadyReason: `plan refused: ${rest.refusal.message}` };
     }
-    if (plan.actions.length === 0) return invalid ?? { result: 'in-sync', notReadyReason: null };
+    if (rest.actions.length === 0) return invalid ?? stuck ?? { result: 'in-sync', notReadyReason: null };
 
-    for (const change of plan.changes) {
+    for (const change of rest.changes) {
       log.info({ address: change.address, op: change.op, reason: change.reason }, 'drift');
     }
-    if (this.#options.mode === 'observe') return invalid ?? { result: 'drift', notReadyReason: null };
-    if (plan.refusal) {
+    if (this.#options.mode === 'observe')
+      return invalid ?? stuck ?? { result: 'drift', notReadyReason: null };
+    if (rest.refusal) {
       // incomplete-read is no person's decision: the next read is likely complete, so retry as after a failure.
-      log.error({ refusal: plan.refusal }, 'live state incomplete; a plan with deletes is not applied');
-      this.#setError('live_state_incomplete', plan.refusal.message);
+      log.error({ refusal: rest.refusal }, 'live state incomplete; a plan with deletes is not applied');
+      this.#setError('live_state_incomplete', rest.refusal.message);
       return { result: 'failed', notReadyReason: 'live listing incomplete' };
     }
+
+    // A delete waits until the manifests have read the same over the settle period: a file half written.
+    const settling = this.#settled;
+    const { plan: now, held } = settling?.settled === true ? { plan: rest, held: [] } : holdDeletes(rest);
+    const waiting: Outcome | null = held.length === 0 ? null : { result: 'settling', notReadyReason: null };
+    if (held.length > 0) {
+      this.#heldDeletes = held;
+      this.#options.metrics.heldDeletes.set(held.length);
+      const settlesAt = settling?.settlesAt ?? null;
+      const inMs = settlesAt === null ? null : Math.max(0, settlesAt - this.#options.clock.now());
+      log.info(
+        { held: held.length, first: held[0], settlesInMs: inMs },
+        inMs === null
+          ? 'deletes wait until the manifests are valid again'
+          : 'deletes wait for the manifests to settle (--settle)',
+      );
+      if (inMs !== null) this.#options.requestSettleCheck?.(inMs);
+    }
+    if (now.actions.length === 0)
+      return invalid ?? stuck ?? waiting ?? { result: 'in-sync', notReadyReason: null };
 
     let firstWriteSeen = false;
     const applied = await this.#inForeground(() =>
       withPurpose('write', () =>
-        executePlan(plan, {
+        executePlan(now, {
           api: this.#options.writer.writesApi((surprise) => {
             this.#options.metrics.cacheDrops.inc({ kind: surprise.kind });
             log.warn(
@@ -353,8 +413,42 @@ export class WatchReconciler {
       this.#setError('apply_incomplete', first ? `${first.action}: ${first.message}` : 'apply incomplete');
       return { result: 'failed', notReadyReason: `apply incomplete: ${applied.failed} failed` };
     }
-    this.#recordOwnedAfterApply(desired, live);
-    return invalid ?? { result: 'applied', notReadyReason: null };
+    if (stuck === null && waiting === null) this.#recordOwnedAfterApply(desired, live);
+    return invalid ?? stuck ?? waiting ?? { result: 'applied', notReadyReason: null };
+  }
+
+  /**
+   * Reports the entries the plan skips (logged, counted by kind and reason,
+   * kept for `/status`), and what the reconcile's outcome is when there are
+   * some: `partial`, not ready until a person acts.
+   */
+  #recordSkipped(skipped: readonly SkippedEntry[], log: Logger): Outcome | null {
+    const records = this.#skipped.record(skipped, new Date(this.#options.clock.now()).toISOString());
+    const counts = new Map<string, { kind: string; reason: string; count: number }>();
+    for (const entry of skipped) {
+      log.warn(
+        {
+          kind: entry.kind,
+          name: entry.name,
+          reason: entry.reason,
+          at: placeOf(entry),
+          waitsFor: entry.waitsFor,
+          detail: entry.message,
+        },
+        'entry skipped; the rest of the plan goes on',
+      );
+      const key = `${entry.kind}\u0000${entry.reason}`;
+      const count = counts.get(key) ?? { kind: entry.kind, reason: entry.reason, count: 0 };
+      count.count += 1;
+      counts.set(key, count);
+    }
+    const gauge = this.#options.metrics.skippedEntries;
+    gauge.reset();
+    for (const { kind, reason, count } of counts.values()) gauge.set({ kind, reason }, count);
+    if (records.length === 0) return null;
+    const first = skipped[0];
+    this.#setError('entries_skipped', first ? `${first.kind}.${first.name}: ${first.message}` : '');
+    return { result: 'partial', notReadyReason: describeSkipped(records) };
   }
 
   /** The plan of a reconcile, from the cache, reading first what it touches (plan-from-cache.ts). */

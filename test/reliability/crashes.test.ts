@@ -50,7 +50,20 @@ describe('SIGKILL at random points, then a re-run converges', () => {
     const args =
       command === 'apply'
         ? ['apply', 'rules.yaml', '--yes', '--concurrency', '8']
-        : ['watch', 'rules.yaml', '--listen', '127.0.0.1:0', '--debounce', '50ms', '--log-level', 'warn'];
+        : [
+            'watch',
+            'rules.yaml',
+            '--listen',
+            '127.0.0.1:0',
+            '--debounce',
+            '50ms',
+            // Deletes wait for the manifests to settle: a second, not the default 10, so that kills
+            // (within 10 s of each start) land among the prunes too, as they did before deletes waited.
+            '--settle',
+            '1s',
+            '--log-level',
+            'warn',
+          ];
     return spawn(
       process.execPath,
       [
