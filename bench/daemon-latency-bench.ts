@@ -24,6 +24,8 @@ const OWNER = 'bench';
 const COMPRESSION = 10;
 const BUDGET = { requests: 120, windowMs: 60_000 / COMPRESSION };
 const RATE_LIMIT = `${BUDGET.requests}/${BUDGET.windowMs / 1000}s`;
+/** The default --settle: not compressed, as it waits for files, not for the budget. */
+const SETTLE = '10s';
 /** The default --interval (5 m), compressed. */
 const INTERVAL = `${300 / COMPRESSION}s`;
 const RULES_FILE = join('manifests', 'ip-policy-rules-0.yaml');
@@ -141,6 +143,13 @@ function withDescription(manifest: string, index: number, text: string): string 
   const pattern = new RegExp(`^(\\s+description: )synthetic rule ${index}$`, 'm');
   if (!pattern.test(manifest)) throw new Error(`rule-${index} not found in ${RULES_FILE}`);
   return manifest.replace(pattern, `$1${text}`);
+}
+
+/** The rules file without rule `index`'s entry. */
+function withoutRule(manifest: string, index: number): string {
+  const pattern = new RegExp(`^  rule-${index}:\\n(?:    .*\\n)+`, 'm');
+  if (!pattern.test(manifest)) throw new Error(`rule-${index} not found in ${RULES_FILE}`);
+  return manifest.replace(pattern, '');
 }
 
 /** The lifted-budget floor of the code path: 10 rules, a budget that never binds (the figure this section used to report). */
@@ -278,6 +287,27 @@ export async function runDaemonLatencyBench(quick: boolean): Promise<BenchSectio
     const burstTargeted = targetedAndWrites(burstDone).targeted - burstUsed.targeted;
     const burstWrites = targetedAndWrites(burstDone).writes - burstUsed.writes;
 
+    // Edits that remove a rule: its DELETE waits until the manifests have read the same over --settle.
+    const deleteEdits = quick ? 2 : 5;
+    const settleMs = Number(SETTLE.replace(/s$/, '')) * 1000;
+    const editToDelete: number[] = [];
+    let removing = burstText;
+    for (let removed = 1; removed <= deleteEdits; removed += 1) {
+      await until(running, idle, 60_000, 'idle before a removal');
+      await sleep(300);
+      // The last rules of the first file (it holds rules 0 to 999).
+      removing = withoutRule(removing, Math.min(size.rules, 1000) - removed);
+      const writtenAt = performance.now();
+      await writeFile(rulesPath, removing);
+      const at = await log.first(
+        writtenAt,
+        settleMs + 30_000,
+        (write) => write.method === 'DELETE' && write.path.startsWith('/ip_policy_rules/'),
+      );
+      if (at === undefined) throw new Error('removal: no DELETE within --settle + 30 s');
+      editToDelete.push(at - writtenAt);
+    }
+
     // Drift made behind the daemon's back, timed to its correction: changed rules, then deleted ones.
     const driftMs: number[] = [];
     const deleteMs: number[] = [];
@@ -373,6 +403,13 @@ export async function runDaemonLatencyBench(quick: boolean): Promise<BenchSectio
         Math.max(...driftMs, ...deleteMs) * COMPRESSION <= cycleS * 1000 ? 'yes' : 'no',
         '',
         `slowest correction ÷ full cycle = ${round((Math.max(...driftMs, ...deleteMs) * COMPRESSION) / (cycleS * 1000), 2)}; goal ≤ 1`,
+      ),
+      figure(
+        SECTION,
+        'edit removing a rule → its DELETE, median',
+        Math.round(median(editToDelete)),
+        'ms',
+        `median of ${editToDelete.length}, max ${Math.round(Math.max(...editToDelete))} ms; --settle ${SETTLE} (the default): a delete waits until the manifests have read the same that long, then the next reconcile sends it; wall time`,
       ),
       figure(
         SECTION,
