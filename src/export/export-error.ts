@@ -5,6 +5,12 @@ export const EXPORT_ERROR_CODES = [
   'export_would_overwrite',
   /** Rewriting a file of an earlier export would drop entries this export did not read; `--force` drops them. */
   'export_would_drop',
+  /**
+   * A directory on the way to a file the export would write, read or remove
+   * is a symbolic link (or not a directory): following it could change files
+   * outside `--out`.
+   */
+  'export_unsafe_path',
   /** Writing the output failed (permissions, disk). */
   'export_write_failed',
   /** A module-only edge named on the command line does not exist. */

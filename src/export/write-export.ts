@@ -1,8 +1,7 @@
-import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { dirname, join, relative, sep } from 'node:path';
+import { join, posix } from 'node:path';
 import { parse } from 'yaml';
 import { MAX_MANIFEST_BYTES } from '../manifest/parse-manifest-file.js';
-import { readBoundedFile } from '../manifest/read-bounded-file.js';
+import { ExportDirectory, type ExportDirectoryOptions } from './export-directory.js';
 import { ExportError } from './export-error.js';
 import { GENERATED_MARK } from './render-manifests.js';
 
@@ -32,8 +31,8 @@ export interface WriteExportOptions {
    * every earlier entry as gone (the directory then holds exactly `files`).
    */
   readonly scope?: ExportScope;
-  /** Tells temp files of concurrent writers apart. @default process.pid */
-  readonly writerId?: number;
+  /** How the directory is reached (ExportDirectory). @default descriptor paths where the system has them */
+  readonly directory?: ExportDirectoryOptions;
 }
 
 export interface WriteExportResult {
@@ -54,14 +53,29 @@ const SIDE_FILE_REFERENCE = /^\s*ca_pem_file:\s*(\S+)\s*$/gm;
  * non-empty file that an earlier export did not write is never replaced
  * without `force`; manifests an earlier export wrote that this one does not
  * (and the side files they referenced) are removed, so the directory holds
- * exactly the account.
+ * exactly the account. Nothing outside `directory` is written or removed
+ * (ExportDirectory): every refusal comes before the first file is written.
  */
 export async function writeExport(
   directory: string,
   files: readonly ExportFile[],
   options: WriteExportOptions = {},
 ): Promise<WriteExportResult> {
-  const previous = await previousExport(directory);
+  const out = await ExportDirectory.open(directory, options.directory);
+  try {
+    return await writeInto(out, files, options);
+  } finally {
+    await out.close();
+  }
+}
+
+async function writeInto(
+  out: ExportDirectory,
+  files: readonly ExportFile[],
+  options: WriteExportOptions,
+): Promise<WriteExportResult> {
+  const directory = out.path;
+  const previous = await previousExport(out);
   const targets = new Set(files.map((file) => file.path));
   const scope = options.scope ?? EVERYTHING_READ;
   // Manifests (and the side files they name) of kinds this export did not read in full are not its to change.
@@ -78,11 +92,11 @@ export async function writeExport(
     untouchable.add(path);
     for (const side of manifest.sideFiles) untouchable.add(side);
   }
-  if (!options.force) {
-    for (const file of files) {
-      if (previous.owned.has(file.path)) continue;
-      const existing = await existingSize(join(directory, file.path));
-      if (existing !== undefined && existing > 0) {
+  for (const file of files) {
+    // Every directory on the way is checked before anything is written.
+    const existing = await out.entry(file.path);
+    if (!options.force && !previous.owned.has(file.path)) {
+      if (existing !== undefined && (!existing.isFile() || existing.size > 0)) {
         throw new ExportError(
           'export_would_overwrite',
           `${join(directory, file.path)} exists and was not written by edgesync export; move it away or pass --force`,
@@ -91,19 +105,9 @@ export async function writeExport(
       }
     }
   }
-  const writerId = options.writerId ?? process.pid;
   const written: string[] = [];
   for (const file of files) {
-    const target = join(directory, file.path);
-    const temp = join(dirname(target), `.${file.path.split('/').pop() ?? 'export'}.${writerId}.tmp`);
-    try {
-      await mkdir(dirname(target), { recursive: true });
-      await writeFile(temp, file.content, { mode: 0o644 });
-      await rename(temp, target);
-    } catch (cause) {
-      await rm(temp, { force: true });
-      throw new ExportError('export_write_failed', `cannot write ${target}`, { path: target, cause });
-    }
+    await out.writeAtomically(file.path, file.content);
     written.push(file.path);
   }
   const removed: string[] = [];
@@ -114,7 +118,7 @@ export async function writeExport(
       kept.push(path);
       continue;
     }
-    await rm(join(directory, path), { force: true });
+    await out.remove(path);
     removed.push(path);
   }
   return { written, removed, kept };
@@ -182,17 +186,19 @@ function entriesOf(text: string): { kind: string; name: string; id?: string }[] 
 
 /**
  * Files an earlier export wrote: manifests with the generated mark in their
- * header, and the side files those reference. Relative paths with `/`.
+ * header, and the side files those reference. Relative paths with `/`. A
+ * side file is reached as the export would remove it: a reference through a
+ * linked directory is refused here, before anything is written.
  */
 async function previousExport(
-  directory: string,
+  out: ExportDirectory,
 ): Promise<{ owned: Set<string>; manifests: Map<string, PreviousManifest> }> {
   const owned = new Set<string>();
   const manifests = new Map<string, PreviousManifest>();
-  for (const path of await listFiles(directory)) {
+  for (const path of await out.listFiles()) {
     if (!MANIFEST_EXTENSIONS.some((extension) => path.toLowerCase().endsWith(extension))) continue;
     // Bounded like every manifest read: a huge file here is not one an export wrote.
-    const read = await readBoundedFile(join(directory, path), MAX_MANIFEST_BYTES).catch(() => undefined);
+    const read = await out.read(path, MAX_MANIFEST_BYTES).catch(() => undefined);
     const text = read?.ok ? read.bytes.toString('utf8') : '';
     const head = text.split('\n', 4);
     if (!head.some((line) => line.startsWith(GENERATED_MARK))) continue;
@@ -203,11 +209,11 @@ async function previousExport(
     for (const match of text.matchAll(SIDE_FILE_REFERENCE)) {
       const reference = match[1];
       if (reference === undefined) continue;
-      const resolved = relative(directory, join(directory, dirname(path), reference))
-        .split(sep)
-        .join('/');
+      const resolved = posix.normalize(posix.join(posix.dirname(path), reference));
       // Only files inside the directory: an edited manifest must not make an export delete files elsewhere.
-      if (!resolved.startsWith('..') && (await existingSize(join(directory, resolved))) !== undefined) {
+      if (posix.isAbsolute(reference) || !resolved.split('/').every(isPlainName)) continue;
+      const found = await out.entry(resolved);
+      if (found !== undefined && !found.isDirectory()) {
         owned.add(resolved);
         sideFiles.push(resolved);
       }
@@ -216,27 +222,7 @@ async function previousExport(
   return { owned, manifests };
 }
 
-async function listFiles(directory: string, prefix = ''): Promise<string[]> {
-  let entries: import('node:fs').Dirent[];
-  try {
-    entries = await readdir(join(directory, prefix), { withFileTypes: true });
-  } catch {
-    return [];
-  }
-  const found: string[] = [];
-  for (const entry of entries) {
-    const path = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
-    if (entry.isDirectory()) found.push(...(await listFiles(directory, path)));
-    else if (entry.isFile()) found.push(path);
-  }
-  return found;
-}
-
-async function existingSize(path: string): Promise<number | undefined> {
-  try {
-    const info = await stat(path);
-    return info.isFile() ? info.size : 1;
-  } catch {
-    return undefined;
-  }
+/** A path segment that names an entry of its directory ('..', '.' and '' do not). */
+function isPlainName(segment: string): boolean {
+  return segment !== '' && segment !== '.' && segment !== '..';
 }
