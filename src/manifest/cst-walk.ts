@@ -24,9 +24,10 @@
  * An empty block collection (which the Parser does not produce) is refused
  * too rather than reasoned about.
  */
-import { CST, type LineCounter, Parser } from 'yaml';
+import { CST, type LineCounter } from 'yaml';
 import { pointerToken } from '../json-pointer.js';
 import { type PointerOffsets, PointerOffsetsBuilder } from './file-positions.js';
+import { ParseTokens } from './parse-tokens.js';
 
 /** A manifest read from its tokens: the data and the offset of every value, as the composed walk records them. */
 export interface CstManifest {
@@ -34,20 +35,28 @@ export interface CstManifest {
   readonly offsets: PointerOffsets;
 }
 
+/** Nesting that ran away (ParseTokens): the offset of the first collection deeper than the limit. */
+export interface CstRunaway {
+  readonly runawayAt: number;
+}
+
 /**
  * Parses `text` with the line starts going to `lineCounter`; undefined when
  * the text is not in the subset this path handles (see the module comment),
- * in which case `lineCounter` may be incomplete and the caller starts over.
- * `maxDepth` is the composed walk's nesting limit (the root mapping is at 1).
+ * in which case `lineCounter` may be incomplete and the caller starts over;
+ * `runawayAt` when its nesting runs away, which composing it would not
+ * survive either. `maxDepth` is the composed walk's nesting limit (the root
+ * mapping is at 1).
  */
 export function walkManifestCst(
   text: string,
   lineCounter: LineCounter,
   maxDepth: number,
-): CstManifest | undefined {
+): CstManifest | CstRunaway | undefined {
   if (text.includes('\t')) return undefined;
   let document: CST.Document | undefined;
-  for (const token of new Parser(lineCounter.addNewLine).parse(text)) {
+  const parse = new ParseTokens(maxDepth);
+  for (const token of parse.tokens(text, lineCounter.addNewLine)) {
     switch (token.type) {
       case 'byte-order-mark':
       case 'space':
@@ -62,6 +71,7 @@ export function walkManifestCst(
         return undefined;
     }
   }
+  if (parse.runawayAt !== undefined) return { runawayAt: parse.runawayAt };
   const root = document?.value;
   if (document === undefined || root?.type !== 'block-map') return undefined;
   try {

@@ -36,10 +36,31 @@ function poolSize(): number {
 }
 
 /**
- * Heap of each parsing worker, MB: a 5 MB manifest parses in far less; a
- * pathological one is refused rather than taking the process down.
+ * Heap of each worker of the pool, MB: enough for the files it is given
+ * (parseHeapMb up to this). A pathological file is refused rather than
+ * taking the process down.
  */
-const WORKER_HEAP_MB = 96;
+export const WORKER_HEAP_MB = 96;
+
+/**
+ * Heap a parse of a file of `bytes` is given, MB. Parsing holds the
+ * `yaml` Parser's tokens of the whole file (or the composed Document) at
+ * once, 40 to 65 times the file's size: measured at the 5 MB limit
+ * (5,240,000 bytes, the smallest heap a worker parsed each file with),
+ * 208-252 MB for rules (block, flow, with metadata), reserved addresses and
+ * HTTPS edges with routes, 35 MB for CAs with inline PEMs, and 319-323 MB
+ * for rules that need the Composer (a tab in a comment); 158 MB for the
+ * 4.35 MB of 40,000 rules that the fixed 96 MB refused. A file over
+ * WORKER_HEAP_MB's share gets a worker of its own with this heap.
+ */
+export function parseHeapMb(bytes: number): number {
+  return Math.max(WORKER_HEAP_MB, HEAP_BASE_MB + Math.ceil((HEAP_MB_PER_MB * bytes) / (1024 * 1024)));
+}
+
+/** parseHeapMb's heap per MB of file, MB: the Composer's 62 at 5 MB, with a margin. */
+const HEAP_MB_PER_MB = 72;
+/** parseHeapMb's heap of an empty file, MB: the worker's modules and a parse's fixed costs. */
+const HEAP_BASE_MB = 24;
 
 /**
  * Young generation of each parsing worker, MB. A parse's garbage is short
@@ -121,8 +142,8 @@ function receiveOutcome(file: ManifestFile, transferred: TransferredOutcome): Pa
   };
 }
 
-/** A worker that died on a file (out of heap, or crashed): that file's error, at its first line. */
-function crashOutcome(file: ManifestFile, cause: Error): ParseOutcome {
+/** A worker that died on a file (out of its `heapMb`, or crashed): that file's error, at its first line. */
+function crashOutcome(file: ManifestFile, cause: Error, heapMb: number): ParseOutcome {
   const tooComplex = (cause as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY';
   return {
     ok: false,
@@ -132,7 +153,7 @@ function crashOutcome(file: ManifestFile, cause: Error): ParseOutcome {
         { file: file.display },
         '',
         tooComplex
-          ? `parsing needs more than ${WORKER_HEAP_MB} MB; split the file or write it out more simply`
+          ? `parsing needs more than ${heapMb} MB; split the file or write it out more simply`
           : `cannot parse the file: the parsing worker failed (${cause.message})`,
         { cause },
       ),
@@ -163,6 +184,8 @@ const WORKER_SCRIPT = new URL('./parse-worker.js', import.meta.url);
 export class ManifestParsing {
   #readBytes = 0;
   #pool: ParsePool | undefined;
+  /** Workers of their own for files over the pool's heap, made when the first such file is read. */
+  #ownWorkers: OwnWorkerParses | undefined;
   /** Until the workers' isolates are up, while runtime flags are set: every `take` waits for it. */
   #workersStarting: Promise<void> | undefined;
   readonly #poolStartBytes: number;
@@ -177,7 +200,7 @@ export class ManifestParsing {
 
   /** Workers started so far (none for a small load). */
   get workersStarted(): number {
-    return this.#pool?.started ?? 0;
+    return (this.#pool?.started ?? 0) + (this.#ownWorkers?.started ?? 0);
   }
 
   /**
@@ -189,6 +212,12 @@ export class ManifestParsing {
     if (!read.ok) return { take: async () => read };
     const bytes = read.bytes;
     this.#readBytes += bytes.length;
+    const heapMb = parseHeapMb(bytes.length);
+    if (heapMb > WORKER_HEAP_MB && workerScriptExists()) {
+      this.#ownWorkers ??= new OwnWorkerParses(this.#runtimeFlags);
+      const job = this.#ownWorkers.queue(file, bytes, heapMb);
+      return { take: () => job.take() };
+    }
     const large = bytes.length > INLINE_PARSE_BYTES;
     if (
       (this.#pool === undefined && !large && this.#readBytes <= this.#poolStartBytes) ||
@@ -221,7 +250,7 @@ export class ManifestParsing {
 
   /** Ends the workers, if any started: none outlives the load (nor keeps the process alive). */
   async close(): Promise<void> {
-    await this.#pool?.close();
+    await Promise.all([this.#pool?.close(), this.#ownWorkers?.close()]);
   }
 }
 
@@ -326,12 +355,59 @@ class Job {
 const FILES_PER_WORKER = 2;
 
 /**
+ * Files over the pool's heap, each parsed by a worker of its own whose heap
+ * is sized from the file (parseHeapMb), one after the other: at most one
+ * such heap is in use at a time, beside the pool's.
+ */
+class OwnWorkerParses {
+  readonly #runtimeFlags: RuntimeV8Flags | undefined;
+  #chain: Promise<void> = Promise.resolve();
+  #current: ParsePool | undefined;
+  #startedBefore = 0;
+  #closed = false;
+
+  constructor(runtimeFlags: RuntimeV8Flags | undefined) {
+    this.#runtimeFlags = runtimeFlags;
+  }
+
+  get started(): number {
+    return this.#startedBefore + (this.#current?.started ?? 0);
+  }
+
+  queue(file: ManifestFile, bytes: Uint8Array, heapMb: number): Job {
+    const job = new Job(file, bytes, true);
+    this.#chain = this.#chain.then(async () => {
+      if (this.#closed) {
+        job.settle(crashOutcome(file, new Error('the load ended'), heapMb));
+        return;
+      }
+      const pool = new ParsePool(1, this.#runtimeFlags, heapMb);
+      this.#current = pool;
+      pool.add(job);
+      await job.take();
+      this.#startedBefore += pool.started;
+      this.#current = undefined;
+      await pool.close();
+    });
+    return job;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#current?.close();
+    await this.#chain;
+  }
+}
+
+/**
  * Worker threads that each parse the files they are given in order; a
  * worker that dies fails only the file it was parsing, the first it has not
  * answered, and its other files go back to the queue.
  */
 class ParsePool {
   readonly #size: number;
+  /** Heap of each worker, MB. */
+  readonly #heapMb: number;
   readonly #runtimeFlags: RuntimeV8Flags | undefined;
   /** Files given to each worker and not answered yet, in the order sent: the order it parses them. */
   readonly #given = new Map<Worker, Job[]>();
@@ -351,9 +427,10 @@ class ParsePool {
    */
   #unavailable = false;
 
-  constructor(size: number, runtimeFlags: RuntimeV8Flags | undefined) {
+  constructor(size: number, runtimeFlags: RuntimeV8Flags | undefined, heapMb = WORKER_HEAP_MB) {
     this.#size = size;
     this.#runtimeFlags = runtimeFlags;
+    this.#heapMb = heapMb;
   }
 
   get started(): number {
@@ -383,16 +460,22 @@ class ParsePool {
 
   queue(file: ManifestFile, bytes: Uint8Array, offThread: boolean): Job {
     const job = new Job(file, bytes, offThread);
+    this.add(job);
+    return job;
+  }
+
+  add(job: Job): void {
     this.#queue.push(job);
     void this.#pump();
-    return job;
   }
 
   async close(): Promise<void> {
     this.#closed = true;
     const workers = [...this.#given.keys()];
     await Promise.all(workers.map((worker) => worker.terminate()));
-    for (const job of this.#queue.splice(0)) job.settle(crashOutcome(job.file, new Error('the load ended')));
+    for (const job of this.#queue.splice(0)) {
+      job.settle(crashOutcome(job.file, new Error('the load ended'), this.#heapMb));
+    }
   }
 
   async #pump(): Promise<void> {
@@ -446,7 +529,7 @@ class ParsePool {
     try {
       worker = new WorkerClass(WORKER_SCRIPT, {
         resourceLimits: {
-          maxOldGenerationSizeMb: WORKER_HEAP_MB,
+          maxOldGenerationSizeMb: this.#heapMb,
           maxYoungGenerationSizeMb: WORKER_YOUNG_MB,
         },
       });
@@ -492,12 +575,13 @@ class ParsePool {
         crashOutcome(
           parsing.file,
           this.#failure.get(worker) ?? new Error(`the parsing worker exited with code ${code}`),
+          this.#heapMb,
         ),
       );
     }
     for (const job of waiting) {
       if (this.#closed) {
-        job.settle(crashOutcome(job.file, new Error('the load ended')));
+        job.settle(crashOutcome(job.file, new Error('the load ended'), this.#heapMb));
       } else {
         job.sent = false;
       }

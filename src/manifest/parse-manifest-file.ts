@@ -1,5 +1,6 @@
 import { realpath } from 'node:fs/promises';
 import {
+  Composer,
   type Document,
   isAlias,
   isMap,
@@ -7,7 +8,6 @@ import {
   isScalar,
   isSeq,
   LineCounter,
-  parseAllDocuments,
   type YAMLMap,
   type Node as YamlNode,
 } from 'yaml';
@@ -16,6 +16,7 @@ import { setMember, walkManifestCst } from './cst-walk.js';
 import { PointerOffsetsBuilder } from './file-positions.js';
 import { ManifestError } from './manifest-error.js';
 import { isInside, type ManifestFile } from './manifest-files.js';
+import { ParseTokens } from './parse-tokens.js';
 import type { ParseOutcome } from './parsed-manifest.js';
 import { readBoundedFile } from './read-bounded-file.js';
 import type { FileLocation, SourceLocation } from './source-location.js';
@@ -141,6 +142,7 @@ export function parseManifestCst(file: ManifestFile, text: string): ParseOutcome
   const lineCounter = new LineCounter();
   const walked = walkManifestCst(text, lineCounter, MAX_NESTING_DEPTH);
   if (walked === undefined) return undefined;
+  if ('runawayAt' in walked) return runawayNesting(file, lineCounter, walked.runawayAt);
   const positions = {
     file: file.display,
     lineStarts: Int32Array.from(lineCounter.lineStarts),
@@ -162,17 +164,19 @@ export function composeManifest(file: ManifestFile, text: string): ParseOutcome 
     const { line, col } = lineCounter.linePos(offset);
     return at(line, col);
   };
-  const documents = parseAllDocuments(text, {
-    lineCounter,
-    version: '1.2',
-    schema: 'core',
-    merge: false,
-    resolveKnownTags: false,
-    uniqueKeys: false,
-    prettyErrors: false,
-    strict: true,
-  });
-  const list = Array.isArray(documents) ? documents : [documents];
+  // parseAllDocuments, with the Parser's tokens stopped where nesting runs away.
+  const tokens = new ParseTokens(MAX_NESTING_DEPTH);
+  const list = Array.from(
+    new Composer({
+      version: '1.2',
+      schema: 'core',
+      merge: false,
+      resolveKnownTags: false,
+      uniqueKeys: false,
+      strict: true,
+    }).compose(tokens.tokens(text, lineCounter.addNewLine)),
+  );
+  if (tokens.runawayAt !== undefined) return runawayNesting(file, lineCounter, tokens.runawayAt);
   const syntaxErrors = list.flatMap((document) => document.errors);
   if (syntaxErrors.length > 0) {
     return fail(yamlSyntaxError(file.display, text, syntaxErrors, locate));
@@ -229,6 +233,26 @@ export function composeManifest(file: ManifestFile, text: string): ParseOutcome 
     offsets: walk.offsets.build(),
   };
   return { ok: true, manifest: { file, data, positions } };
+}
+
+/**
+ * Nesting far past MAX_NESTING_DEPTH, found while the text was tokenized:
+ * one `too_deep` error at the first collection too deep, as the walks
+ * would report it, without its path (nothing was composed to name it).
+ */
+function runawayNesting(file: ManifestFile, lineCounter: LineCounter, offset: number): ParseOutcome {
+  const { line, col } = lineCounter.linePos(offset);
+  return {
+    ok: false,
+    errors: [
+      new ManifestError(
+        'too_deep',
+        { file: file.display, line, column: col },
+        '',
+        `nested more than ${MAX_NESTING_DEPTH} levels deep`,
+      ),
+    ],
+  };
 }
 
 function toPlainData(document: Document): unknown {

@@ -22,7 +22,7 @@ import type * as parseInWorker from '../../src/manifest/parse-in-worker.js';
 const DIST = new URL('../../dist/src/manifest/', import.meta.url);
 const built = async <T>(module: string): Promise<T> => (await import(new URL(module, DIST).href)) as T;
 const withWorkers = await built<typeof inline>('load-desired-state.js');
-const { ManifestParsing } = await built<typeof parseInWorker>('parse-in-worker.js');
+const { ManifestParsing, parseHeapMb } = await built<typeof parseInWorker>('parse-in-worker.js');
 const { walkManifestTree } = await built<typeof manifestFiles>('manifest-files.js');
 const { ManifestMemo } = await built<typeof manifestMemo>('manifest-memo.js');
 
@@ -157,8 +157,8 @@ describe('parsing on worker threads', () => {
 
   it('turns a worker that runs out of heap into an error naming the file, and goes on with the others', async () => {
     await mkdir(join(dir, 'm'));
-    // 4.4 MB of one flow list: two million YAML nodes, far over the parsing worker's heap.
-    await writeFile(join(dir, 'm', 'a-huge.yaml'), `version: 1\nx: [${'1,'.repeat(2_200_000)}1]\n`);
+    // 1 MB of one flow list: half a million YAML nodes, far over the 96 MB a file of 1 MB is given.
+    await writeFile(join(dir, 'm', 'a-huge.yaml'), `version: 1\nx: [${'1,'.repeat(500_000)}1]\n`);
     await writeFile(join(dir, 'm', 'b.yaml'), rules('b', 10));
     await writeFile(join(dir, 'm', 'c.yaml'), 'version: 1\nip_policy_rules:\n  x: [unclosed\n');
 
@@ -177,6 +177,32 @@ describe('parsing on worker threads', () => {
       expect.objectContaining({ code: 'yaml_syntax', file: join('m', 'c.yaml'), line: 4 }),
     ]);
   }, 60_000);
+
+  it('parses a file over what the pool is given in a worker whose heap is sized from the file', async () => {
+    await mkdir(join(dir, 'm'));
+    // 30,000 plain rules in one file, 4.2 MB: refused before with "parsing needs more than 96 MB".
+    await writeFile(join(dir, 'm', 'block-list.yaml'), rules('r', 30_000));
+    await writeFile(join(dir, 'm', 'small.yaml'), rules('s', 10));
+    const { files } = await walkManifestTree(['m'], { cwd: dir, allowOutsideRoot: false });
+    const parsing = new ManifestParsing(ALL_IN_WORKERS);
+
+    const [large, small] = await Promise.all(files.map((file) => parsing.parse(file)));
+    await parsing.close();
+
+    if (!large?.ok || !small?.ok) throw new Error(JSON.stringify([large, small]).slice(0, 300));
+    const data = large.manifest.data as { ip_policy_rules: Record<string, unknown> };
+    expect(Object.keys(data.ip_policy_rules)).toHaveLength(30_000);
+    expect(parsing.workersStarted).toBe(2);
+  }, 60_000);
+
+  it.each([
+    [0, 96],
+    [1024 * 1024, 96],
+    [4_354_634, 324],
+    [5 * 1024 * 1024, 384],
+  ])('gives the parse of %i bytes a heap of %i MB', (bytes, heapMb) => {
+    expect(parseHeapMb(bytes)).toBe(heapMb);
+  });
 
   it('leaves no worker behind: a process that loads through the pool exits by itself', async () => {
     await mkdir(join(dir, 'm'));
