@@ -6,7 +6,7 @@ import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CachedChunks, chunkCacheDir } from '../../src/cli/cached-chunks.js';
+import { CachedChunks, chunkCacheDir, MAX_CACHE_FILES } from '../../src/cli/cached-chunks.js';
 import { BUILT_CLI } from '../support/built-cli.js';
 
 const run = promisify(execFile);
@@ -75,6 +75,44 @@ describe('the bundle chunks are compiled with a code cache written after the com
     const third = new CachedChunks(cacheDir, { writeCachesAtExit: false });
     expect((third.load(join(chunks, 'a.js')) as { sum(): number }).sum()).toBe(62);
     expect(third.cacheHits).toEqual([join(chunks, 'a.js')]);
+  });
+
+  it('keeps the cache directory bounded over many builds, and the newest build cached', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'edgesync-chunks-'));
+    const cacheDir = join(dir, 'cache');
+    await mkdir(cacheDir, { mode: 0o700 });
+    const builds = 80;
+    const chunksPerBuild = 6;
+    const sizes: number[] = [];
+
+    for (let build = 0; build < builds; build += 1) {
+      // Each build names its chunks by a hash of their content, as the bundler does.
+      const chunks = join(dir, `build-${build}`);
+      await mkdir(chunks);
+      const names = Array.from(
+        { length: chunksPerBuild },
+        (_, index) => `chunk${index}-${build}x${index}.js`,
+      );
+      for (const name of names) {
+        await writeFile(
+          join(chunks, name),
+          `"use strict";\nexports.value = () => ${build} * 100 + ${name.length};\n`,
+        );
+      }
+      for (const command of ['validate', 'plan']) {
+        const loader = new CachedChunks(cacheDir, { command, writeCachesAtExit: false });
+        for (const name of names) (loader.load(join(chunks, name)) as { value(): number }).value();
+        loader.writeCaches();
+      }
+      sizes.push((await readdir(cacheDir)).length);
+    }
+    const last = join(dir, `build-${builds - 1}`);
+    const again = new CachedChunks(cacheDir, { command: 'plan', writeCachesAtExit: false });
+    for (const name of await readdir(last)) again.load(join(last, name));
+
+    expect(builds * chunksPerBuild * 2).toBeGreaterThan(MAX_CACHE_FILES);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(MAX_CACHE_FILES);
+    expect(again.cacheHits).toHaveLength(chunksPerBuild);
   });
 
   it('the cache directory is per user, off with NODE_DISABLE_COMPILE_CACHE, and refused when others can write to it', async () => {
