@@ -158,6 +158,15 @@ export interface DaemonStatus {
   };
   /** Absent from a status made without a cache (never, from the daemon). */
   readonly liveCache?: LiveCacheStatus;
+  /**
+   * The directories watched, and those the walk reads that no watch covers
+   * (the system's watches used up: their changes arrive with the next
+   * resync). Absent from a status made without the daemon.
+   */
+  readonly watcher?: {
+    readonly watchedDirectories: number;
+    readonly unwatchedDirectories: readonly { readonly directory: string; readonly code: string }[];
+  };
 }
 
 /**

@@ -25,6 +25,33 @@ const REFRESH_DELAY_MS = 100;
 /** Entries checked at once with lstat after events; past that, a burst is settled by one walk. */
 const MAX_ENTRY_CHECKS = 16;
 
+/**
+ * Errors of `fs.watch` that say the system's watches are used up, not that
+ * the directory is gone: ENOSPC (inotify's max_user_watches) and EMFILE
+ * (its max_user_instances, or open files).
+ */
+const WATCH_LIMIT_CODES: ReadonlySet<string> = new Set(['ENOSPC', 'EMFILE']);
+
+/** A directory the walk reads but no watch covers: its changes arrive with the next resync. */
+export interface UnwatchedDirectory {
+  /** Real path. */
+  readonly directory: string;
+  /** What `fs.watch` threw (`ENOSPC`, `EMFILE`, `EACCES`, …). */
+  readonly code: string;
+}
+
+/** What the watcher covers now, for `/status` and `/readyz`. */
+export interface WatchCoverage {
+  readonly watchedDirectories: number;
+  readonly unwatchedDirectories: readonly UnwatchedDirectory[];
+  /**
+   * Why the daemon cannot count as ready while this lasts: some directories
+   * are unwatched because the system's watches are used up. Null otherwise
+   * (a directory gone since the walk is settled by the next walk).
+   */
+  readonly notReadyReason: string | null;
+}
+
 /** Hidden entries and what editors leave beside the files they edit; never a reason to reload. */
 function isNoise(name: string): boolean {
   if (name.startsWith('..')) return false;
@@ -76,7 +103,8 @@ export class ManifestWatcher {
   #refreshTimer: NodeJS.Timeout | null = null;
   /** lstat calls in flight for events on non-manifest entries. */
   #entryChecks = 0;
-  #watchLimitReported = false;
+  /** Directories wanted but not watched, with what fs.watch threw; each walk tries them again. */
+  #unwatched = new Map<string, string>();
 
   private constructor(options: ManifestWatcherOptions) {
     this.#options = options;
@@ -109,6 +137,22 @@ export class ManifestWatcher {
   /** Real paths of the directories watched now: the tree's and the parents'. */
   watchedDirectories(): string[] {
     return [...this.#watchers.keys()];
+  }
+
+  /** What is watched and what could not be, as of the last walk (each resync walks again). */
+  coverage(): WatchCoverage {
+    const unwatchedDirectories = [...this.#unwatched]
+      .map(([directory, code]) => ({ directory, code }))
+      .sort((a, b) => (a.directory < b.directory ? -1 : a.directory > b.directory ? 1 : 0));
+    const exhausted = unwatchedDirectories.filter(({ code }) => WATCH_LIMIT_CODES.has(code));
+    return {
+      watchedDirectories: this.#watchers.size,
+      unwatchedDirectories,
+      notReadyReason:
+        exhausted.length === 0
+          ? null
+          : `cannot watch ${exhausted.length} manifest ${exhausted.length === 1 ? 'directory' : 'directories'}: the system's file watches are used up (${exhausted[0]?.code}); raise fs.inotify.max_user_watches (docs/operations.md). Until then their changes are read on each resync`,
+    };
   }
 
   async close(): Promise<void> {
@@ -166,6 +210,8 @@ export class ManifestWatcher {
       watcher.close();
       this.#watchers.delete(directory);
     }
+    const before = this.#unwatched;
+    this.#unwatched = new Map();
     for (const directory of wanted) {
       if (this.#watchers.has(directory)) continue;
       try {
@@ -181,15 +227,22 @@ export class ManifestWatcher {
         });
         this.#watchers.set(directory, watcher);
       } catch (err) {
-        // ENOSPC (inotify watches exhausted) or a directory gone since the walk: the resync still reconciles.
-        if (!this.#watchLimitReported) {
-          this.#watchLimitReported = true;
-          this.#log.warn(
-            { err, directory },
-            'cannot watch a directory; its changes arrive with the next resync',
-          );
-        }
+        // ENOSPC (inotify watches exhausted) or a directory gone since the walk: the resync still reads it.
+        this.#unwatched.set(directory, String((err as { code?: unknown }).code ?? 'unknown'));
       }
+    }
+    const newly = [...this.#unwatched.keys()].filter((directory) => !before.has(directory));
+    if (newly.length > 0) {
+      this.#log.warn(
+        {
+          directories: newly,
+          code: this.#unwatched.get(newly[0] as string),
+          unwatched: this.#unwatched.size,
+        },
+        'cannot watch some directories; their changes arrive with the next resync',
+      );
+    } else if (before.size > 0 && this.#unwatched.size === 0) {
+      this.#log.info({ watched: this.#watchers.size }, 'watching every directory again');
     }
   }
 

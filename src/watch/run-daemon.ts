@@ -137,7 +137,24 @@ export async function runDaemon(options: DaemonOptions): Promise<StopOutcome> {
     lastAppliedAt: null as string | null,
     checkoutCommit: null as string | null,
   };
-  const status = (): DaemonStatus => ({ ...reconciler.status(), git: { ...git }, liveCache: cacheStatus() });
+  let watcher: ManifestWatcher | null = null;
+  const status = (): DaemonStatus => {
+    const reconciled = reconciler.status();
+    const coverage = watcher?.coverage();
+    // A daemon blind to edits in some directories is not ready, however well its last reconcile went.
+    const blind = coverage?.notReadyReason ?? null;
+    return {
+      ...reconciled,
+      ready: reconciled.ready && blind === null,
+      notReadyReason: reconciled.notReadyReason ?? blind,
+      git: { ...git },
+      liveCache: cacheStatus(),
+      watcher: {
+        watchedDirectories: coverage?.watchedDirectories ?? 0,
+        unwatchedDirectories: coverage?.unwatchedDirectories ?? [],
+      },
+    };
+  };
   const recordCommit = (commit: string | null): void => {
     git.checkoutCommit = commit;
     const result = reconciler.status().lastReconcile?.result;
@@ -165,7 +182,6 @@ export async function runDaemon(options: DaemonOptions): Promise<StopOutcome> {
   });
   options.onListening?.(server.url);
 
-  let watcher: ManifestWatcher | null = null;
   loop = new ReconcileLoop({
     reconcile: async (trigger, signal) => {
       // The resync also re-resolves symlinked paths, in case a swap raised no event.
