@@ -89,11 +89,6 @@ export class ExportDirectory {
     }
   }
 
-  /** Checks every directory on the way to `relative` that exists now; creates none. */
-  async checkWay(relative: string): Promise<void> {
-    await this.#directory(splitPath(relative).directory, false);
-  }
-
   /** Reads a regular file of at most `maxBytes` (read-bounded-file.ts); undefined when it is missing. */
   async read(relative: string, maxBytes: number): Promise<BoundedRead | undefined> {
     const { directory, name } = splitPath(relative);
