@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { parseDuration } from '../../src/cli/duration-option.js';
-import { registerWatchCommand } from '../../src/cli/watch-flags.js';
+import { addWatchFlags } from '../../src/cli/watch-flags.js';
 import { DEFAULT_SETTLE_MS, DesiredSettling } from '../../src/watch/desired-settling.js';
 
 describe('DesiredSettling', () => {
@@ -48,10 +48,8 @@ describe('DesiredSettling', () => {
 
   it('is what --settle defaults to', () => {
     const program = new Command();
-    registerWatchCommand(program, undefined as never);
-    const flag = program.commands
-      .find((command) => command.name() === 'watch')
-      ?.options.find((option) => option.long === '--settle');
+    const watch = addWatchFlags(program.command('watch'));
+    const flag = watch.options.find((option) => option.long === '--settle');
 
     expect(parseDuration('--settle', String(flag?.defaultValue))).toBe(DEFAULT_SETTLE_MS);
   });
