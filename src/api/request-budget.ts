@@ -87,6 +87,32 @@ export class RequestBudget {
   }
 
   /**
+   * Milliseconds from now until `count` more requests could all have been
+   * granted, were they asked for now with nothing else taking a slot: the
+   * free slots go at once (after any pause), each used one frees as its
+   * grant leaves the window, and every window after that grants `requests`
+   * more. What an ETA needs of the budget; 0 for `count` <= 0.
+   */
+  sendableInMs(count: number): number {
+    const now = this.#clock();
+    if (count <= 0) return 0;
+    const start = Math.max(now, this.#pausedUntil);
+    const inWindow = this.#granted.filter((stamp) => stamp > now - this.windowMs);
+    // The `requests` grants before each new one, oldest first: the new one waits for the oldest to leave.
+    const before = [
+      ...Array<number>(Math.max(0, this.requests - inWindow.length)).fill(Number.NEGATIVE_INFINITY),
+      ...inWindow.slice(-this.requests),
+    ];
+    const grants = before
+      .slice(0, Math.min(count, this.requests))
+      .map((stamp) => Math.max(start, stamp + this.windowMs));
+    // From the `requests`-th on, each grant is one window after the grant `requests` before it.
+    const last = count - 1;
+    const at = (grants[last % this.requests] ?? start) + Math.floor(last / this.requests) * this.windowMs;
+    return at - now;
+  }
+
+  /**
    * Holds every acquirer for `ms` milliseconds from now (a 429's Retry-After),
    * at most one window: within a window every slot of a rolling-window limit
    * frees, so a longer pause can only come from a broken or hostile answer,
