@@ -36,8 +36,8 @@ const APPLIED_BUCKET: Readonly<Record<Operation, keyof AppliedCounts>> = {
   create: 'created',
   update: 'updated',
   adopt: 'adopted',
-  'put-module': 'modules',
-  'delete-module': 'modules',
+  'put-module': 'modulesWritten',
+  'delete-module': 'modulesRemoved',
   replace: 'replaced',
   delete: 'deleted',
 };
@@ -217,7 +217,8 @@ function countApplied(plan: Plan, results: readonly ActionResult[]): AppliedCoun
     deleted: 0,
     alreadyAbsent: 0,
     adopted: 0,
-    modules: 0,
+    modulesWritten: 0,
+    modulesRemoved: 0,
   };
   const opByChange = new Map(plan.changes.map((change) => [change.address, change.op]));
   const doneByChange = new Map<string, boolean>();

@@ -61,8 +61,10 @@ export interface AppliedCounts {
    */
   readonly alreadyAbsent: number;
   readonly adopted: number;
-  /** Module PUTs and module removals. */
-  readonly modules: number;
+  /** Module PUTs (the plan's "module(s) to write"). */
+  readonly modulesWritten: number;
+  /** Module removals (the plan's "module(s) to remove"). */
+  readonly modulesRemoved: number;
 }
 
 export interface ApplyResult {

@@ -1,40 +1,46 @@
-import type { Writable } from 'node:stream';
 import type { Logger } from 'pino';
 import { formatLocation } from '../manifest/source-location.js';
 import { visibleText } from '../visible-text.js';
 import type { ActionResult, ApplyResult } from './apply-result.js';
 import type { ProgressEvent } from './execute-plan.js';
+import {
+  type BudgetView,
+  budgetWaitMs,
+  fitRow,
+  formatDuration,
+  formatNextSlot,
+  type ProgressRow,
+  type RowPart,
+  rowWidth,
+} from './progress-row.js';
 
-/** What the reporter reads of the request budget (RequestBudget). */
-export interface BudgetView {
-  readonly requests: number;
-  /** Milliseconds. */
-  readonly windowMs: number;
-  snapshot(): { readonly free: number; readonly nextSlotInMs: number; readonly waiting: number };
-}
+export type { BudgetView } from './progress-row.js';
 
 export interface ProgressReporterOptions {
-  /** Where the live line goes on a TTY (stderr: stdout is for results); `columns` is its width. */
-  readonly stream: Writable & { isTTY?: boolean; columns?: number };
-  /** Without a TTY, one line per finished action and a progress line every `logEveryMs` go here. */
+  /**
+   * The terminal row the live line is drawn on (stderr's: stdout is for
+   * results). Without one, progress goes to the logger: one line per
+   * finished action and a progress line every `logEveryMs`.
+   */
+  readonly row?: ProgressRow;
   readonly logger: Logger;
   /** The client's request budget: the ETA and "waiting for the request budget" come from it. */
   readonly budget?: BudgetView;
   /** Milliseconds since the epoch. @default Date.now */
   readonly clock?: () => number;
-  /** How often the live line is redrawn on a TTY, so a countdown moves while nothing finishes, in milliseconds. @default 1000 */
-  readonly redrawMs?: number;
-  /** How often a progress line is logged without a TTY, in milliseconds. @default 10000 */
+  /** How often the ETA is recomputed (and the live line redrawn), in milliseconds. @default 1000 */
+  readonly tickMs?: number;
+  /** How often a progress line is logged without a row, in milliseconds. @default 10000 */
   readonly logEveryMs?: number;
 }
 
 export interface ProgressReporter {
   readonly onProgress: (event: ProgressEvent) => void;
-  /** Stops the timers and clears the live line so that what follows starts on a clean line. */
+  /** Stops the timer and clears the live line so that what follows starts on a clean line. */
   finish(): void;
 }
 
-/** Where an apply stands, as the progress events tell it. */
+/** Where an apply stands, as the progress events and the budget tell it. */
 interface ApplyProgress {
   finished: number;
   total: number;
@@ -44,20 +50,36 @@ interface ApplyProgress {
   readonly running: Set<string>;
   /** The key of the action that started last and is still running. */
   current: string | undefined;
+  /** Milliseconds the request budget held requests back, as sampled every tick. */
+  heldMs: number;
+  /** The last sample: when, and whether the budget was holding requests back then. */
+  sampledAt: number | undefined;
+  held: boolean;
 }
 
 /**
- * On a TTY: one line rewritten in place, never wider than the terminal (a
- * wrapped line leaves its first row behind on every redraw): done/total, the
- * rate, an ETA, and either the action that started last or "waiting for the
- * request budget (next slot in 12 s)". Redrawn every `redrawMs` too, so a
- * wait shows as a countdown rather than a frozen line. Otherwise: a log line
- * per finished action and a progress line every `logEveryMs`, for CI logs
- * and log collectors.
+ * The parts of the live line, in the order they are shown. They are dropped
+ * in DROP_ORDER when the terminal is too narrow (docs/apply.md, Progress).
+ */
+const PARTS = ['label', 'counts', 'rate', 'eta', 'focus', 'running', 'countdown', 'waited'] as const;
+type Part = (typeof PARTS)[number];
+
+/** The least useful part first: the counts, the ETA and what the apply is doing are kept longest. */
+export const DROP_ORDER: readonly Part[] = ['waited', 'countdown', 'running', 'rate', 'label', 'eta'];
+
+/**
+ * On a terminal: one row rewritten in place every `tickMs`: done/total, the
+ * rate so far, an ETA, and either the action that started last or "waiting
+ * for the request budget (next slot in 12 s)". The ETA is recomputed at
+ * every tick, so it counts down while requests wait for the budget.
+ * Otherwise: a log line per finished action and a progress line every
+ * `logEveryMs`, for CI logs and log collectors.
  */
 export function createProgressReporter(options: ProgressReporterOptions): ProgressReporter {
   const log = options.logger.child({ component: 'progress' });
   const clock = options.clock ?? Date.now;
+  const logEveryMs = options.logEveryMs ?? 10_000;
+  const { row, budget } = options;
   const state: ApplyProgress = {
     finished: 0,
     total: 0,
@@ -65,45 +87,38 @@ export function createProgressReporter(options: ProgressReporterOptions): Progre
     startedAt: undefined,
     running: new Set(),
     current: undefined,
+    heldMs: 0,
+    sampledAt: undefined,
+    held: false,
   };
-  const tty = options.stream.isTTY === true;
-  let drawn = false;
   let timer: NodeJS.Timeout | undefined;
-  const draw = (): void => {
-    const width = Math.max(20, (options.stream.columns ?? 80) - 1);
-    options.stream.write(`\r\x1b[K${progressLine(state, options.budget, clock(), width)}`);
-    drawn = true;
-  };
-  const logProgress = (): void => {
-    const figures = progressFigures(state, options.budget, clock());
-    log.info(
-      {
-        finished: state.finished,
-        total: state.total,
-        ...(figures.perSecond === undefined ? {} : { perSecond: round(figures.perSecond) }),
-        ...(figures.etaMs === undefined ? {} : { etaSeconds: Math.ceil(figures.etaMs / 1000) }),
-        ...(figures.nextSlotInMs === undefined ? {} : { waitingForBudgetMs: figures.nextSlotInMs }),
-      },
-      'progress',
-    );
+  let loggedAt = 0;
+  const tick = (): void => {
+    const now = clock();
+    sample(state, budget, now);
+    if (row !== undefined) row.show(progressLine(state, budget, now, rowWidth(row)));
+    else if (now - loggedAt >= logEveryMs) {
+      loggedAt = now;
+      logProgress(log, state, budget, now);
+    }
   };
   return {
     onProgress: (event) => {
-      track(state, event, clock());
+      const now = clock();
+      sample(state, budget, now);
+      track(state, event, now);
       if (timer === undefined) {
-        timer = tty
-          ? setInterval(draw, options.redrawMs ?? 1000)
-          : setInterval(logProgress, options.logEveryMs ?? 10_000);
+        loggedAt = now;
+        timer = setInterval(tick, options.tickMs ?? 1000);
         timer.unref();
       }
-      if (tty) draw();
+      if (row !== undefined) row.show(progressLine(state, budget, now, rowWidth(row)));
       else if (event.type === 'finished') logActionResult(log, event.result, event.finished, event.total);
     },
     finish: () => {
       if (timer !== undefined) clearInterval(timer);
       timer = undefined;
-      if (drawn) options.stream.write('\r\x1b[K');
-      drawn = false;
+      row?.clear();
     },
   };
 }
@@ -122,10 +137,17 @@ function track(state: ApplyProgress, event: ProgressEvent, now: number): void {
   }
 }
 
+/** Counts the time since the last sample as held when the budget was holding requests back then. */
+function sample(state: ApplyProgress, budget: BudgetView | undefined, now: number): void {
+  if (state.sampledAt !== undefined && state.held) state.heldMs += now - state.sampledAt;
+  state.sampledAt = now;
+  state.held = budgetWaitMs(budget) !== undefined;
+}
+
 interface ProgressFigures {
   /** Actions finished per second so far. */
   readonly perSecond: number | undefined;
-  /** Milliseconds left, the larger of what the rate so far and what the request budget allow. */
+  /** Milliseconds left: the later of when the budget lets the last request go and when the pace so far ends. */
   readonly etaMs: number | undefined;
   /** Set while requests wait for the budget: milliseconds until its next slot. */
   readonly nextSlotInMs: number | undefined;
@@ -135,27 +157,36 @@ function progressFigures(state: ApplyProgress, budget: BudgetView | undefined, n
   const elapsedMs = state.startedAt === undefined ? 0 : now - state.startedAt;
   const perSecond = state.finished > 0 && elapsedMs > 0 ? (state.finished * 1000) / elapsedMs : undefined;
   const remaining = state.total - state.finished;
-  const snapshot = budget?.snapshot();
-  // Every action left costs at least one request: beyond the free slots, each full window buys `requests` more.
-  const budgetEtaMs =
-    budget === undefined || snapshot === undefined
-      ? undefined
-      : Math.max(0, remaining - snapshot.free) * (budget.windowMs / budget.requests);
-  const rateEtaMs = perSecond === undefined ? undefined : (remaining / perSecond) * 1000;
-  const etas = [budgetEtaMs, rateEtaMs].filter((eta): eta is number => eta !== undefined);
-  const waiting = snapshot !== undefined && snapshot.waiting > 0 && snapshot.nextSlotInMs > 0;
-  return {
-    perSecond,
-    etaMs: etas.length === 0 || remaining === 0 ? undefined : Math.max(...etas),
-    nextSlotInMs: waiting ? snapshot.nextSlotInMs : undefined,
-  };
+  const nextSlotInMs = budgetWaitMs(budget);
+  if (remaining <= 0) return { perSecond, etaMs: undefined, nextSlotInMs };
+  // Every action left costs at least one request, but those running and not waiting for the budget have sent theirs.
+  const sent = Math.max(0, state.running.size - (budget?.snapshot().waiting ?? 0));
+  const budgetEtaMs = budget?.sendableInMs(remaining - sent);
+  // The pace of the actions while the budget did not hold them back: concurrency and the service's answers.
+  const workingMs = elapsedMs - state.heldMs;
+  const paceEtaMs =
+    state.finished > 0 && workingMs > 0 ? (remaining * workingMs) / state.finished : undefined;
+  const etas = [budgetEtaMs, paceEtaMs].filter((eta): eta is number => eta !== undefined);
+  return { perSecond, etaMs: etas.length === 0 ? undefined : Math.max(...etas), nextSlotInMs };
+}
+
+function logProgress(log: Logger, state: ApplyProgress, budget: BudgetView | undefined, now: number): void {
+  const figures = progressFigures(state, budget, now);
+  log.info(
+    {
+      finished: state.finished,
+      total: state.total,
+      ...(figures.perSecond === undefined ? {} : { perSecond: round(figures.perSecond) }),
+      ...(figures.etaMs === undefined ? {} : { etaSeconds: Math.ceil(figures.etaMs / 1000) }),
+      ...(figures.nextSlotInMs === undefined ? {} : { waitingForBudgetMs: figures.nextSlotInMs }),
+    },
+    'progress',
+  );
 }
 
 /**
- * `Applying 12/300 · 2.0/s · ETA 2m24s · waiting for the request budget (next slot in 12 s)`,
- * fitted to `width`: the least useful parts go first (time waited so far, the
- * rate, the word "Applying", the ETA), so that a narrow terminal still shows
- * the counts and what the apply is doing; only then is the line cut.
+ * `Applying 12/300 · 2.0/s · ETA 2m24s · waiting for the request budget (next slot in 12 s) · waited 30.0s on the rate limit`,
+ * fitted to `width` by dropping parts in DROP_ORDER.
  */
 function progressLine(
   state: ApplyProgress,
@@ -164,48 +195,42 @@ function progressLine(
   width: number,
 ): string {
   const figures = progressFigures(state, budget, now);
-  const counts = `${state.finished}/${state.total}`;
-  const rate = figures.perSecond === undefined ? undefined : formatRate(figures.perSecond);
-  const eta = figures.etaMs === undefined ? undefined : `ETA ${formatDuration(figures.etaMs)}`;
   const others = state.running.size - 1;
-  const focus =
-    figures.nextSlotInMs !== undefined
-      ? `waiting for the request budget (next slot in ${Math.ceil(figures.nextSlotInMs / 1000)} s)`
-      : state.current === undefined
-        ? undefined
-        : `${state.current}${others > 0 ? ` (+${others} running)` : ''}`;
-  const waited =
-    state.rateLimitWaitMs > 0
-      ? `waited ${formatSeconds(state.rateLimitWaitMs)} on the rate limit`
-      : undefined;
-  const variants = [
-    [`Applying ${counts}`, rate, eta, focus, waited],
-    [`Applying ${counts}`, rate, eta, focus],
-    [`Applying ${counts}`, eta, focus],
-    [counts, eta, focus],
-    [counts, focus],
-  ].map((parts) => parts.filter((part) => part !== undefined).join(' · '));
-  const fitting = variants.find((line) => [...line].length <= width);
-  return fitting ?? fitWidth(variants.at(-1) ?? counts, width);
-}
-
-/** Cut to `width` characters, with an ellipsis: a line wider than the terminal wraps and is not rewritten. */
-function fitWidth(line: string, width: number): string {
-  const characters = [...line];
-  return characters.length <= width ? line : `${characters.slice(0, width - 1).join('')}…`;
+  const waiting = figures.nextSlotInMs !== undefined;
+  const parts: RowPart<Part>[] = [
+    { key: 'label', text: 'Applying', before: ' ' },
+    { key: 'counts', text: `${state.finished}/${state.total}`, before: ' ' },
+    {
+      key: 'rate',
+      text: figures.perSecond === undefined ? undefined : formatRate(figures.perSecond),
+      before: ' · ',
+    },
+    {
+      key: 'eta',
+      text: figures.etaMs === undefined ? undefined : `ETA ${formatDuration(figures.etaMs)}`,
+      before: ' · ',
+    },
+    { key: 'focus', text: waiting ? 'waiting for the request budget' : state.current, before: ' · ' },
+    { key: 'running', text: !waiting && others > 0 ? `(+${others} running)` : undefined, before: ' ' },
+    {
+      key: 'countdown',
+      text: figures.nextSlotInMs === undefined ? undefined : formatNextSlot(figures.nextSlotInMs),
+      before: ' ',
+    },
+    {
+      key: 'waited',
+      text:
+        state.rateLimitWaitMs > 0
+          ? `waited ${formatSeconds(state.rateLimitWaitMs)} on the rate limit`
+          : undefined,
+      before: ' · ',
+    },
+  ];
+  return fitRow(parts, DROP_ORDER, width);
 }
 
 function formatRate(perSecond: number): string {
   return perSecond >= 1 ? `${perSecond.toFixed(1)}/s` : `${(perSecond * 60).toFixed(1)}/min`;
-}
-
-/** `45s`, `2m24s`, `1h05m`. */
-function formatDuration(ms: number): string {
-  const seconds = Math.ceil(ms / 1000);
-  if (seconds < 60) return `${seconds}s`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 60) return `${minutes}m${String(seconds % 60).padStart(2, '0')}s`;
-  return `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, '0')}m`;
 }
 
 function round(value: number): number {
@@ -236,14 +261,20 @@ function formatSeconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)}s`;
 }
 
-/** `Apply complete: 3 created, 1 updated, 0 replaced, 2 deleted, 0 failed, 0 skipped in 4.2s.` */
-export function formatApplySummary(result: ApplyResult): string {
+/**
+ * `Apply complete: 3 created, 1 updated, 0 replaced, 2 deleted, 0 failed, 0 skipped in 4.2s.`
+ * `runMs` is the whole run's time (loading, reading the account, planning
+ * and applying), not the executor's alone (`result.durationMs`): a run that
+ * spent 33 s reading and 0.2 s writing took 33.2 s.
+ */
+export function formatApplySummary(result: ApplyResult, runMs: number): string {
   const verdict = result.interrupted
     ? 'Apply interrupted'
     : result.failed + result.skipped > 0
       ? 'Apply incomplete'
       : 'Apply complete';
-  const { created, updated, replaced, deleted, alreadyAbsent, adopted, modules } = result.applied;
+  const { created, updated, replaced, deleted, alreadyAbsent, adopted, modulesWritten, modulesRemoved } =
+    result.applied;
   // The same words as the plan's summary line, so the two can be read side by side.
   const counts = [
     `${created} created`,
@@ -252,13 +283,14 @@ export function formatApplySummary(result: ApplyResult): string {
     `${deleted} deleted`,
     ...(alreadyAbsent > 0 ? [`${alreadyAbsent} already absent`] : []),
     ...(adopted > 0 ? [`${adopted} adopted`] : []),
-    ...(modules > 0 ? [`${modules} module(s) written`] : []),
+    ...(modulesWritten > 0 ? [`${modulesWritten} module(s) written`] : []),
+    ...(modulesRemoved > 0 ? [`${modulesRemoved} module(s) removed`] : []),
     `${result.failed} failed`,
     `${result.skipped} skipped`,
     ...(result.notStarted > 0 ? [`${result.notStarted} interrupted`] : []),
     ...(result.unknown > 0 ? [`${result.unknown} unknown`] : []),
   ];
-  return `${verdict}: ${counts.join(', ')} in ${formatSeconds(result.durationMs)}.`;
+  return `${verdict}: ${counts.join(', ')} in ${formatSeconds(runMs)}.`;
 }
 
 /**

@@ -9,6 +9,7 @@ import {
   formatApplySummary,
   formatUnappliedActions,
 } from '../apply/progress-reporter.js';
+import { createReadProgress, type ReadProgress } from '../apply/read-progress.js';
 import { requestsChunks } from '../apply/render-requests.js';
 import { EdgesyncError } from '../errors.js';
 import { kindByName } from '../kinds/registry.js';
@@ -33,6 +34,7 @@ import { loggerFor } from './logger.js';
 import { manifestErrorLines } from './manifest-error-lines.js';
 import { readSavedPlanFile, readSavedPlanHeader } from './plan-file.js';
 import { parsePlanOptions } from './plan-options.js';
+import { TerminalRow, writingAboveRow } from './terminal-row.js';
 import { writePieces } from './write-pieces.js';
 
 const CONFIRMATION = "Apply these changes? Only 'yes' will be accepted: ";
@@ -40,21 +42,39 @@ const CONFIRMATION = "Apply these changes? Only 'yes' will be accepted: ";
 export async function runApply(
   paths: readonly string[],
   flags: ApplyFlags,
-  ctx: CommandContext,
+  commandCtx: CommandContext,
 ): Promise<CommandOutcome> {
+  const startedAt = performance.now();
   const concurrency = parsePositiveInteger('--concurrency', flags.concurrency);
   const graceMs = parseDuration('--grace-timeout', flags.graceTimeout);
   limitHeapGrowth();
+  // On a terminal, progress is a row rewritten in place; every other line on stderr (logs included) goes above it.
+  const row = commandCtx.stderr.isTTY === true ? new TerminalRow(commandCtx.stderr) : undefined;
+  const ctx = row === undefined ? commandCtx : writingAboveRow(commandCtx, row);
   const logger = loggerFor(flags, ctx.stderr);
   const connection = await openConnection(flags, { logger });
+  const reading = createReadProgress(connection.api, {
+    logger,
+    budget: connection.budget,
+    ...(row === undefined ? {} : { row }),
+  });
   try {
     const plan =
       flags.plan === undefined
-        ? await planFromManifests(paths, flags, connection, ctx)
-        : await planFromFile(flags.plan, flags, connection, ctx);
+        ? await planFromManifests(paths, flags, connection, reading, ctx)
+        : await planFromFile(flags.plan, flags, connection, reading, ctx);
     if (typeof plan === 'string') return plan;
-    return await confirmAndApply(plan, flags, { connection, ctx, logger, concurrency, graceMs });
+    return await confirmAndApply(plan, flags, {
+      connection,
+      ctx,
+      logger,
+      concurrency,
+      graceMs,
+      startedAt,
+      row,
+    });
   } finally {
+    reading.finish();
     await connection.close();
   }
 }
@@ -63,21 +83,27 @@ async function planFromManifests(
   paths: readonly string[],
   flags: ApplyFlags,
   connection: Connection,
+  reading: ReadProgress,
   ctx: CommandContext,
 ): Promise<Plan | CommandOutcome> {
   const noPathGiven = paths.length === 0;
   const manifestPaths = noPathGiven ? ['.'] : paths;
-  const prepared = await preparePlan(manifestPaths, connection.api, {
+  const prepared = await preparePlan(manifestPaths, reading.api, {
     load: loadOptions(flags, ctx, connection),
     plan: parsePlanOptions(flags),
     signal: ctx.shutdown,
+    // What was read is said before the account is read, which can take minutes.
+    onLoaded: (desired, expected) => {
+      const read = manifestsRead(desired, manifestPaths, noPathGiven);
+      for (const line of manifestsReadLines(read, { always: true })) ctx.stderr.write(`${line}\n`);
+      reading.start(expected);
+    },
   });
+  reading.finish();
   if (!prepared.ok) {
     writeManifestErrors(prepared.errors, flags, ctx);
     return 'manifests_invalid';
   }
-  const read = manifestsRead(prepared.value.desired, manifestPaths, noPathGiven);
-  for (const line of manifestsReadLines(read, { always: true })) ctx.stderr.write(`${line}\n`);
   return prepared.value.plan;
 }
 
@@ -90,6 +116,7 @@ async function planFromFile(
   file: string,
   flags: ApplyFlags,
   connection: Connection,
+  reading: ReadProgress,
   ctx: CommandContext,
 ): Promise<Plan | CommandOutcome> {
   const path = resolve(ctx.cwd, file);
@@ -117,10 +144,12 @@ async function planFromFile(
   const saved = await readSavedPlanFile(path);
   // The file may have been written again since its header was read.
   if (saved.desiredHash !== loaded.value.hash || saved.owner !== header.owner) throw manifestsChanged();
+  reading.start();
   const stale = await findStaleObjects(
     { ...saved.plan, fingerprints: saved.fingerprints },
-    { api: connection.api, kindByName, signal: ctx.shutdown },
+    { api: reading.api, kindByName, signal: ctx.shutdown },
   );
+  reading.finish();
   if (stale.length > 0) {
     const objects = stale.map((object) => `${object.kind} ${object.id} (${object.reason})`).join(', ');
     throw new EdgesyncError(
@@ -141,6 +170,10 @@ interface ApplyContext {
   readonly logger: Logger;
   readonly concurrency: number;
   readonly graceMs: number;
+  /** performance.now() when the command started: the summary's time is the whole run's. */
+  readonly startedAt: number;
+  /** The terminal row progress is drawn on; undefined when stderr is not a terminal. */
+  readonly row: TerminalRow | undefined;
 }
 
 async function confirmAndApply(plan: Plan, flags: ApplyFlags, apply: ApplyContext): Promise<CommandOutcome> {
@@ -163,6 +196,8 @@ async function confirmAndApply(plan: Plan, flags: ApplyFlags, apply: ApplyContex
     await writePieces(ctx.stdout, requestsChunks(plan));
     return 'ok';
   }
+  // The time a person takes to answer is not the run's.
+  let answeringMs = 0;
   if (flags.yes !== true) {
     if (ctx.stdin.isTTY !== true) {
       ctx.stderr.write(
@@ -170,15 +205,18 @@ async function confirmAndApply(plan: Plan, flags: ApplyFlags, apply: ApplyContex
       );
       return 'apply_not_confirmed';
     }
-    if (!(await confirm(ctx))) {
+    const askedAt = performance.now();
+    const confirmed = await confirm(ctx);
+    answeringMs = performance.now() - askedAt;
+    if (!confirmed) {
       ctx.stderr.write('Apply cancelled.\n');
       return 'apply_not_confirmed';
     }
   }
   const reporter = createProgressReporter({
-    stream: ctx.stderr,
     logger: apply.logger,
     budget: apply.connection.budget,
+    ...(apply.row === undefined ? {} : { row: apply.row }),
   });
   let result: ApplyResult;
   try {
@@ -195,7 +233,7 @@ async function confirmAndApply(plan: Plan, flags: ApplyFlags, apply: ApplyContex
     reporter.finish();
   }
   for (const line of formatUnappliedActions(result)) ctx.stderr.write(`${line}\n`);
-  ctx.stdout.write(`${formatApplySummary(result)}\n`);
+  ctx.stdout.write(`${formatApplySummary(result, performance.now() - apply.startedAt - answeringMs)}\n`);
   return applySucceeded(result) ? 'ok' : 'apply_incomplete';
 }
 

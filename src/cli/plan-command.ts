@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { createReadProgress } from '../apply/read-progress.js';
 import { EdgesyncError } from '../errors.js';
 import { caExpiryWarnings } from '../manifest/ca-expiry.js';
 import type { Plan } from '../plan/plan.js';
@@ -25,24 +26,33 @@ import { manifestErrorLines } from './manifest-error-lines.js';
 import type { PlanCommandFlags } from './plan-flags.js';
 import { parseMaxChars, renderMarkdownForRepo } from './plan-markdown.js';
 import { parsePlanOptions } from './plan-options.js';
+import { TerminalRow, writingAboveRow } from './terminal-row.js';
 import { writeFilePieces, writePieces } from './write-pieces.js';
 
 export async function runPlan(
   paths: readonly string[],
   flags: PlanCommandFlags,
-  ctx: CommandContext,
+  commandCtx: CommandContext,
 ): Promise<CommandOutcome> {
   const planOptions = parsePlanOptions(flags);
   const maxChars = parseMaxChars(flags.maxChars);
   const caWarningMs = parseDuration('--ca-expiry-warning', flags.caExpiryWarning);
   limitHeapGrowth();
+  // On a terminal, the read's progress is a row rewritten in place; every other line on stderr goes above it.
+  const row = commandCtx.stderr.isTTY === true ? new TerminalRow(commandCtx.stderr) : undefined;
+  const ctx = row === undefined ? commandCtx : writingAboveRow(commandCtx, row);
   const logger = loggerFor(flags, ctx.stderr);
   const started = performance.now();
   const noPathGiven = paths.length === 0;
   const manifestPaths = noPathGiven ? ['.'] : paths;
   const connection = await openConnection(flags, { logger });
+  const reading = createReadProgress(connection.api, {
+    logger,
+    budget: connection.budget,
+    ...(row === undefined ? {} : { row }),
+  });
   try {
-    const prepared = await preparePlan(manifestPaths, connection.api, {
+    const prepared = await preparePlan(manifestPaths, reading.api, {
       load: {
         env: ctx.env,
         owner: flags.owner,
@@ -52,7 +62,14 @@ export async function runPlan(
       },
       plan: planOptions,
       signal: ctx.shutdown,
+      // What was read is said before the account is read, which can take minutes.
+      onLoaded: (desired, expected) => {
+        const read = manifestsRead(desired, manifestPaths, noPathGiven);
+        for (const line of manifestsReadLines(read, { always: true })) ctx.stderr.write(`${line}\n`);
+        reading.start(expected);
+      },
     });
+    reading.finish();
     if (!prepared.ok) {
       if (flags.format === 'json') ctx.stdout.write(renderDiagnostics(prepared.errors));
       for (const line of manifestErrorLines(prepared.errors, wantsDetail(flags.logLevel))) {
@@ -63,7 +80,6 @@ export async function runPlan(
     }
     const { plan, desired } = prepared.value;
     const read = manifestsRead(desired, manifestPaths, noPathGiven);
-    for (const line of manifestsReadLines(read, { always: true })) ctx.stderr.write(`${line}\n`);
     for (const warning of caExpiryWarnings(desired.entries, Date.now(), caWarningMs)) {
       ctx.stderr.write(`warning: ${visibleText(warning)}\n`);
     }
@@ -87,6 +103,7 @@ export async function runPlan(
     }
     return outcomeOf(plan, flags);
   } finally {
+    reading.finish();
     await connection.close();
   }
 }

@@ -24,6 +24,12 @@ export interface PreparePlanOptions {
   readonly load: LoadOptions;
   readonly plan: PlanOptions;
   readonly signal?: AbortSignal;
+  /**
+   * Called once the manifests are loaded and valid, before the account is
+   * read: a command says what it read then, and starts showing the read.
+   * `readsById` is how many GETs the read makes besides its listings.
+   */
+  readonly onLoaded?: (desired: DesiredState, read: { readonly readsById: number }) => void;
 }
 
 /**
@@ -48,6 +54,7 @@ export async function preparePlan(
   });
   if (!loaded.ok) return loaded;
   const desired = loaded.value;
+  options.onLoaded?.(desired, { readsById: readsById(desired, options.plan.kinds ?? KINDS) });
   return { ok: true, value: { desired, ...(await readAndPlan(desired, api, options)) } };
 }
 
@@ -69,6 +76,12 @@ export async function readAndPlan(
   options.signal?.throwIfAborted();
   shareDesiredStrings(desired, live, options.plan.owner, kinds);
   return { live, plan: planChanges(desired, live, options.plan) };
+}
+
+/** The GETs a read of the account makes besides its listings: one per module of each module-only edge named. */
+function readsById(desired: DesiredState, kinds: readonly Kind[]): number {
+  const ids = moduleOnlyIds(desired, kinds);
+  return kinds.reduce((sum, kind) => sum + new Set(ids[kind.name] ?? []).size * kind.modules.length, 0);
 }
 
 /** Module-only kinds are read by GET for the IDs the manifests name; other kinds are listed whole. */

@@ -48,9 +48,11 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-/** The lines edgesync wrote on stderr that are not JSON log lines. */
+/** The lines edgesync wrote on stderr that are neither JSON log lines nor the note of what it read (written before any request). */
 function messages(stderr: string): string[] {
-  return stderr.split('\n').filter((line) => line !== '' && !line.startsWith('{'));
+  return stderr
+    .split('\n')
+    .filter((line) => line !== '' && !line.startsWith('{') && !line.startsWith('read '));
 }
 
 describe('connection errors say what to check (CLI process, real sockets)', () => {

@@ -1,18 +1,34 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import pino from 'pino';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { RequestBudget } from '../../src/api/request-budget.js';
 import type { ApplyResult } from '../../src/apply/apply-result.js';
 import {
   createProgressReporter,
+  DROP_ORDER,
   formatApplySummary,
   formatUnappliedActions,
 } from '../../src/apply/progress-reporter.js';
+import { TerminalRow } from '../../src/cli/terminal-row.js';
+import { sleepUntilAborted } from '../api/fake-time.js';
+import { ROOT } from '../support/edgesync-cli.js';
 import { createRuleAction, silentLogger } from './hand-plan.js';
 
 function result(overrides: Partial<ApplyResult>): ApplyResult {
   return {
     actions: [],
-    applied: { created: 3, updated: 1, replaced: 0, deleted: 2, alreadyAbsent: 0, adopted: 0, modules: 0 },
+    applied: {
+      created: 3,
+      updated: 1,
+      replaced: 0,
+      deleted: 2,
+      alreadyAbsent: 0,
+      adopted: 0,
+      modulesWritten: 0,
+      modulesRemoved: 0,
+    },
     done: 6,
     failed: 0,
     skipped: 0,
@@ -52,13 +68,19 @@ describe('formatApplySummary', () => {
           deleted: 0,
           alreadyAbsent: 0,
           adopted: 1,
-          modules: 6,
+          modulesWritten: 6,
+          modulesRemoved: 2,
         },
       },
-      'Apply complete: 4 created, 0 updated, 0 replaced, 0 deleted, 1 adopted, 6 module(s) written, 0 failed, 0 skipped in 4.2s.',
+      'Apply complete: 4 created, 0 updated, 0 replaced, 0 deleted, 1 adopted, 6 module(s) written, 2 module(s) removed, 0 failed, 0 skipped in 4.2s.',
     ],
   ])('%o', (overrides, expected) => {
-    expect(formatApplySummary(result(overrides))).toBe(expected);
+    expect(formatApplySummary(result(overrides), 4200)).toBe(expected);
+  });
+
+  it("gives the whole run's time, not the executor's", () => {
+    // 33 s reading the account, 0.2 s writing.
+    expect(formatApplySummary(result({ durationMs: 200 }), 33_200)).toMatch(/ in 33\.2s\.$/);
   });
 });
 
@@ -114,21 +136,39 @@ function doneResult(action: ReturnType<typeof createRuleAction>) {
   };
 }
 
-/** A budget whose state the test sets: `free` slots, the next in `nextSlotInMs`, `waiting` requests. */
+/** A budget whose state the test sets: `free` slots, the next in `nextSlotInMs`, `waiting` requests; 120 a minute after. */
 function fixedBudget(state: { free: number; nextSlotInMs: number; waiting: number }) {
-  return { requests: 120, windowMs: 60_000, snapshot: () => state };
+  return {
+    snapshot: () => state,
+    sendableInMs: (count: number) =>
+      count <= state.free ? 0 : state.nextSlotInMs + (count - state.free - 1) * 500,
+  };
+}
+
+/** A terminal of `columns` on a PassThrough, its TerminalRow, and everything written to it. */
+function terminal(columns: number) {
+  const stream = Object.assign(new PassThrough(), { isTTY: true, columns });
+  return { row: new TerminalRow(stream), output: collect(stream) };
+}
+
+/** The rows drawn, in order. */
+function rows(output: string): string[] {
+  return output.split('\r\x1b[K').filter((line) => line !== '');
 }
 
 describe('createProgressReporter', () => {
-  it('rewrites one line on a TTY: done/total, rate, ETA from the budget, the running action', () => {
-    const stream = Object.assign(new PassThrough(), { isTTY: true, columns: 200 });
-    const output = collect(stream);
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('rewrites one row on a terminal: done/total, rate, ETA from the budget, the running action', () => {
+    const { row, output } = terminal(200);
     let now = 0;
     const reporter = createProgressReporter({
-      stream,
+      row,
       logger: silentLogger,
       clock: () => now,
-      budget: fixedBudget({ free: 0, nextSlotInMs: 0, waiting: 0 }),
+      budget: fixedBudget({ free: 0, nextSlotInMs: 500, waiting: 0 }),
     });
     const action = createRuleAction('a', 'ipp_1', '10.0.0.0/24');
 
@@ -144,19 +184,18 @@ describe('createProgressReporter', () => {
     });
     reporter.finish();
 
-    // 240 left at 120 a minute: 2 minutes, longer than the 2/s so far would take.
+    // 240 requests left at 120 a minute: 2 minutes, longer than the 2/s so far would take.
     expect(output()).toBe(
-      '\r\x1b[KApplying 0/241 · ETA 2m01s · create:ip_policy_rules.a' +
+      '\r\x1b[KApplying 0/241 · ETA 2m00s · create:ip_policy_rules.a' +
         '\r\x1b[KApplying 1/241 · 2.0/s · ETA 2m00s · waited 1.5s on the rate limit' +
         '\r\x1b[K',
     );
   });
 
   it('says what it waits for while requests wait for the request budget', () => {
-    const stream = Object.assign(new PassThrough(), { isTTY: true, columns: 200 });
-    const output = collect(stream);
+    const { row, output } = terminal(200);
     const reporter = createProgressReporter({
-      stream,
+      row,
       logger: silentLogger,
       clock: () => 0,
       budget: fixedBudget({ free: 0, nextSlotInMs: 11_200, waiting: 3 }),
@@ -170,57 +209,172 @@ describe('createProgressReporter', () => {
     expect(output()).not.toContain('create:ip_policy_rules.a');
   });
 
-  it('keeps the counts, the ETA and the waiting message whole in 80 columns, dropping the rate first', () => {
-    const stream = Object.assign(new PassThrough(), { isTTY: true, columns: 80 });
-    const output = collect(stream);
-    let now = 0;
-    const reporter = createProgressReporter({
-      stream,
-      logger: silentLogger,
-      clock: () => now,
-      budget: fixedBudget({ free: 0, nextSlotInMs: 11_200, waiting: 3 }),
-    });
-    const action = createRuleAction('a', 'ipp_1', '10.0.0.0/24');
-
-    reporter.onProgress({ type: 'started', action, finished: 0, total: 300, rateLimitWaitMs: 0 });
-    now = 60_000;
-    reporter.onProgress({
-      type: 'finished',
-      action,
-      result: doneResult(action),
-      finished: 123,
-      total: 300,
-      rateLimitWaitMs: 30_000,
-    });
-
-    expect(output().split('\r\x1b[K').at(-1)).toBe(
-      '123/300 · ETA 1m29s · waiting for the request budget (next slot in 12 s)',
+  it('counts the ETA down every second while the window is full (a real budget, 20 requests per 10 s)', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
+    const { row, output } = terminal(200);
+    const budget = new RequestBudget({ requests: 20, windowMs: 10_000, sleep: sleepUntilAborted });
+    const reporter = createProgressReporter({ row, logger: silentLogger, budget });
+    const actions = Array.from({ length: 30 }, (_, index) =>
+      createRuleAction(`r${index}`, 'ipp_1', `10.0.${index}.0/24`),
     );
+    for (const [index, action] of actions.slice(0, 20).entries()) {
+      reporter.onProgress({ type: 'started', action, finished: index, total: 30, rateLimitWaitMs: 0 });
+      await budget.acquire();
+      reporter.onProgress({
+        type: 'finished',
+        action,
+        result: doneResult(action),
+        finished: index + 1,
+        total: 30,
+        rateLimitWaitMs: 0,
+      });
+    }
+    const stop = new AbortController();
+    const waiting = budget.acquire(stop.signal).catch(() => undefined);
+    reporter.onProgress({
+      type: 'started',
+      action: actions[20] ?? createRuleAction('r20', 'ipp_1', '10.0.20.0/24'),
+      finished: 20,
+      total: 30,
+      rateLimitWaitMs: 0,
+    });
+
+    for (let second = 0; second < 5; second += 1) vi.advanceTimersByTime(1000);
+    reporter.finish();
+    stop.abort();
+    await waiting;
+
+    const etas = rows(output())
+      .filter((line) => line.includes('waiting for the request budget'))
+      .map((line) => /ETA (\d+)s/.exec(line)?.[1]);
+    // 10 requests left: the window frees all 20 at 10 s.
+    expect(etas).toEqual(['10', '9', '8', '7', '6', '5']);
+  });
+
+  it('logs an ETA no shorter than the wait for the next slot, and moving, without a terminal', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
+    const logs = new PassThrough();
+    const output = collect(logs);
+    const budget = new RequestBudget({ requests: 120, windowMs: 60_000, sleep: sleepUntilAborted });
+    const reporter = createProgressReporter({ logger: pino(logs), budget });
+    const actions = Array.from({ length: 300 }, (_, index) =>
+      createRuleAction(`r${index}`, 'ipp_1', `10.${index >> 8}.${index & 255}.0/24`),
+    );
+    for (const [index, action] of actions.slice(0, 120).entries()) {
+      reporter.onProgress({ type: 'started', action, finished: index, total: 300, rateLimitWaitMs: 0 });
+      await budget.acquire();
+      reporter.onProgress({
+        type: 'finished',
+        action,
+        result: doneResult(action),
+        finished: index + 1,
+        total: 300,
+        rateLimitWaitMs: 0,
+      });
+    }
+    const stop = new AbortController();
+    const waiting = budget.acquire(stop.signal).catch(() => undefined);
+    reporter.onProgress({
+      type: 'started',
+      action: actions[120] ?? createRuleAction('r120', 'ipp_1', '10.0.120.0/24'),
+      finished: 120,
+      total: 300,
+      rateLimitWaitMs: 0,
+    });
+
+    vi.advanceTimersByTime(50_000);
+    reporter.finish();
+    stop.abort();
+    await waiting;
+
+    const progress = output()
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as Record<string, number | string>)
+      .filter((line) => line.msg === 'progress');
+    expect(progress.length).toBe(5);
+    for (const line of progress) {
+      expect(Number(line.etaSeconds) * 1000).toBeGreaterThanOrEqual(Number(line.waitingForBudgetMs));
+    }
+    // 180 left: 120 when the window rolls at 60 s, the last 60 a window later.
+    expect(progress.map((line) => line.etaSeconds)).toEqual([110, 100, 90, 80, 70]);
+  });
+
+  it('drops the parts of the row in the order docs/apply.md gives, at every width', async () => {
+    const docs = await readFile(join(ROOT, 'docs/apply.md'), 'utf8');
+    const sentence = /dropped in this order until it\s+fits:\s+(.*?);\s+only then/s.exec(docs)?.[1] ?? '';
+    // Each part as the docs show it, its figures standing for any figures.
+    const documented = [...sentence.matchAll(/`([^`]+)`/g)].map((match) => match[1] ?? '');
+    const pattern = (part: string): RegExp =>
+      new RegExp(part.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&').replace(/\d+/g, '\\d+'));
+    const situations = [
+      { what: 'waiting for the budget', nextSlotInMs: 11_200, waiting: 3, running: 1 },
+      { what: 'working, more actions running', nextSlotInMs: 0, waiting: 0, running: 4 },
+    ];
+    const linesAt = (situation: (typeof situations)[number], columns: number): string => {
+      const { row, output } = terminal(columns);
+      let now = 0;
+      const reporter = createProgressReporter({
+        row,
+        logger: silentLogger,
+        clock: () => now,
+        budget: fixedBudget({ free: 0, nextSlotInMs: situation.nextSlotInMs, waiting: situation.waiting }),
+      });
+      const actions = Array.from({ length: situation.running + 1 }, (_, index) =>
+        createRuleAction(`r${index}`, 'ipp_1', `10.0.${index}.0/24`),
+      );
+      for (const action of actions) {
+        reporter.onProgress({ type: 'started', action, finished: 0, total: 300, rateLimitWaitMs: 0 });
+      }
+      now = 60_000;
+      const [first] = actions;
+      if (first === undefined) throw new Error('no action');
+      reporter.onProgress({
+        type: 'finished',
+        action: first,
+        result: doneResult(first),
+        finished: 123,
+        total: 300,
+        rateLimitWaitMs: 30_000,
+      });
+      reporter.finish();
+      return rows(output()).at(-1) ?? '';
+    };
+
+    const shownSomewhere = new Set<string>();
+    for (const situation of situations) {
+      const shown = documented.filter((part) => pattern(part).test(linesAt(situation, 200)));
+      for (const part of shown) shownSomewhere.add(part);
+      for (let columns = 199; columns >= 20; columns -= 1) {
+        const line = linesAt(situation, columns);
+        const dropped = shown.filter((part) => !pattern(part).test(line));
+
+        expect([...line].length, `${situation.what}, ${columns} columns`).toBeLessThanOrEqual(columns - 1);
+        // Whatever has been dropped at this width is the start of the documented order.
+        expect(dropped, `${situation.what}, ${columns} columns: ${line}`).toEqual(
+          shown.slice(0, dropped.length),
+        );
+      }
+    }
+    expect(documented).toHaveLength(DROP_ORDER.length);
+    expect([...shownSomewhere].sort()).toEqual([...documented].sort());
   });
 
   it.each([40, 80])('never writes a line wider than a %i-column terminal', (columns) => {
-    const stream = Object.assign(new PassThrough(), { isTTY: true, columns });
-    const output = collect(stream);
-    const reporter = createProgressReporter({ stream, logger: silentLogger, clock: () => 0 });
+    const { row, output } = terminal(columns);
+    const reporter = createProgressReporter({ row, logger: silentLogger, clock: () => 0 });
     const action = createRuleAction(`a-very-long-rule-name-${'x'.repeat(80)}`, 'ipp_1', '10.0.0.0/24');
 
     reporter.onProgress({ type: 'started', action, finished: 0, total: 300, rateLimitWaitMs: 0 });
     reporter.finish();
 
-    const lines = output()
-      .split(/\r|\n/)
-      .map((line) => line.replaceAll('\x1b[K', ''));
-    expect(Math.max(...lines.map((line) => [...line].length))).toBe(columns - 1);
+    expect(Math.max(...rows(output()).map((line) => [...line].length))).toBe(columns - 1);
   });
 
-  it('logs a progress line every logEveryMs without a TTY', async () => {
+  it('logs a progress line every logEveryMs without a terminal', async () => {
     const logs = new PassThrough();
     const output = collect(logs);
-    const reporter = createProgressReporter({
-      stream: new PassThrough(),
-      logger: pino(logs),
-      logEveryMs: 20,
-    });
+    const reporter = createProgressReporter({ logger: pino(logs), logEveryMs: 20, tickMs: 10 });
     const action = createRuleAction('a', 'ipp_1', '10.0.0.0/24');
 
     const progressLines = (): Record<string, unknown>[] =>
@@ -238,10 +392,10 @@ describe('createProgressReporter', () => {
     expect(progress[0]).toMatchObject({ finished: 0, total: 3, component: 'progress' });
   });
 
-  it('logs one line per finished action without a TTY', () => {
+  it('logs one line per finished action without a terminal', () => {
     const logs = new PassThrough();
     const output = collect(logs);
-    const reporter = createProgressReporter({ stream: new PassThrough(), logger: pino(logs) });
+    const reporter = createProgressReporter({ logger: pino(logs) });
     const action = createRuleAction('a', 'ipp_1', '10.0.0.0/24');
 
     reporter.onProgress({ type: 'started', action, finished: 0, total: 1, rateLimitWaitMs: 0 });
