@@ -635,8 +635,8 @@ function logProgress(log: Logger, event: ProgressEvent): void {
     outcome,
     id,
   };
-  if (outcome === 'done') log.info(fields, 'action done');
-  else log.warn({ ...fields, error, reason }, 'action not done');
+  if (outcome === 'done') log.info(fields, 'action finished');
+  else log.warn({ ...fields, error, reason }, 'action not applied');
 }
 
 function toProblem(error: ManifestError): ManifestProblem {
