@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import pino, { type Logger } from 'pino';
 import pretty from 'pino-pretty';
 import { snakeCaseKey } from '../json-case.js';
+import { isRecord } from '../json-value.js';
 import { KINDS } from '../kinds/registry.js';
 import { secretFieldNames } from '../kinds/visit-spec.js';
 import { visibleFormattedText, visibleJsonLine } from '../visible-text.js';
@@ -60,9 +61,12 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     redact: { paths: [...REDACTED_PATHS], censor: '(sensitive)' },
     timestamp: pino.stdTimeFunctions.isoTime,
     // Field names in snake_case, like every JSON edgesync writes for machines (durationMs → duration_ms).
-    // Top level only: nested values (an error, a plan summary) keep their own shape.
+    // Top level only: other nested values (a plan summary, user metadata) keep their own shape.
     // Levels as names ("level":"info"), which log pipelines read without pino's number table.
     formatters: { log: snakeCaseFields, level: (label: string) => ({ level: label }) },
+    // Two nested values are ours too, and snake_case like the rest: an error's own fields
+    // (`err`: an ApiError's `errorCode`) and an action's failure (`error`: its `serviceCode`).
+    serializers: { err: (error: Error) => ownRecord(pino.stdSerializers.err(error)), error: ownRecord },
     // Names and service messages in fields: pino leaves C1 and bidi controls raw; escape them as \uXXXX.
     hooks: { streamWrite: visibleJsonLine },
   };
@@ -80,6 +84,11 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const stream =
     typeof destination === 'number' ? pino.destination({ dest: destination, sync: true }) : destination;
   return pino(base, stream);
+}
+
+/** A value whose keys are edgesync's own names (never IDs or user data): its keys in snake_case. */
+function ownRecord(value: unknown): unknown {
+  return isRecord(value) ? snakeCaseFields(value) : value;
 }
 
 /** A log record's own field names in snake_case; their values untouched. */
