@@ -1,9 +1,10 @@
 import { formatLocation, type SourceLocation } from '../manifest/source-location.js';
 import { visibleText } from '../visible-text.js';
 import { displayValue } from './display-value.js';
-import { createCountWords, followUpUpdateCount } from './follow-up-updates.js';
+import { followUpUpdateCount } from './follow-up-updates.js';
 import { DEFAULT_MARKDOWN_MAX_CHARS, MIN_MARKDOWN_MAX_CHARS } from './markdown-budget.js';
 import type { FieldChange, Operation, Plan, PlanSummary, ResourceChange } from './plan.js';
+import { planSummaryWords } from './summary-words.js';
 
 export {
   DEFAULT_MARKDOWN_MAX_CHARS,
@@ -43,7 +44,7 @@ export const OPERATION_WORDS: Readonly<Record<Operation, string>> = {
   adopt: 'adopt',
   replace: 'replace',
   delete: 'delete',
-  'put-module': 'set module',
+  'put-module': 'write module',
   'delete-module': 'remove module',
 };
 
@@ -94,7 +95,7 @@ export function renderPlanMarkdown(plan: Plan, options: RenderMarkdownOptions = 
   if (plan.changes.length === 0 && plan.errors.length > 0)
     page.must('**Nothing planned: fix the errors below.**', '');
   else if (plan.changes.length === 0) page.must('**No changes.** The account matches the manifests.', '');
-  else page.must(`**${summaryWords(plan.summary, followUpUpdateCount(plan))}**`, '');
+  else page.must(`**${planSummaryWords(plan.summary, followUpUpdateCount(plan))}**`, '');
   page.must(`_${countsLine(plan.summary)}_`, '');
 
   const problems = [
@@ -127,21 +128,6 @@ export function renderPlanMarkdown(plan: Plan, options: RenderMarkdownOptions = 
   }
   page.closeWithCutLine(options.fullPlanCommand);
   return page.text();
-}
-
-/** `Plan: 3 to create, …` in reviewer's words: "2 modules to set", not put-module. */
-export function summaryWords(summary: PlanSummary, followUps = 0): string {
-  const parts = [
-    createCountWords(summary.create, followUps, 'to create'),
-    `${summary.update} to update`,
-    `${summary.replace} to replace`,
-    `${summary.delete} to delete`,
-  ];
-  if (summary.adopt > 0) parts.push(`${summary.adopt} to adopt`);
-  const modules = (count: number): string => `${count} module${count === 1 ? '' : 's'}`;
-  if (summary['put-module'] > 0) parts.push(`${modules(summary['put-module'])} to set`);
-  if (summary['delete-module'] > 0) parts.push(`${modules(summary['delete-module'])} to remove`);
-  return `Plan: ${parts.join(', ')}.`;
 }
 
 function countsLine(summary: PlanSummary): string {

@@ -1,8 +1,9 @@
 import { formatLocation } from '../manifest/source-location.js';
 import { visibleText } from '../visible-text.js';
 import { displayValue } from './display-value.js';
-import { createCountWords, followUpUpdateCount } from './follow-up-updates.js';
+import { followUpUpdateCount } from './follow-up-updates.js';
 import type { FieldChange, Operation, Plan, PlanSummary, ResourceChange } from './plan.js';
+import { planSummaryWords } from './summary-words.js';
 
 export interface RenderTextOptions {
   /** ANSI colours; the command passes `stdout.isTTY && !env.NO_COLOR`. @default false */
@@ -89,7 +90,7 @@ export function* planTextChunks(plan: Plan, options: RenderTextOptions = {}): Ge
     yield `${lines.join('\n')}\n`;
     lines.length = 0;
     for (const change of plan.changes) yield `${[...renderChange(change, colors), ''].join('\n')}\n`;
-    lines.push(colors.bold(summaryLine(plan.summary, followUpUpdateCount(plan))));
+    lines.push(colors.bold(planSummaryWords(plan.summary, followUpUpdateCount(plan))));
   }
   lines.push(colors.dim(countsLine(plan.summary)));
   if (plan.refusal) {
@@ -138,24 +139,6 @@ function renderField(field: FieldChange, op: Operation, width: number, colors: P
   const before = displayValue(field.before, field.sensitive);
   const after = displayValue(field.after, field.sensitive);
   return `      ${colors.yellow('~')} ${path} = ${before} -> ${after}${replaceNote}`;
-}
-
-/**
- * `Plan: 3 to create, 1 to update, 0 to replace, 2 to delete.` plus adopt
- * and module counts when non-zero, and `(1 then updated)` after the creates
- * when `followUps` of them are followed by an update.
- */
-export function summaryLine(summary: PlanSummary, followUps = 0): string {
-  const parts = [
-    createCountWords(summary.create, followUps, 'to create'),
-    `${summary.update} to update`,
-    `${summary.replace} to replace`,
-    `${summary.delete} to delete`,
-  ];
-  if (summary.adopt > 0) parts.push(`${summary.adopt} to adopt`);
-  if (summary['put-module'] > 0) parts.push(`${summary['put-module']} module(s) to write`);
-  if (summary['delete-module'] > 0) parts.push(`${summary['delete-module']} module(s) to remove`);
-  return `Plan: ${parts.join(', ')}.`;
 }
 
 function countsLine(summary: PlanSummary): string {

@@ -110,15 +110,28 @@ describe('renderPlanJson', () => {
   });
 });
 
+describe('the plan summary line', () => {
+  it('is the same words in the text plan and the markdown comment', () => {
+    const plan = samplePlan();
+
+    const textLine = renderPlanText(plan, { color: false })
+      .split('\n')
+      .find((line) => line.startsWith('Plan: '));
+
+    expect(textLine).toMatch(/module\(s\) to write/);
+    expect(renderPlanMarkdown(plan)).toContain(`**${textLine}**`);
+  });
+});
+
 describe('renderPlanMarkdown', () => {
   it('has the summary, a table in reviewer words, a diff and no secrets', () => {
     const markdown = renderPlanMarkdown(samplePlan());
 
     expect(markdown).toContain('| | Address | Action | Reason | Manifest |');
     expect(markdown).toContain('| 🟡 | `ip_policy_rules.office` | update | description changed |');
-    expect(markdown).toContain('| set module |');
+    expect(markdown).toContain('| write module |');
     expect(markdown).not.toContain('put-module');
-    expect(markdown).toContain('modules to set');
+    expect(markdown).toContain('module(s) to write');
     expect(markdown).toContain('```diff');
     expect(markdown).toContain('(sensitive)');
     expect(markdown).not.toContain(SECRET);
