@@ -94,7 +94,7 @@ const bundledAjvRuntime = {
  * of the emulator (`src/kinds/<kind>/emulator*.ts`), which only the emulator loads.
  */
 const MANIFEST_LOADING =
-  /\/node_modules\/(yaml|ipaddr\.js|fastest-levenshtein|p-queue|p-timeout|eventemitter3|ajv)\/|\/dist\/src\/(manifest\/(?!manifest-error\.js)|kinds\/(?!kind-name\.js|kind-error\.js|[^/]+\/emulator)|plan-session\/manifests-read\.js|json-value\.js|json-pointer\.js|api\/api-error\.js|cli\/(duration-option|repo-root)\.js)/;
+  /\/node_modules\/(yaml|ipaddr\.js|fastest-levenshtein|p-queue|p-timeout|eventemitter3|ajv)\/|\/dist\/src\/(manifest\/(?!manifest-error\.js)|kinds\/(?!kind-name\.js|kind-error\.js|[^/]+\/emulator)|plan-session\/manifests-read\.js|json-value\.js|json-pointer\.js|api\/api-error\.js|cli\/(duration-option|repo-root|log-level|manifest-error-lines)\.js)/;
 
 function packageName(specifier) {
   const parts = specifier.split('/');

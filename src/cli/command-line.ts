@@ -1,9 +1,9 @@
 import { Command } from 'commander';
+import { OptionError } from '../errors.js';
 import { VERSION } from '../version.js';
 import type { CommandContext } from './command-context.js';
 import { COMMANDS, type CommandEntry } from './command-table.js';
 import { flagsFromEnvironment } from './environment-flags.js';
-import { OptionError } from './option-error.js';
 
 export { CommanderError } from 'commander';
 

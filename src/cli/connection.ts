@@ -3,10 +3,9 @@ import { createApiClient, type RequestObserver } from '../api/client.js';
 import type { EdgeApi } from '../api/edge-api.js';
 import { RequestBudget } from '../api/request-budget.js';
 import { SecretScrubber } from '../api/secret-scrubber.js';
-import { EdgesyncError } from '../errors.js';
+import { EdgesyncError, OptionError } from '../errors.js';
 import type { ConnectionFlags } from './connection-flags.js';
 import { parseDuration, parsePositiveInteger, parseRate } from './duration-option.js';
-import { OptionError } from './option-error.js';
 
 export type { ConnectionFlags } from './connection-flags.js';
 

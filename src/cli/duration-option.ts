@@ -1,5 +1,4 @@
-import { OptionError } from './option-error.js';
-
+import { OptionError } from '../errors.js';
 /** Requests per rolling window: what a rate flag (`--rate-limit 120/60s`) means. */
 export interface Rate {
   readonly requests: number;

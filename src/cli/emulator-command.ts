@@ -1,9 +1,9 @@
 import { loadSeedFile } from '../emulator/seed.js';
 import { type EmulatorOptions, startEmulator } from '../emulator/server.js';
+import { OptionError } from '../errors.js';
 import type { CommandContext, CommandOutcome } from './command-context.js';
 import { parseDuration, parseRate } from './duration-option.js';
 import type { EmulatorFlags } from './emulator-flags.js';
-import { OptionError } from './option-error.js';
 
 function invalidOption(flag: string, expected: string, value: string): OptionError {
   return new OptionError(flag, `expected ${expected} (found "${value}")`);

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { OptionError } from '../errors.js';
 import type { AccountExport } from '../export/build-export.js';
 import { exportAccount } from '../export/export-account.js';
 import { exportToJson } from '../export/export-json.js';
@@ -14,7 +15,6 @@ import { openConnection } from './connection.js';
 import type { ExportCommandFlags } from './export-flags.js';
 import { exportIdFlag } from './export-id-flag.js';
 import { loggerFor } from './logger.js';
-import { OptionError } from './option-error.js';
 import { parseOwner } from './plan-options.js';
 
 export async function runExport(flags: ExportCommandFlags, ctx: CommandContext): Promise<CommandOutcome> {

@@ -1,5 +1,4 @@
-import { OptionError } from './option-error.js';
-
+import { OptionError } from '../errors.js';
 /** pino's level names, as `--log-level` takes them. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 

@@ -1,6 +1,6 @@
+import { OptionError } from '../errors.js';
 import type { Plan } from '../plan/plan.js';
 import { MIN_MARKDOWN_MAX_CHARS, renderPlanMarkdown } from '../plan/render-markdown.js';
-import { OptionError } from './option-error.js';
 import { findRepoRoot, pathFromRepoRoot } from './repo-root.js';
 
 /** Checks `--max-chars`: a whole number no smaller than what the heading and a cut line need. */

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
+import { OptionError } from '../errors.js';
 import { isKindName, KIND_NAMES } from '../kinds/kind-name.js';
 import type { PlanOptions } from '../plan/planner-options.js';
-import { OptionError } from './option-error.js';
 
 /** The planning flags as commander parses them. */
 export interface PlanFlags {

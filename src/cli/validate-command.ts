@@ -1,3 +1,4 @@
+import { OptionError } from '../errors.js';
 import { caExpiryWarnings } from '../manifest/ca-expiry.js';
 import { loadDesiredState } from '../manifest/load-desired-state.js';
 import { manifestsRead, manifestsReadLines } from '../plan-session/manifests-read.js';
@@ -7,7 +8,6 @@ import { parseDuration } from './duration-option.js';
 import { parseLogLevel, wantsDetail } from './log-level.js';
 import { manifestErrorLines } from './manifest-error-lines.js';
 import { manifestErrorsToSarif } from './manifest-errors-sarif.js';
-import { OptionError } from './option-error.js';
 import { findRepoRoot, relativeToRepoRoot } from './repo-root.js';
 import type { ValidateFlags } from './validate-flags.js';
 

@@ -1,4 +1,4 @@
-import { EdgesyncError } from '../errors.js';
+import { EdgesyncError, OptionError } from '../errors.js';
 import { KINDS } from '../kinds/registry.js';
 import { compileManifestSchema } from '../manifest/manifest-schema.js';
 import { limitHeapGrowth } from '../plan-session/heap-growth.js';
@@ -10,7 +10,6 @@ import type { CommandContext, CommandOutcome } from './command-context.js';
 import { openConnection } from './connection.js';
 import { parseDuration, parsePercentage, parsePositiveInteger } from './duration-option.js';
 import { createLogger } from './logger.js';
-import { OptionError } from './option-error.js';
 import { parsePlanOptions } from './plan-options.js';
 import type { WatchFlags } from './watch-flags.js';
 
