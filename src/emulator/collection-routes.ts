@@ -1,41 +1,35 @@
+import type { EmulatedCollection } from './emulated-collection.js';
 import type { HandlerEnv, RouteDefinition } from './handler.js';
 import { listPage } from './pagination.js';
 import { findRecord, patchDescriptionMetadata } from './record-base.js';
-import type { CollectionName, CollectionRecords } from './records.js';
+import type { BaseRecord } from './records.js';
+import { deleteRecord } from './references.js';
 
 /** What differs between the top-level collections the emulator serves; the routes are the same for all. */
-export interface CollectionDescription<C extends CollectionName> {
-  readonly collection: C;
-  /** `/reserved_addrs`: the list lives there, each record at `{path}/{id}`. */
-  readonly path: string;
-  /** Names a record in a 404, e.g. "reserved address". */
-  readonly title: string;
-  readonly render: (record: CollectionRecords[C], env: HandlerEnv) => Record<string, unknown>;
+export interface CollectionDescription<R extends BaseRecord> {
+  /** Its `path` (`/reserved_addrs`) holds the list, each record at `{path}/{id}`; its `title` names a record in a 404. */
+  readonly collection: EmulatedCollection<R> & { readonly path: string };
+  readonly render: (record: R, env: HandlerEnv) => Record<string, unknown>;
   /** Checks the POST body and stores the new record. */
-  readonly create: (env: HandlerEnv, body: unknown) => CollectionRecords[C];
+  readonly create: (env: HandlerEnv, body: unknown) => R;
   /**
    * Checks the PATCH body, applies the fields of this kind and returns the
    * checked body, whose description and metadata are then applied: nothing
    * changes when any field is bad.
    */
-  readonly update: (
-    record: CollectionRecords[C],
-    body: unknown,
-    env: HandlerEnv,
-  ) => Readonly<Record<string, unknown>>;
-  /** Removes the record; by default only from its own collection. */
-  readonly remove?: (env: HandlerEnv, record: CollectionRecords[C]) => void;
+  readonly update: (record: R, body: unknown, env: HandlerEnv) => Readonly<Record<string, unknown>>;
 }
 
-/** POST and GET on the collection, GET, PATCH and DELETE on one record. */
-export function collectionRoutes<C extends CollectionName>(
-  description: CollectionDescription<C>,
+/**
+ * POST and GET on the collection, GET, PATCH and DELETE on one record. A
+ * DELETE follows the collection's references (deleteRecord).
+ */
+export function collectionRoutes<R extends BaseRecord>(
+  description: CollectionDescription<R>,
 ): RouteDefinition[] {
-  const { collection, path, title, render, create, update } = description;
-  const remove =
-    description.remove ??
-    ((env: HandlerEnv, record: CollectionRecords[C]) => env.store.delete(collection, record.id));
-  const find = (env: HandlerEnv, id: string | undefined) => findRecord(env, collection, id, title);
+  const { collection, render, create, update } = description;
+  const { path } = collection;
+  const find = (env: HandlerEnv, id: string | undefined) => findRecord(env, collection, id);
   return [
     {
       method: 'POST',
@@ -46,7 +40,7 @@ export function collectionRoutes<C extends CollectionName>(
       method: 'GET',
       template: path,
       handler: (request, env) =>
-        listPage(env.store.pages(collection), collection, (r) => render(r, env), request, env),
+        listPage(env.store.pages(collection), collection.name, (r) => render(r, env), request, env),
     },
     {
       method: 'GET',
@@ -67,7 +61,7 @@ export function collectionRoutes<C extends CollectionName>(
       method: 'DELETE',
       template: `${path}/{id}`,
       handler: (request, env) => {
-        remove(env, find(env, request.params.id));
+        deleteRecord(env, collection, find(env, request.params.id).id);
         return { status: 204 };
       },
     },

@@ -1,27 +1,25 @@
+import type { EmulatedCollection } from './emulated-collection.js';
 import type { HandlerEnv } from './handler.js';
-import type { BaseRecord, CollectionName, CollectionRecords } from './records.js';
-import { EMULATOR_ID_PREFIXES, type EmulatorIdKind, isWellFormedId } from './resource-id.js';
+import type { BaseRecord } from './records.js';
+import { isWellFormedId } from './resource-id.js';
 import { invalidField, notFound, ServiceError } from './service-error.js';
 import { formatTimestamp } from './timestamp.js';
 
 /**
- * The fields every record starts with. `fixedId` comes from a seed: it must
- * be well formed for the kind and unused.
+ * The fields every record of `collection` starts with. `fixedId` comes from
+ * a seed: it must be well formed for the collection and unused.
  */
 export function newBaseRecord(
   env: HandlerEnv,
-  idKind: EmulatorIdKind,
-  collection: CollectionName,
+  collection: EmulatedCollection,
   fixedId: string | undefined,
   checked: Readonly<Record<string, unknown>>,
 ): BaseRecord {
-  let id = env.ids.next(idKind);
+  const prefix = collection.idPrefix;
+  let id = env.ids.next(prefix);
   if (fixedId !== undefined) {
-    if (!isWellFormedId(idKind, fixedId)) {
-      throw invalidField(
-        'id',
-        `must be ${EMULATOR_ID_PREFIXES[idKind]} followed by 27 base62 characters (found "${fixedId}")`,
-      );
+    if (!isWellFormedId(prefix, fixedId)) {
+      throw invalidField('id', `must be ${prefix} followed by 27 base62 characters (found "${fixedId}")`);
     }
     if (env.store.seqOf(fixedId) !== undefined)
       throw new ServiceError(400, 'conflict', `id: ${fixedId} is already used`, 'id');
@@ -52,14 +50,13 @@ export function renderBase(record: BaseRecord, uri: string): Record<string, unkn
   return body;
 }
 
-/** The stored record with this ID, or 404 not_found naming it as `what` (e.g. "TCP edge"). */
-export function findRecord<C extends CollectionName>(
+/** The stored record with this ID, or 404 not_found naming it by the collection's title. */
+export function findRecord<R extends BaseRecord>(
   env: HandlerEnv,
-  collection: C,
+  collection: EmulatedCollection<R>,
   id: string | undefined,
-  what: string,
-): CollectionRecords[C] {
+): R {
   const record = id === undefined ? undefined : env.store.get(collection, id);
-  if (!record) throw notFound(`${what} ${id}`);
+  if (!record) throw notFound(`${collection.title} ${id}`);
   return record;
 }

@@ -1,5 +1,4 @@
 import { randomInt } from 'node:crypto';
-import { ID_PREFIXES } from '../kinds/kind-name.js';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const OPAQUE_LENGTH = 27;
@@ -10,10 +9,8 @@ const COUNTER_DIGITS = 4;
 const COUNTER_LIMIT = 62 ** COUNTER_DIGITS;
 const RANDOM_DIGITS = OPAQUE_LENGTH - TIME_DIGITS - COUNTER_DIGITS;
 
-/** Prefixes of everything the emulator stores: the spec's, plus `op_` for operation IDs in error bodies. */
-export const EMULATOR_ID_PREFIXES = { ...ID_PREFIXES, operation: 'op_' } as const;
-
-export type EmulatorIdKind = keyof typeof EMULATOR_ID_PREFIXES;
+/** Prefix of the operation IDs of error bodies; records take their collection's (EmulatedCollection.idPrefix). */
+export const OPERATION_ID_PREFIX = 'op_';
 
 function base62(value: number, digits: number): string {
   let text = '';
@@ -38,7 +35,8 @@ export class ResourceIds {
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  next(kind: EmulatorIdKind): string {
+  /** A new ID with `prefix` (`ipr_`). */
+  next(prefix: string): string {
     let ms = Math.max(this.lastMs, Math.floor(this.now()));
     this.counter = ms === this.lastMs ? this.counter + 1 : 0;
     if (this.counter >= COUNTER_LIMIT) {
@@ -48,14 +46,13 @@ export class ResourceIds {
     this.lastMs = ms;
     let random = '';
     for (let i = 0; i < RANDOM_DIGITS; i += 1) random += BASE62[randomInt(BASE62.length)];
-    return `${EMULATOR_ID_PREFIXES[kind]}${base62(ms, TIME_DIGITS)}${base62(this.counter, COUNTER_DIGITS)}${random}`;
+    return `${prefix}${base62(ms, TIME_DIGITS)}${base62(this.counter, COUNTER_DIGITS)}${random}`;
   }
 }
 
 const OPAQUE_PATTERN = new RegExp(`^[0-9A-Za-z]{${OPAQUE_LENGTH}}$`);
 
-/** True when `id` is the kind's prefix followed by exactly 27 base62 characters. */
-export function isWellFormedId(kind: EmulatorIdKind, id: string): boolean {
-  const prefix = EMULATOR_ID_PREFIXES[kind];
+/** True when `id` is `prefix` followed by exactly 27 base62 characters. */
+export function isWellFormedId(prefix: string, id: string): boolean {
   return id.startsWith(prefix) && OPAQUE_PATTERN.test(id.slice(prefix.length));
 }

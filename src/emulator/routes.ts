@@ -1,22 +1,53 @@
-import { CERTIFICATE_AUTHORITY_ROUTES } from '../kinds/certificate-authorities/emulator.js';
-import { HTTPS_EDGE_ROUTES } from '../kinds/https-edges/emulator.js';
-import { HTTPS_EDGE_ROUTE_ROUTES } from '../kinds/https-edges/emulator-edge-routes.js';
-import { IP_POLICY_RULE_ROUTES } from '../kinds/ip-policy-rules/emulator.js';
-import { REFERENCED_RESOURCE_ROUTES } from '../kinds/referenced-resources/emulator.js';
-import { RESERVED_ADDR_ROUTES } from '../kinds/reserved-addrs/emulator.js';
-import { TCP_EDGE_ROUTES } from '../kinds/tcp-edges/emulator.js';
-import { TLS_EDGE_ROUTES } from '../kinds/tls-edges/emulator.js';
 import { acceptFamilyBodies } from './body-envelopes.js';
+import type { EmulatedCollection, EmulatorPart } from './emulated-collection.js';
 import type { RouteDefinition } from './handler.js';
 
-/** Every endpoint the emulator serves: the spec's and the emulator-only ones. */
-export const EMULATOR_ROUTES: readonly RouteDefinition[] = acceptFamilyBodies([
-  ...IP_POLICY_RULE_ROUTES,
-  ...RESERVED_ADDR_ROUTES,
-  ...CERTIFICATE_AUTHORITY_ROUTES,
-  ...HTTPS_EDGE_ROUTES,
-  ...HTTPS_EDGE_ROUTE_ROUTES,
-  ...TCP_EDGE_ROUTES,
-  ...TLS_EDGE_ROUTES,
-  ...REFERENCED_RESOURCE_ROUTES,
-]);
+/** What the emulator serves: every collection and endpoint of the parts it is given. */
+export interface ServedParts {
+  /** What other collections reference first, so that a seed's references resolve; otherwise in part order. */
+  readonly collections: readonly EmulatedCollection[];
+  /** Every endpoint, taking the family's bodies as well as the bare ones. */
+  readonly routes: readonly RouteDefinition[];
+}
+
+/** The parts and the parts they require, each once, a required part before the first that requires it. */
+function flatten(parts: readonly EmulatorPart[]): EmulatorPart[] {
+  const ordered: EmulatorPart[] = [];
+  const visit = (part: EmulatorPart) => {
+    if (ordered.includes(part)) return;
+    for (const required of part.requires ?? []) visit(required);
+    ordered.push(part);
+  };
+  for (const part of parts) visit(part);
+  return ordered;
+}
+
+/**
+ * Everything `parts` (the emulator parts of a registry's kinds) serve. Two
+ * parts may not describe one collection name, and a reference must name a
+ * collection that is served.
+ */
+export function serveParts(parts: readonly EmulatorPart[]): ServedParts {
+  const flat = flatten(parts);
+  const all = flat.flatMap((part) => part.collections);
+  const names = new Set<string>();
+  for (const collection of all) {
+    if (names.has(collection.name))
+      throw new Error(`two emulator parts describe the collection ${collection.name}`);
+    names.add(collection.name);
+  }
+  const referenced = new Set<string>();
+  for (const collection of all) {
+    for (const { target } of collection.references ?? []) {
+      if (!names.has(target)) {
+        throw new Error(`${collection.name} references ${target}, which no emulator part describes`);
+      }
+      referenced.add(target);
+    }
+  }
+  const collections = [
+    ...all.filter((collection) => referenced.has(collection.name)),
+    ...all.filter((collection) => !referenced.has(collection.name)),
+  ];
+  return { collections, routes: acceptFamilyBodies(flat.flatMap((part) => part.routes)) };
+}

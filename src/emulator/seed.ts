@@ -2,14 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { parse } from 'yaml';
 import { EdgesyncError } from '../errors.js';
 import { isRecord } from '../json-value.js';
-import { createCertificateAuthority } from '../kinds/certificate-authorities/emulator.js';
-import { createHttpsEdge } from '../kinds/https-edges/emulator.js';
-import { createHttpsEdgeRoute } from '../kinds/https-edges/emulator-edge-routes.js';
-import { createIpPolicyRule } from '../kinds/ip-policy-rules/emulator.js';
-import { createMinimal } from '../kinds/referenced-resources/emulator.js';
-import { createReservedAddr } from '../kinds/reserved-addrs/emulator.js';
-import { createTcpEdge } from '../kinds/tcp-edges/emulator.js';
-import { createTlsEdge } from '../kinds/tls-edges/emulator.js';
+import type { EmulatedCollection } from './emulated-collection.js';
 import type { HandlerEnv } from './handler.js';
 import { ServiceError } from './service-error.js';
 
@@ -17,31 +10,13 @@ import { ServiceError } from './service-error.js';
 export type SeedEntry = Readonly<Record<string, unknown>> & { readonly id?: string };
 
 /**
- * Resources the emulator starts with, created in this order so references
- * resolve: what the spec only references (IP policies, endpoint
- * configurations, TCP/TLS edges, routes) and any spec resource.
+ * Resources the emulator starts with, by collection (`ip_policies`,
+ * `ip_policy_rules`, …): what the spec only references (IP policies,
+ * endpoint configurations, TCP/TLS edges, routes) and any spec resource.
+ * Which keys there are, and what each entry holds, is up to the collections
+ * the emulator serves (EmulatedCollection.seed).
  */
-export interface EmulatorSeed {
-  readonly ip_policies?: readonly SeedEntry[];
-  readonly endpoint_configurations?: readonly SeedEntry[];
-  readonly certificate_authorities?: readonly SeedEntry[];
-  readonly ip_policy_rules?: readonly SeedEntry[];
-  readonly reserved_addrs?: readonly (SeedEntry & { readonly endpoint_configuration_id?: string })[];
-  readonly https_edges?: readonly (SeedEntry & { readonly routes?: readonly SeedEntry[] })[];
-  readonly tcp_edges?: readonly SeedEntry[];
-  readonly tls_edges?: readonly SeedEntry[];
-}
-
-const SEED_KEYS = [
-  'ip_policies',
-  'endpoint_configurations',
-  'certificate_authorities',
-  'ip_policy_rules',
-  'reserved_addrs',
-  'https_edges',
-  'tcp_edges',
-  'tls_edges',
-] as const;
+export type EmulatorSeed = Readonly<Record<string, readonly SeedEntry[] | null | undefined>>;
 
 /** A seed that does not validate; `path` points into the seed (`https_edges[0].routes[1].oidc.issuer`). */
 export class EmulatorSeedError extends EdgesyncError {
@@ -53,7 +28,8 @@ export class EmulatorSeedError extends EdgesyncError {
   }
 }
 
-function seedFailure(path: string, error: unknown): EmulatorSeedError {
+/** The error of a seed entry at `path` that its create refused. */
+export function seedFailure(path: string, error: unknown): EmulatorSeedError {
   if (error instanceof ServiceError) {
     const field = error.field === undefined ? path : `${path}.${error.field}`;
     return new EmulatorSeedError(field, `${error.errorCode}: ${error.message}`, { cause: error });
@@ -73,7 +49,8 @@ function entriesOf(seed: Readonly<Record<string, unknown>>, key: string): Record
   });
 }
 
-function splitId(
+/** The entry's fixed `id` and its create body. */
+export function splitId(
   entry: Readonly<Record<string, unknown>>,
   path: string,
 ): { id?: string; body: Record<string, unknown> } {
@@ -83,65 +60,31 @@ function splitId(
   return { id, body };
 }
 
-/** Creates everything the seed holds, validated like API creates; throws EmulatorSeedError on the first problem. */
-export function applySeed(env: HandlerEnv, seed: unknown): void {
+/**
+ * Creates everything the seed holds, collection by collection in the order
+ * of `collections` (what others reference first, so references resolve), validated like
+ * API creates; throws EmulatorSeedError on the first problem.
+ */
+export function applySeed(env: HandlerEnv, collections: readonly EmulatedCollection[], seed: unknown): void {
   if (!isRecord(seed)) throw new EmulatorSeedError('(root)', 'must be a mapping');
+  const seeded = collections.filter((collection) => collection.seed !== undefined);
+  const keys = seeded.map((collection) => collection.name);
   for (const key of Object.keys(seed)) {
-    if (!(SEED_KEYS as readonly string[]).includes(key)) {
-      throw new EmulatorSeedError(key, `unknown key; expected one of ${SEED_KEYS.join(', ')}`);
+    if (!keys.includes(key)) {
+      throw new EmulatorSeedError(key, `unknown key; expected one of ${keys.join(', ')}`);
     }
   }
-  const each = (
-    key: string,
-    create: (body: Record<string, unknown>, id: string | undefined, path: string) => void,
-  ) => {
-    entriesOf(seed, key).forEach((entry, index) => {
-      const path = `${key}[${index}]`;
+  for (const collection of seeded) {
+    entriesOf(seed, collection.name).forEach((entry, index) => {
+      const path = `${collection.name}[${index}]`;
       const { id, body } = splitId(entry, path);
       try {
-        create(body, id, path);
+        collection.seed?.(env, body, id, path);
       } catch (error) {
         throw error instanceof EmulatorSeedError ? error : seedFailure(path, error);
       }
     });
-  };
-  each('ip_policies', (body, id) => createMinimal(env, 'ip_policies', body, id));
-  each('endpoint_configurations', (body, id) => createMinimal(env, 'endpoint_configurations', body, id));
-  each('certificate_authorities', (body, id) => createCertificateAuthority(env, body, id));
-  each('ip_policy_rules', (body, id) => createIpPolicyRule(env, body, id));
-  each('reserved_addrs', (body, id) => {
-    const { endpoint_configuration_id: endpointConfigurationId, ...rest } = body;
-    const record = createReservedAddr(env, rest, id, true);
-    if (typeof endpointConfigurationId === 'string') {
-      if (!env.store.has('endpoint_configurations', endpointConfigurationId)) {
-        throw new ServiceError(
-          400,
-          'reference_not_found',
-          `${endpointConfigurationId} does not exist`,
-          'endpoint_configuration_id',
-        );
-      }
-      record.endpoint_configuration_id = endpointConfigurationId;
-    }
-  });
-  each('https_edges', (body, id, path) => {
-    const { routes, ...edgeBody } = body;
-    const edge = createHttpsEdge(env, edgeBody, id);
-    if (routes === undefined) return;
-    if (!Array.isArray(routes)) throw new EmulatorSeedError(`${path}.routes`, 'must be a list');
-    routes.forEach((route, index) => {
-      const routePath = `${path}.routes[${index}]`;
-      if (!isRecord(route)) throw new EmulatorSeedError(routePath, 'must be a mapping');
-      const split = splitId(route, routePath);
-      try {
-        createHttpsEdgeRoute(env, edge.id, split.body, split.id);
-      } catch (error) {
-        throw seedFailure(routePath, error);
-      }
-    });
-  });
-  each('tcp_edges', (body, id) => createTcpEdge(env, body, id));
-  each('tls_edges', (body, id) => createTlsEdge(env, body, id));
+  }
 }
 
 /** Reads a seed from YAML (or JSON, which is YAML). Validation happens when it is applied. */

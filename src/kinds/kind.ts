@@ -1,4 +1,5 @@
 import type { ApiRequest, EdgeApi } from '../api/edge-api.js';
+import type { EmulatorPart } from '../emulator/emulated-collection.js';
 import type { KindName } from './kind-name.js';
 import type { KindSchema } from './kind-schema.js';
 import type { LiveObject } from './live-state.js';
@@ -222,4 +223,12 @@ export interface Kind {
   ): ApiRequest;
   /** GET that reads a module back (the executor's check after a PUT whose outcome is unknown). */
   moduleReadRequest(target: ModuleTarget, module: string): ApiRequest;
+
+  /**
+   * Optional: loads this kind's part of the emulator (its collections, their
+   * endpoints and seed format, src/kinds/<kind>/emulator*.ts). Loaded only
+   * when an emulator starts, so that validating or planning never loads it;
+   * a kind without one is not served by the emulator.
+   */
+  emulator?(): Promise<EmulatorPart>;
 }

@@ -19,7 +19,7 @@ export interface MetadataKindReading {
 
 export interface MetadataKindOptions
   extends Pick<Kind, 'title' | 'idPrefix' | 'schema' | 'uniqueKey' | 'accessDecision' | 'idTitle'>,
-    Pick<Kind, 'checkEntry' | 'resolveSources'> {
+    Pick<Kind, 'checkEntry' | 'resolveSources' | 'emulator'> {
   readonly name: KindName;
   /** Collection path (`/ip_policy_rules`): list and create on it, update and delete below it. */
   readonly path: string;
@@ -98,5 +98,6 @@ export function metadataKind(options: MetadataKindOptions): Kind {
     deleteRequest: (id): ApiRequest => ({ method: 'DELETE', path: `${path}/${id}` }),
     moduleRequest: rejectModule(name),
     moduleReadRequest: rejectModule(name),
+    ...(options.emulator === undefined ? {} : { emulator: options.emulator }),
   };
 }

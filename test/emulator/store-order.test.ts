@@ -1,8 +1,13 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OrderedCollection } from '../../src/emulator/ordered-collection.js';
-import type { BaseRecord, IpPolicyRuleRecord } from '../../src/emulator/records.js';
+import type { BaseRecord } from '../../src/emulator/records.js';
 import { EmulatorStore } from '../../src/emulator/store.js';
+import {
+  IP_POLICY_RULES,
+  type IpPolicyRuleRecord,
+  ruleKey,
+} from '../../src/kinds/ip-policy-rules/emulator.js';
 import { type EmulatorHandle, openEmulator } from './emulator-client.js';
 
 function record(seq: number): BaseRecord {
@@ -84,27 +89,32 @@ describe('EmulatorStore indexes', () => {
       ip_policy_id: policy,
       action: 'allow',
     };
-    store.insert('ip_policy_rules', created);
+    store.insert(IP_POLICY_RULES, created);
     return created;
   }
 
+  const ruleFor = (store: EmulatorStore, policy: string, cidr: string) =>
+    store.holderOf(IP_POLICY_RULES, ruleKey(policy, cidr));
+
   it('finds the rule of a policy and CIDR through deletes, CIDR changes and a restore', () => {
-    const store = new EmulatorStore();
+    const store = new EmulatorStore([IP_POLICY_RULES]);
     const first = rule(store, 'ipp_a', '10.0.0.0/8');
     const second = rule(store, 'ipp_a', '10.1.0.0/16');
     rule(store, 'ipp_b', '10.0.0.0/8');
 
-    store.setRuleCidr(second, '10.2.0.0/16');
-    store.delete('ip_policy_rules', first.id);
-    const restored = new EmulatorStore();
+    store.rekey(IP_POLICY_RULES, second, (record) => {
+      record.cidr = '10.2.0.0/16';
+    });
+    store.delete(IP_POLICY_RULES, first.id);
+    const restored = new EmulatorStore([IP_POLICY_RULES]);
     restored.restore(store.snapshot());
 
     for (const candidate of [store, restored]) {
-      expect(candidate.ruleFor('ipp_a', '10.0.0.0/8')).toBeUndefined();
-      expect(candidate.ruleFor('ipp_a', '10.1.0.0/16')).toBeUndefined();
-      expect(candidate.ruleFor('ipp_a', '10.2.0.0/16')?.id).toBe(second.id);
-      expect(candidate.ruleFor('ipp_b', '10.0.0.0/8')?.ip_policy_id).toBe('ipp_b');
-      expect(candidate.list('ip_policy_rules').map((r) => r.cidr)).toEqual(['10.0.0.0/8', '10.2.0.0/16']);
+      expect(ruleFor(candidate, 'ipp_a', '10.0.0.0/8')).toBeUndefined();
+      expect(ruleFor(candidate, 'ipp_a', '10.1.0.0/16')).toBeUndefined();
+      expect(ruleFor(candidate, 'ipp_a', '10.2.0.0/16')?.id).toBe(second.id);
+      expect(ruleFor(candidate, 'ipp_b', '10.0.0.0/8')?.ip_policy_id).toBe('ipp_b');
+      expect(candidate.list(IP_POLICY_RULES).map((r) => r.cidr)).toEqual(['10.0.0.0/8', '10.2.0.0/16']);
     }
   });
 });

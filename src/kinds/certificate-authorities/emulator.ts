@@ -1,15 +1,35 @@
 import { collectionRoutes } from '../../emulator/collection-routes.js';
+import type { EmulatedCollection, EmulatorPart } from '../../emulator/emulated-collection.js';
 import {
   checkObject,
   DESCRIPTION_RULE,
   METADATA_RULE,
   type ObjectRules,
 } from '../../emulator/field-rules.js';
-import type { HandlerEnv, RouteDefinition } from '../../emulator/handler.js';
+import type { HandlerEnv } from '../../emulator/handler.js';
 import { newBaseRecord, renderBase } from '../../emulator/record-base.js';
-import type { CertificateAuthorityRecord } from '../../emulator/records.js';
-import { deleteReferenceTarget } from '../referenced-resources/emulator-reference-users.js';
-import { MAX_PEM_BYTES, parseCaPem } from './emulator-ca-certificate.js';
+import type { BaseRecord } from '../../emulator/records.js';
+import { ID_PREFIXES } from '../kind-name.js';
+import { type CaCertificateFacts, MAX_PEM_BYTES, parseCaPem } from './emulator-ca-certificate.js';
+
+/** The stored CA: its PEM and the facts the service derives from it. */
+export interface CertificateAuthorityRecord extends BaseRecord, CaCertificateFacts {}
+
+/**
+ * Edges whose mutual TLS names a CA keep it from being deleted: a module
+ * whose CA vanished would refuse every client, which the family does not allow.
+ */
+export const CERTIFICATE_AUTHORITIES: EmulatedCollection<CertificateAuthorityRecord> & {
+  readonly path: string;
+} = {
+  name: 'certificate_authorities',
+  idPrefix: ID_PREFIXES.certificate_authority,
+  title: 'certificate authority',
+  path: '/certificate_authorities',
+  seed: (env, body, id) => {
+    createCertificateAuthority(env, body, id);
+  },
+};
 
 const CREATE_RULES: ObjectRules = {
   description: DESCRIPTION_RULE,
@@ -42,19 +62,20 @@ export function createCertificateAuthority(
   const checked = checkObject(body, CREATE_RULES);
   const facts = parseCaPem(checked.ca_pem as string);
   const record: CertificateAuthorityRecord = {
-    ...newBaseRecord(env, 'certificate_authority', 'certificate_authorities', fixedId, checked),
+    ...newBaseRecord(env, CERTIFICATE_AUTHORITIES, fixedId, checked),
     ...facts,
   };
-  env.store.insert('certificate_authorities', record);
+  env.store.insert(CERTIFICATE_AUTHORITIES, record);
   return record;
 }
 
-export const CERTIFICATE_AUTHORITY_ROUTES: readonly RouteDefinition[] = collectionRoutes({
-  collection: 'certificate_authorities',
-  path: '/certificate_authorities',
-  title: 'certificate authority',
-  render: renderCertificateAuthority,
-  create: createCertificateAuthority,
-  update: (_record, body) => checkObject(body, UPDATE_RULES),
-  remove: (env, record) => deleteReferenceTarget(env, 'certificate_authorities', record.id),
-});
+/** Certificate authorities in the emulator. */
+export const CERTIFICATE_AUTHORITIES_PART: EmulatorPart = {
+  collections: [CERTIFICATE_AUTHORITIES],
+  routes: collectionRoutes({
+    collection: CERTIFICATE_AUTHORITIES,
+    render: renderCertificateAuthority,
+    create: createCertificateAuthority,
+    update: (_record, body) => checkObject(body, UPDATE_RULES),
+  }),
+};

@@ -82,6 +82,7 @@ const kind: Kind = metadataKind({
     },
   }),
   normalizeOwn: (spec) => ({ ca_pem: canonical(spec.ca_pem) }),
+  emulator: async () => (await import('./emulator.js')).CERTIFICATE_AUTHORITIES_PART,
 });
 
 /** Edges that name a CA refuse client certificates once it expires. */

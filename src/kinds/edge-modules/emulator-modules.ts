@@ -1,8 +1,25 @@
 import { checkObject, type ObjectRules } from '../../emulator/field-rules.js';
 import type { HandlerEnv } from '../../emulator/handler.js';
-import type { IpRestrictionModule, MutualTlsModule, TlsTerminationModule } from '../../emulator/records.js';
+import { checkReferences, refTo } from '../../emulator/references.js';
 import { invalidField } from '../../emulator/service-error.js';
-import { checkReferences, refTo } from '../referenced-resources/emulator-references.js';
+import { CERTIFICATE_AUTHORITIES } from '../certificate-authorities/emulator.js';
+import { IP_POLICIES } from '../referenced-resources/emulator.js';
+
+export interface MutualTlsModule {
+  enabled: boolean;
+  certificate_authority_ids: string[];
+}
+
+export interface IpRestrictionModule {
+  enabled: boolean;
+  ip_policy_ids: string[];
+}
+
+export interface TlsTerminationModule {
+  enabled: boolean;
+  terminate_at: 'edge' | 'upstream';
+  min_version: string | null;
+}
 
 /**
  * The modules of HTTPS, TCP and TLS edges, as request rules, checks and
@@ -49,7 +66,7 @@ export function checkMutualTls(env: HandlerEnv, value: unknown, path: string): M
     throw invalidField(join(path, 'certificate_authority_ids'), 'is required unless enabled is false');
   }
   const ids = [...new Set(given ?? [])];
-  checkReferences(env, 'certificate_authorities', ids, join(path, 'certificate_authority_ids'));
+  checkReferences(env, CERTIFICATE_AUTHORITIES, ids, join(path, 'certificate_authority_ids'));
   return { enabled: (checked.enabled as boolean | undefined) ?? true, certificate_authority_ids: ids };
 }
 
@@ -57,7 +74,7 @@ export function renderMutualTls(env: HandlerEnv, module: MutualTlsModule): Recor
   return {
     enabled: module.enabled,
     certificate_authorities: module.certificate_authority_ids.map((id) =>
-      refTo(env, 'certificate_authorities', id),
+      refTo(env, CERTIFICATE_AUTHORITIES, id),
     ),
   };
 }
@@ -65,14 +82,14 @@ export function renderMutualTls(env: HandlerEnv, module: MutualTlsModule): Recor
 export function checkIpRestriction(env: HandlerEnv, value: unknown, path: string): IpRestrictionModule {
   const checked = checkObject(value, IP_RESTRICTION_RULES, path);
   const ids = [...new Set(checked.ip_policy_ids as string[])];
-  checkReferences(env, 'ip_policies', ids, join(path, 'ip_policy_ids'));
+  checkReferences(env, IP_POLICIES, ids, join(path, 'ip_policy_ids'));
   return { enabled: (checked.enabled as boolean | undefined) ?? true, ip_policy_ids: ids };
 }
 
 export function renderIpRestriction(env: HandlerEnv, module: IpRestrictionModule): Record<string, unknown> {
   return {
     enabled: module.enabled,
-    ip_policies: module.ip_policy_ids.map((id) => refTo(env, 'ip_policies', id)),
+    ip_policies: module.ip_policy_ids.map((id) => refTo(env, IP_POLICIES, id)),
   };
 }
 

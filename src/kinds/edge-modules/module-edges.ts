@@ -22,7 +22,7 @@ export interface EdgeModule {
   readonly check?: (value: unknown, pointer: string) => readonly EntryProblem[];
 }
 
-export interface ModuleEdgeKindOptions {
+export interface ModuleEdgeKindOptions extends Pick<Kind, 'emulator'> {
   readonly name: KindName;
   readonly title: string;
   readonly idPrefix: string;
@@ -171,5 +171,6 @@ export function moduleEdgeKind(options: ModuleEdgeKindOptions): Kind {
       moduleOf(target, module);
       return { method: 'GET', path: `${path}/${target.id}/${module}` };
     },
+    ...(options.emulator === undefined ? {} : { emulator: options.emulator }),
   };
 }

@@ -1,3 +1,4 @@
+import type { EmulatedCollection } from '../../emulator/emulated-collection.js';
 import {
   checkObject,
   DESCRIPTION_RULE,
@@ -8,8 +9,10 @@ import type { HandlerEnv, RouteDefinition } from '../../emulator/handler.js';
 import { moduleRoutes } from '../../emulator/module-routes.js';
 import { listPage } from '../../emulator/pagination.js';
 import { newBaseRecord, patchDescriptionMetadata, renderBase } from '../../emulator/record-base.js';
-import type { HttpsEdgeRouteRecord, RouteModules } from '../../emulator/records.js';
+import type { BaseRecord } from '../../emulator/records.js';
 import { notFound, ServiceError } from '../../emulator/service-error.js';
+import { ID_PREFIXES } from '../kind-name.js';
+import { IP_POLICIES } from '../referenced-resources/emulator.js';
 import {
   checkOneAuthModule,
   checkRouteModule,
@@ -17,6 +20,36 @@ import {
   renderOidc,
   renderRouteModule,
 } from './emulator-route-modules.js';
+
+/** Route modules as validated: plain JSON objects, ID lists instead of Refs (see emulator-route-modules.ts). */
+export type RouteModules = Record<string, Record<string, unknown> | null>;
+
+export interface HttpsEdgeRouteRecord extends BaseRecord {
+  readonly edge_id: string;
+  match_type: 'exact_path' | 'path_prefix';
+  match: string;
+  modules: RouteModules;
+}
+
+/** The collection of HTTPS edges (emulator.ts), which routes belong to. */
+const HTTPS_EDGES_NAME = 'https_edges';
+
+function ipRestrictionPolicies(record: HttpsEdgeRouteRecord): readonly string[] {
+  const ids = record.modules.ip_restriction?.ip_policy_ids;
+  return Array.isArray(ids) ? (ids as string[]) : [];
+}
+
+/**
+ * A route lives under its edge, is listed with it and deleted with it; its IP
+ * restriction keeps naming a deleted IP policy, as the family does.
+ */
+export const HTTPS_EDGE_ROUTES: EmulatedCollection<HttpsEdgeRouteRecord> = {
+  name: 'https_edge_routes',
+  idPrefix: ID_PREFIXES.https_edge_route,
+  title: 'route',
+  parent: { collection: HTTPS_EDGES_NAME, id: (record) => record.edge_id },
+  references: [{ target: IP_POLICIES.name, ids: ipRestrictionPolicies, onDelete: 'keep' }],
+};
 
 const MODULE_FIELDS: ObjectRules = Object.fromEntries(
   ROUTE_MODULE_NAMES.map((name) => [name, { type: 'any', nullable: true }]),
@@ -67,7 +100,8 @@ function checkModules(env: HandlerEnv, checked: Readonly<Record<string, unknown>
 }
 
 function findEdgeId(env: HandlerEnv, edgeId: string | undefined): string {
-  if (edgeId === undefined || !env.store.has('https_edges', edgeId)) throw notFound(`HTTPS edge ${edgeId}`);
+  if (edgeId === undefined || !env.store.has(HTTPS_EDGES_NAME, edgeId))
+    throw notFound(`HTTPS edge ${edgeId}`);
   return edgeId;
 }
 
@@ -77,7 +111,7 @@ function findRoute(
   id: string | undefined,
 ): HttpsEdgeRouteRecord {
   const edge = findEdgeId(env, edgeId);
-  const record = id === undefined ? undefined : env.store.get('https_edge_routes', id);
+  const record = id === undefined ? undefined : env.store.get(HTTPS_EDGE_ROUTES, id);
   if (!record || record.edge_id !== edge) throw notFound(`route ${id} of HTTPS edge ${edge}`);
   return record;
 }
@@ -93,13 +127,13 @@ export function createHttpsEdgeRoute(
   const modules = checkModules(env, checked);
   checkOneAuthModule(modules);
   const record: HttpsEdgeRouteRecord = {
-    ...newBaseRecord(env, 'https_edge_route', 'https_edge_routes', fixedId, checked),
+    ...newBaseRecord(env, HTTPS_EDGE_ROUTES, fixedId, checked),
     edge_id: edge,
     match_type: checked.match_type as HttpsEdgeRouteRecord['match_type'],
     match: checked.match as string,
     modules,
   };
-  env.store.insert('https_edge_routes', record);
+  env.store.insert(HTTPS_EDGE_ROUTES, record);
   return record;
 }
 
@@ -125,7 +159,13 @@ export const HTTPS_EDGE_ROUTE_ROUTES: readonly RouteDefinition[] = [
     template: ROUTE_PATH,
     handler: (request, env) => {
       const edge = findEdgeId(env, request.params.edge_id);
-      return listPage(env.store.routesOf(edge), 'routes', (r) => renderHttpsEdgeRoute(r, env), request, env);
+      return listPage(
+        env.store.childrenOf(HTTPS_EDGE_ROUTES, edge),
+        'routes',
+        (r) => renderHttpsEdgeRoute(r, env),
+        request,
+        env,
+      );
     },
   },
   {
@@ -157,7 +197,7 @@ export const HTTPS_EDGE_ROUTE_ROUTES: readonly RouteDefinition[] = [
     method: 'DELETE',
     template: `${ROUTE_PATH}/{id}`,
     handler: (request, env) => {
-      env.store.delete('https_edge_routes', findRoute(env, request.params.edge_id, request.params.id).id);
+      env.store.delete(HTTPS_EDGE_ROUTES, findRoute(env, request.params.edge_id, request.params.id).id);
       return { status: 204 };
     },
   },

@@ -1,7 +1,8 @@
 import { checkObject, type ObjectRules } from '../../emulator/field-rules.js';
 import type { HandlerEnv } from '../../emulator/handler.js';
+import { checkReferences, refTo } from '../../emulator/references.js';
 import { invalidField, ServiceError } from '../../emulator/service-error.js';
-import { checkReferences, refTo } from '../referenced-resources/emulator-references.js';
+import { IP_POLICIES } from '../referenced-resources/emulator.js';
 
 /**
  * The modules of an HTTPS edge route. The spec gives write endpoints only for
@@ -200,7 +201,7 @@ export function checkRouteModule(
   const checked = checkObject(value, MODULE_RULES[name], path);
   if (name === 'ip_restriction') {
     checked.ip_policy_ids = [...new Set(checked.ip_policy_ids as string[])];
-    checkReferences(env, 'ip_policies', checked.ip_policy_ids as string[], `${path}.ip_policy_ids`);
+    checkReferences(env, IP_POLICIES, checked.ip_policy_ids as string[], `${path}.ip_policy_ids`);
   }
   if (name === 'webhook_verification') {
     const provider = checked.provider as string;
@@ -241,7 +242,7 @@ export function renderRouteModule(
     case 'ip_restriction':
       return {
         enabled: stored.enabled,
-        ip_policies: (stored.ip_policy_ids as string[]).map((id) => refTo(env, 'ip_policies', id)),
+        ip_policies: (stored.ip_policy_ids as string[]).map((id) => refTo(env, IP_POLICIES, id)),
       };
     case 'oidc':
       return renderOidc(stored);

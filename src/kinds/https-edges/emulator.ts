@@ -1,18 +1,82 @@
 import { collectionRoutes } from '../../emulator/collection-routes.js';
+import type { EmulatorPart } from '../../emulator/emulated-collection.js';
 import { checkObject, edgeRules } from '../../emulator/field-rules.js';
 import type { HandlerEnv, RouteDefinition } from '../../emulator/handler.js';
 import { moduleRoutes } from '../../emulator/module-routes.js';
 import { findRecord, newBaseRecord, renderBase } from '../../emulator/record-base.js';
-import type { HttpsEdgeRecord } from '../../emulator/records.js';
+import { EmulatorSeedError, seedFailure, splitId } from '../../emulator/seed.js';
 import { ServiceError } from '../../emulator/service-error.js';
-import { checkHostportsFree } from '../edge-modules/emulator-hostports.js';
+import { isRecord } from '../../json-value.js';
+import {
+  CERTIFICATE_AUTHORITIES,
+  CERTIFICATE_AUTHORITIES_PART,
+} from '../certificate-authorities/emulator.js';
+import {
+  checkHostportsFree,
+  type EdgeCollection,
+  type EdgeRecord,
+} from '../edge-modules/emulator-hostports.js';
 import {
   checkHttpsTlsTermination,
   checkMutualTls,
+  type MutualTlsModule,
   renderMutualTls,
   renderTlsTermination,
+  type TlsTerminationModule,
 } from '../edge-modules/emulator-modules.js';
-import { renderHttpsEdgeRoute } from './emulator-edge-routes.js';
+import { ID_PREFIXES } from '../kind-name.js';
+import { IP_POLICIES_PART } from '../referenced-resources/emulator.js';
+import {
+  createHttpsEdgeRoute,
+  HTTPS_EDGE_ROUTE_ROUTES,
+  HTTPS_EDGE_ROUTES,
+  renderHttpsEdgeRoute,
+} from './emulator-edge-routes.js';
+
+export interface HttpsEdgeRecord extends EdgeRecord {
+  mutual_tls: MutualTlsModule | null;
+  tls_termination: TlsTerminationModule | null;
+}
+
+/** A seed's HTTPS edge may hold its routes, each a route's create body with an optional fixed `id`. */
+function seedHttpsEdge(
+  env: HandlerEnv,
+  body: Record<string, unknown>,
+  id: string | undefined,
+  path: string,
+): void {
+  const { routes, ...edgeBody } = body;
+  const edge = createHttpsEdge(env, edgeBody, id);
+  if (routes === undefined) return;
+  if (!Array.isArray(routes)) throw new EmulatorSeedError(`${path}.routes`, 'must be a list');
+  routes.forEach((route, index) => {
+    const routePath = `${path}.routes[${index}]`;
+    if (!isRecord(route)) throw new EmulatorSeedError(routePath, 'must be a mapping');
+    const split = splitId(route, routePath);
+    try {
+      createHttpsEdgeRoute(env, edge.id, split.body, split.id);
+    } catch (error) {
+      throw seedFailure(routePath, error);
+    }
+  });
+}
+
+/** A CA cannot be deleted while an edge's mutual TLS names it. */
+export const HTTPS_EDGES: EdgeCollection<HttpsEdgeRecord> = {
+  name: 'https_edges',
+  idPrefix: ID_PREFIXES.https_edge,
+  title: 'HTTPS edge',
+  path: '/edges/https',
+  servesHostports: true,
+  references: [
+    {
+      target: CERTIFICATE_AUTHORITIES.name,
+      ids: (record) => record.mutual_tls?.certificate_authority_ids ?? [],
+      onDelete: 'refuse',
+    },
+  ],
+  seed: seedHttpsEdge,
+};
 
 const EDGE_RULES = edgeRules(['mutual_tls', 'tls_termination']);
 
@@ -20,7 +84,7 @@ type EdgeModuleName = 'mutual_tls' | 'tls_termination';
 
 export function renderHttpsEdge(record: HttpsEdgeRecord, env: HandlerEnv): Record<string, unknown> {
   const routes = env.store
-    .routesOf(record.id)
+    .childrenOf(HTTPS_EDGE_ROUTES, record.id)
     .oldestFirst()
     .map((route) => renderHttpsEdgeRoute(route, env));
   return {
@@ -54,17 +118,17 @@ export function createHttpsEdge(env: HandlerEnv, body: unknown, fixedId?: string
   const checked = checkEdgeBody(env, body);
   checkHostportsFree(env, (checked.hostports as string[] | undefined) ?? [], fixedId);
   const record: HttpsEdgeRecord = {
-    ...newBaseRecord(env, 'https_edge', 'https_edges', fixedId, checked),
+    ...newBaseRecord(env, HTTPS_EDGES, fixedId, checked),
     hostports: (checked.hostports as string[] | undefined) ?? [],
     mutual_tls: (checked.mutual_tls as HttpsEdgeRecord['mutual_tls'] | undefined) ?? null,
     tls_termination: (checked.tls_termination as HttpsEdgeRecord['tls_termination'] | undefined) ?? null,
   };
-  env.store.insert('https_edges', record);
+  env.store.insert(HTTPS_EDGES, record);
   return record;
 }
 
 export function findHttpsEdge(env: HandlerEnv, id: string | undefined): HttpsEdgeRecord {
-  return findRecord(env, 'https_edges', id, 'HTTPS edge');
+  return findRecord(env, HTTPS_EDGES, id);
 }
 
 function edgeModuleRoutes(module: EdgeModuleName): RouteDefinition[] {
@@ -87,11 +151,9 @@ function edgeModuleRoutes(module: EdgeModuleName): RouteDefinition[] {
   });
 }
 
-export const HTTPS_EDGE_ROUTES: readonly RouteDefinition[] = [
+const EDGE_ROUTES: readonly RouteDefinition[] = [
   ...collectionRoutes({
-    collection: 'https_edges',
-    path: '/edges/https',
-    title: 'HTTPS edge',
+    collection: HTTPS_EDGES,
     render: renderHttpsEdge,
     create: createHttpsEdge,
     update: (record, body, env) => {
@@ -102,14 +164,14 @@ export const HTTPS_EDGE_ROUTES: readonly RouteDefinition[] = [
       if (checked.tls_termination !== undefined) record.tls_termination = checked.tls_termination;
       return checked;
     },
-    // An edge's routes go with it.
-    remove: (env, record) => {
-      for (const route of [...env.store.routesOf(record.id).oldestFirst()]) {
-        env.store.delete('https_edge_routes', route.id);
-      }
-      env.store.delete('https_edges', record.id);
-    },
   }),
   ...edgeModuleRoutes('mutual_tls'),
   ...edgeModuleRoutes('tls_termination'),
 ];
+
+/** HTTPS edges and their routes in the emulator, with the CAs and IP policies their modules name. */
+export const HTTPS_EDGES_PART: EmulatorPart = {
+  requires: [CERTIFICATE_AUTHORITIES_PART, IP_POLICIES_PART],
+  collections: [HTTPS_EDGES, HTTPS_EDGE_ROUTES],
+  routes: [...EDGE_ROUTES, ...HTTPS_EDGE_ROUTE_ROUTES],
+};

@@ -231,4 +231,5 @@ export const httpsEdges: Kind = {
   deleteRequest: (id): ApiRequest => ({ method: 'DELETE', path: `${PATH}/${id}` }),
   moduleRequest,
   moduleReadRequest,
+  emulator: async () => (await import('./emulator.js')).HTTPS_EDGES_PART,
 };

@@ -1,16 +1,43 @@
 import { collectionRoutes } from '../../emulator/collection-routes.js';
+import type { EmulatedCollection, EmulatorPart } from '../../emulator/emulated-collection.js';
 import {
   checkObject,
   DESCRIPTION_RULE,
   METADATA_RULE,
   type ObjectRules,
 } from '../../emulator/field-rules.js';
-import type { HandlerEnv, RouteDefinition } from '../../emulator/handler.js';
+import type { HandlerEnv } from '../../emulator/handler.js';
 import { newBaseRecord, renderBase } from '../../emulator/record-base.js';
-import type { IpPolicyRuleRecord } from '../../emulator/records.js';
+import type { BaseRecord } from '../../emulator/records.js';
+import { checkReference, refTo } from '../../emulator/references.js';
 import { invalidField, ServiceError } from '../../emulator/service-error.js';
-import { checkReference, refTo } from '../referenced-resources/emulator-references.js';
+import { ID_PREFIXES } from '../kind-name.js';
+import { IP_POLICIES, IP_POLICIES_PART } from '../referenced-resources/emulator.js';
 import { canonicalCidr } from './emulator-cidr.js';
+
+export interface IpPolicyRuleRecord extends BaseRecord {
+  cidr: string;
+  readonly ip_policy_id: string;
+  readonly action: 'allow' | 'deny';
+}
+
+/** The key of the store's index of rules by IP policy and CIDR (IP_POLICY_RULES.uniqueKey). */
+export function ruleKey(ipPolicyId: string, cidr: string): string {
+  return `${ipPolicyId}\u0000${cidr}`;
+}
+
+/** The service allows one rule per CIDR and IP policy: the store indexes that pair. */
+export const IP_POLICY_RULES: EmulatedCollection<IpPolicyRuleRecord> & { readonly path: string } = {
+  name: 'ip_policy_rules',
+  idPrefix: ID_PREFIXES.ip_policy_rule,
+  title: 'IP policy rule',
+  path: '/ip_policy_rules',
+  uniqueKey: (record) => ruleKey(record.ip_policy_id, record.cidr),
+  references: [{ target: IP_POLICIES.name, ids: (record) => [record.ip_policy_id], onDelete: 'cascade' }],
+  seed: (env, body, id) => {
+    createIpPolicyRule(env, body, id);
+  },
+};
 
 const CREATE_RULES: ObjectRules = {
   description: DESCRIPTION_RULE,
@@ -36,7 +63,7 @@ function checkCidr(value: string): string {
 
 /** The service allows one rule per CIDR and IP policy. */
 function checkUnique(env: HandlerEnv, ipPolicyId: string, cidr: string, exceptId?: string): void {
-  const clash = env.store.ruleFor(ipPolicyId, cidr);
+  const clash = env.store.holderOf(IP_POLICY_RULES, ruleKey(ipPolicyId, cidr));
   if (clash && clash.id !== exceptId) {
     throw new ServiceError(
       400,
@@ -51,7 +78,7 @@ export function renderIpPolicyRule(record: IpPolicyRuleRecord, env: HandlerEnv):
   return {
     ...renderBase(record, `${env.baseUrl}/ip_policy_rules/${record.id}`),
     cidr: record.cidr,
-    ip_policy: refTo(env, 'ip_policies', record.ip_policy_id),
+    ip_policy: refTo(env, IP_POLICIES, record.ip_policy_id),
     action: record.action,
   };
 }
@@ -60,22 +87,20 @@ export function createIpPolicyRule(env: HandlerEnv, body: unknown, fixedId?: str
   const checked = checkObject(body, CREATE_RULES);
   const cidr = checkCidr(checked.cidr as string);
   const ipPolicyId = checked.ip_policy_id as string;
-  checkReference(env, 'ip_policies', ipPolicyId, 'ip_policy_id');
+  checkReference(env, IP_POLICIES, ipPolicyId, 'ip_policy_id');
   checkUnique(env, ipPolicyId, cidr);
   const record: IpPolicyRuleRecord = {
-    ...newBaseRecord(env, 'ip_policy_rule', 'ip_policy_rules', fixedId, checked),
+    ...newBaseRecord(env, IP_POLICY_RULES, fixedId, checked),
     cidr,
     ip_policy_id: ipPolicyId,
     action: checked.action as 'allow' | 'deny',
   };
-  env.store.insert('ip_policy_rules', record);
+  env.store.insert(IP_POLICY_RULES, record);
   return record;
 }
 
-export const IP_POLICY_RULE_ROUTES: readonly RouteDefinition[] = collectionRoutes({
-  collection: 'ip_policy_rules',
-  path: '/ip_policy_rules',
-  title: 'IP policy rule',
+const IP_POLICY_RULE_ROUTES = collectionRoutes({
+  collection: IP_POLICY_RULES,
   render: renderIpPolicyRule,
   create: createIpPolicyRule,
   update: (record, body, env) => {
@@ -83,8 +108,17 @@ export const IP_POLICY_RULE_ROUTES: readonly RouteDefinition[] = collectionRoute
     if (typeof checked.cidr === 'string') {
       const cidr = checkCidr(checked.cidr);
       checkUnique(env, record.ip_policy_id, cidr, record.id);
-      env.store.setRuleCidr(record, cidr);
+      env.store.rekey(IP_POLICY_RULES, record, (rule) => {
+        rule.cidr = cidr;
+      });
     }
     return checked;
   },
 });
+
+/** IP policy rules in the emulator, with the IP policies they belong to. */
+export const IP_POLICY_RULES_PART: EmulatorPart = {
+  requires: [IP_POLICIES_PART],
+  collections: [IP_POLICY_RULES],
+  routes: IP_POLICY_RULE_ROUTES,
+};

@@ -57,4 +57,5 @@ export const ipPolicyRules: Kind = metadataKind({
     },
   }),
   normalizeOwn: (spec) => ({ cidr: canonical(spec.cidr) }),
+  emulator: async () => (await import('./emulator.js')).IP_POLICY_RULES_PART,
 });

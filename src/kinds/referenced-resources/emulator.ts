@@ -1,15 +1,15 @@
 import { collectionRoutes } from '../../emulator/collection-routes.js';
+import type { EmulatedCollection, EmulatorPart } from '../../emulator/emulated-collection.js';
 import {
   checkObject,
   DESCRIPTION_RULE,
   METADATA_RULE,
   type ObjectRules,
 } from '../../emulator/field-rules.js';
-import type { HandlerEnv, RouteDefinition } from '../../emulator/handler.js';
+import type { HandlerEnv } from '../../emulator/handler.js';
 import { newBaseRecord, renderBase } from '../../emulator/record-base.js';
 import type { BaseRecord } from '../../emulator/records.js';
-import { deleteReferenceTarget } from './emulator-reference-users.js';
-import { REFERENCE_TARGETS } from './emulator-references.js';
+import { ID_PREFIXES } from '../kind-name.js';
 
 /**
  * IP policies and endpoint configurations: the spec only references them, so
@@ -18,41 +18,63 @@ import { REFERENCE_TARGETS } from './emulator-references.js';
  */
 const RULES: ObjectRules = { description: DESCRIPTION_RULE, metadata: METADATA_RULE };
 
-type MinimalCollection = 'ip_policies' | 'endpoint_configurations';
+type MinimalCollection = EmulatedCollection & { readonly path: string };
 
-function renderMinimal(
-  collection: MinimalCollection,
-  record: BaseRecord,
-  env: HandlerEnv,
-): Record<string, unknown> {
-  return renderBase(record, `${env.baseUrl}${REFERENCE_TARGETS[collection].path}/${record.id}`);
-}
-
-export function createMinimal(
+function createMinimal(
   env: HandlerEnv,
   collection: MinimalCollection,
   body: unknown,
   fixedId?: string,
 ): BaseRecord {
   const checked = checkObject(body, RULES);
-  const record = newBaseRecord(env, REFERENCE_TARGETS[collection].idKind, collection, fixedId, checked);
+  const record = newBaseRecord(env, collection, fixedId, checked);
   env.store.insert(collection, record);
   return record;
 }
 
-function minimalRoutes(collection: MinimalCollection, title: string): RouteDefinition[] {
-  return collectionRoutes({
-    collection,
-    path: REFERENCE_TARGETS[collection].path,
+function minimalCollection(name: string, idPrefix: string, title: string, path: string): MinimalCollection {
+  const collection: MinimalCollection = {
+    name,
+    idPrefix,
     title,
-    render: (record, env) => renderMinimal(collection, record, env),
-    create: (env, body) => createMinimal(env, collection, body),
-    update: (_record, body) => checkObject(body, RULES),
-    remove: (env, record) => deleteReferenceTarget(env, collection, record.id),
-  });
+    path,
+    seed: (env, body, id) => createMinimal(env, collection, body, id),
+  };
+  return collection;
 }
 
-export const REFERENCED_RESOURCE_ROUTES: readonly RouteDefinition[] = [
-  ...minimalRoutes('ip_policies', 'IP policy'),
-  ...minimalRoutes('endpoint_configurations', 'endpoint configuration'),
-];
+function minimalPart(collection: MinimalCollection): EmulatorPart {
+  return {
+    collections: [collection],
+    routes: collectionRoutes({
+      collection,
+      render: (record, env) => renderBase(record, `${env.baseUrl}${collection.path}/${record.id}`),
+      create: (env, body) => createMinimal(env, collection, body),
+      update: (_record, body) => checkObject(body, RULES),
+    }),
+  };
+}
+
+/**
+ * May be deleted while referenced, as the family allows: its rules go with it
+ * (`cascade`), and the modules naming it keep the reference and behave as if
+ * it had no rules (`keep`).
+ */
+export const IP_POLICIES = minimalCollection(
+  'ip_policies',
+  ID_PREFIXES.ip_policy,
+  'IP policy',
+  '/ip_policies',
+);
+
+/** Cannot be deleted while a reserved address names it (`refuse`). */
+export const ENDPOINT_CONFIGURATIONS = minimalCollection(
+  'endpoint_configurations',
+  ID_PREFIXES.endpoint_configuration,
+  'endpoint configuration',
+  '/endpoint_configurations',
+);
+
+export const IP_POLICIES_PART: EmulatorPart = minimalPart(IP_POLICIES);
+
+export const ENDPOINT_CONFIGURATIONS_PART: EmulatorPart = minimalPart(ENDPOINT_CONFIGURATIONS);

@@ -1,11 +1,51 @@
 import { randomInt } from 'node:crypto';
 import { collectionRoutes } from '../../emulator/collection-routes.js';
+import type { EmulatedCollection, EmulatorPart } from '../../emulator/emulated-collection.js';
 import { checkObject, METADATA_RULE, type ObjectRules } from '../../emulator/field-rules.js';
-import type { HandlerEnv, RouteDefinition } from '../../emulator/handler.js';
+import type { HandlerEnv } from '../../emulator/handler.js';
 import { newBaseRecord, renderBase } from '../../emulator/record-base.js';
-import type { ReservedAddrRecord } from '../../emulator/records.js';
-import { invalidField } from '../../emulator/service-error.js';
-import { checkReference, refTo } from '../referenced-resources/emulator-references.js';
+import type { BaseRecord } from '../../emulator/records.js';
+import { checkReference, refTo } from '../../emulator/references.js';
+import { invalidField, ServiceError } from '../../emulator/service-error.js';
+import { ID_PREFIXES } from '../kind-name.js';
+import { ENDPOINT_CONFIGURATIONS, ENDPOINT_CONFIGURATIONS_PART } from '../referenced-resources/emulator.js';
+
+export interface ReservedAddrRecord extends BaseRecord {
+  readonly addr: string;
+  readonly region: string;
+  endpoint_configuration_id: string | null;
+}
+
+/** An endpoint configuration cannot be deleted while an address names it. */
+export const RESERVED_ADDRS: EmulatedCollection<ReservedAddrRecord> & { readonly path: string } = {
+  name: 'reserved_addrs',
+  idPrefix: ID_PREFIXES.reserved_addr,
+  title: 'reserved address',
+  path: '/reserved_addrs',
+  references: [
+    {
+      target: ENDPOINT_CONFIGURATIONS.name,
+      ids: (record) => (record.endpoint_configuration_id === null ? [] : [record.endpoint_configuration_id]),
+      onDelete: 'refuse',
+    },
+  ],
+  // A seed may also fix the address and attach an endpoint configuration, which a create cannot.
+  seed: (env, body, id) => {
+    const { endpoint_configuration_id: endpointConfigurationId, ...rest } = body;
+    const record = createReservedAddr(env, rest, id, true);
+    if (typeof endpointConfigurationId === 'string') {
+      if (!env.store.has(ENDPOINT_CONFIGURATIONS, endpointConfigurationId)) {
+        throw new ServiceError(
+          400,
+          'reference_not_found',
+          `${endpointConfigurationId} does not exist`,
+          'endpoint_configuration_id',
+        );
+      }
+      record.endpoint_configuration_id = endpointConfigurationId;
+    }
+  },
+};
 
 export const REGIONS = ['au', 'eu', 'ap', 'us', 'jp', 'in', 'sa'] as const;
 
@@ -34,7 +74,7 @@ export function renderReservedAddr(record: ReservedAddrRecord, env: HandlerEnv):
     endpoint_configuration:
       record.endpoint_configuration_id === null
         ? null
-        : refTo(env, 'endpoint_configurations', record.endpoint_configuration_id),
+        : refTo(env, ENDPOINT_CONFIGURATIONS, record.endpoint_configuration_id),
   };
 }
 
@@ -51,12 +91,12 @@ export function createReservedAddr(
     (checked.addr as string | undefined) ??
     `${randomInt(1, 10)}.tcp.${region}.edge.example:${randomInt(10_000, 30_000)}`;
   const record: ReservedAddrRecord = {
-    ...newBaseRecord(env, 'reserved_addr', 'reserved_addrs', fixedId, checked),
+    ...newBaseRecord(env, RESERVED_ADDRS, fixedId, checked),
     addr,
     region,
     endpoint_configuration_id: null,
   };
-  env.store.insert('reserved_addrs', record);
+  env.store.insert(RESERVED_ADDRS, record);
   return record;
 }
 
@@ -64,14 +104,12 @@ export function createReservedAddr(
 function checkEndpointConfigurationId(env: HandlerEnv, value: unknown): string | null | undefined {
   if (value === undefined || value === null || value === '') return value === '' ? null : value;
   if (typeof value !== 'string') throw invalidField('endpoint_configuration_id', 'must be a string or null');
-  checkReference(env, 'endpoint_configurations', value, 'endpoint_configuration_id');
+  checkReference(env, ENDPOINT_CONFIGURATIONS, value, 'endpoint_configuration_id');
   return value;
 }
 
-export const RESERVED_ADDR_ROUTES: readonly RouteDefinition[] = collectionRoutes({
-  collection: 'reserved_addrs',
-  path: '/reserved_addrs',
-  title: 'reserved address',
+const RESERVED_ADDR_ROUTES = collectionRoutes({
+  collection: RESERVED_ADDRS,
   render: renderReservedAddr,
   create: (env, body) => createReservedAddr(env, body),
   update: (record, body, env) => {
@@ -81,3 +119,10 @@ export const RESERVED_ADDR_ROUTES: readonly RouteDefinition[] = collectionRoutes
     return checked;
   },
 });
+
+/** Reserved addresses in the emulator, with the endpoint configurations they attach. */
+export const RESERVED_ADDRS_PART: EmulatorPart = {
+  requires: [ENDPOINT_CONFIGURATIONS_PART],
+  collections: [RESERVED_ADDRS],
+  routes: RESERVED_ADDR_ROUTES,
+};

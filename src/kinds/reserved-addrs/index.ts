@@ -34,4 +34,5 @@ export const reservedAddrs: Kind = metadataKind({
   createDefaults: { region: DEFAULT_REGION },
   // Detaching the endpoint configuration sends null; "" is no ID.
   clearedAs: { endpoint_configuration_id: null },
+  emulator: async () => (await import('./emulator.js')).RESERVED_ADDRS_PART,
 });

@@ -1,12 +1,45 @@
 import { collectionRoutes } from '../../emulator/collection-routes.js';
+import type { EmulatorPart } from '../../emulator/emulated-collection.js';
 import { checkObject, edgeRules } from '../../emulator/field-rules.js';
-import type { HandlerEnv, RouteDefinition } from '../../emulator/handler.js';
+import type { HandlerEnv } from '../../emulator/handler.js';
 import { moduleRoutes } from '../../emulator/module-routes.js';
 import { findRecord, newBaseRecord, renderBase } from '../../emulator/record-base.js';
-import type { TcpEdgeRecord } from '../../emulator/records.js';
-import { checkHostportsFree } from '../edge-modules/emulator-hostports.js';
+import {
+  checkHostportsFree,
+  type EdgeCollection,
+  type EdgeRecord,
+} from '../edge-modules/emulator-hostports.js';
 import { moduleEdgeUpdate, moduleNotSet } from '../edge-modules/emulator-module-edges.js';
-import { checkIpRestriction, renderIpRestriction } from '../edge-modules/emulator-modules.js';
+import {
+  checkIpRestriction,
+  type IpRestrictionModule,
+  renderIpRestriction,
+} from '../edge-modules/emulator-modules.js';
+import { ID_PREFIXES } from '../kind-name.js';
+import { IP_POLICIES, IP_POLICIES_PART } from '../referenced-resources/emulator.js';
+
+export interface TcpEdgeRecord extends EdgeRecord {
+  ip_restriction: IpRestrictionModule | null;
+}
+
+/** Its IP restriction keeps naming a deleted IP policy, as the family does. */
+export const TCP_EDGES: EdgeCollection<TcpEdgeRecord> = {
+  name: 'tcp_edges',
+  idPrefix: ID_PREFIXES.tcp_edge,
+  title: 'TCP edge',
+  path: '/edges/tcp',
+  servesHostports: true,
+  references: [
+    {
+      target: IP_POLICIES.name,
+      ids: (record) => record.ip_restriction?.ip_policy_ids ?? [],
+      onDelete: 'keep',
+    },
+  ],
+  seed: (env, body, id) => {
+    createTcpEdge(env, body, id);
+  },
+};
 
 const TCP_RULES = edgeRules(['ip_restriction']);
 
@@ -26,16 +59,16 @@ export function createTcpEdge(env: HandlerEnv, body: unknown, fixedId?: string):
       : checkIpRestriction(env, checked.ip_restriction, 'ip_restriction');
   checkHostportsFree(env, (checked.hostports as string[] | undefined) ?? [], fixedId);
   const record: TcpEdgeRecord = {
-    ...newBaseRecord(env, 'tcp_edge', 'tcp_edges', fixedId, checked),
+    ...newBaseRecord(env, TCP_EDGES, fixedId, checked),
     hostports: [...new Set((checked.hostports as string[] | undefined) ?? [])],
     ip_restriction: ipRestriction,
   };
-  env.store.insert('tcp_edges', record);
+  env.store.insert(TCP_EDGES, record);
   return record;
 }
 
 function findTcp(env: HandlerEnv, id: string | undefined): TcpEdgeRecord {
-  return findRecord(env, 'tcp_edges', id, 'TCP edge');
+  return findRecord(env, TCP_EDGES, id);
 }
 
 function ipRestrictionOf(record: TcpEdgeRecord, env: HandlerEnv): Record<string, unknown> {
@@ -43,24 +76,27 @@ function ipRestrictionOf(record: TcpEdgeRecord, env: HandlerEnv): Record<string,
   return renderIpRestriction(env, record.ip_restriction);
 }
 
-export const TCP_EDGE_ROUTES: readonly RouteDefinition[] = [
-  ...collectionRoutes({
-    collection: 'tcp_edges',
-    path: '/edges/tcp',
-    title: 'TCP edge',
-    render: renderTcpEdge,
-    create: createTcpEdge,
-    update: moduleEdgeUpdate,
-  }),
-  ...moduleRoutes({
-    template: '/edges/tcp/{id}/ip_restriction',
-    find: (request, env) => findTcp(env, request.params.id),
-    set: (record, body, env) => {
-      record.ip_restriction = checkIpRestriction(env, body, '');
-    },
-    render: ipRestrictionOf,
-    clear: (record) => {
-      record.ip_restriction = null;
-    },
-  }),
-];
+/** TCP edges in the emulator, with the IP policies their IP restriction names. */
+export const TCP_EDGES_PART: EmulatorPart = {
+  requires: [IP_POLICIES_PART],
+  collections: [TCP_EDGES],
+  routes: [
+    ...collectionRoutes({
+      collection: TCP_EDGES,
+      render: renderTcpEdge,
+      create: createTcpEdge,
+      update: moduleEdgeUpdate,
+    }),
+    ...moduleRoutes({
+      template: '/edges/tcp/{id}/ip_restriction',
+      find: (request, env) => findTcp(env, request.params.id),
+      set: (record, body, env) => {
+        record.ip_restriction = checkIpRestriction(env, body, '');
+      },
+      render: ipRestrictionOf,
+      clear: (record) => {
+        record.ip_restriction = null;
+      },
+    }),
+  ],
+};

@@ -11,4 +11,5 @@ export const tcpEdges: Kind = moduleEdgeKind({
   schema: TCP_EDGES_SCHEMA,
   path: '/edges/tcp',
   modules: [IP_RESTRICTION_EDGE_MODULE],
+  emulator: async () => (await import('./emulator.js')).TCP_EDGES_PART,
 });

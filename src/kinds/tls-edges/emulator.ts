@@ -1,18 +1,53 @@
 import { collectionRoutes } from '../../emulator/collection-routes.js';
+import type { EmulatorPart } from '../../emulator/emulated-collection.js';
 import { checkObject, edgeRules } from '../../emulator/field-rules.js';
 import type { HandlerEnv, RouteDefinition } from '../../emulator/handler.js';
 import { moduleRoutes } from '../../emulator/module-routes.js';
 import { findRecord, newBaseRecord, renderBase } from '../../emulator/record-base.js';
-import type { TlsEdgeRecord } from '../../emulator/records.js';
 import { ServiceError } from '../../emulator/service-error.js';
-import { checkHostportsFree } from '../edge-modules/emulator-hostports.js';
+import {
+  CERTIFICATE_AUTHORITIES,
+  CERTIFICATE_AUTHORITIES_PART,
+} from '../certificate-authorities/emulator.js';
+import {
+  checkHostportsFree,
+  type EdgeCollection,
+  type EdgeRecord,
+} from '../edge-modules/emulator-hostports.js';
 import { moduleEdgeUpdate, moduleNotSet } from '../edge-modules/emulator-module-edges.js';
 import {
   checkMutualTls,
   checkTlsTermination,
+  type MutualTlsModule,
   renderMutualTls,
   renderTlsTermination,
+  type TlsTerminationModule,
 } from '../edge-modules/emulator-modules.js';
+import { ID_PREFIXES } from '../kind-name.js';
+
+export interface TlsEdgeRecord extends EdgeRecord {
+  mutual_tls: MutualTlsModule | null;
+  tls_termination: TlsTerminationModule | null;
+}
+
+/** A CA cannot be deleted while an edge's mutual TLS names it. */
+export const TLS_EDGES: EdgeCollection<TlsEdgeRecord> = {
+  name: 'tls_edges',
+  idPrefix: ID_PREFIXES.tls_edge,
+  title: 'TLS edge',
+  path: '/edges/tls',
+  servesHostports: true,
+  references: [
+    {
+      target: CERTIFICATE_AUTHORITIES.name,
+      ids: (record) => record.mutual_tls?.certificate_authority_ids ?? [],
+      onDelete: 'refuse',
+    },
+  ],
+  seed: (env, body, id) => {
+    createTlsEdge(env, body, id);
+  },
+};
 
 const TLS_RULES = edgeRules(['mutual_tls', 'tls_termination']);
 
@@ -55,16 +90,16 @@ export function createTlsEdge(env: HandlerEnv, body: unknown, fixedId?: string):
   checkUpstreamExclusive(modules, 'mutual_tls');
   checkHostportsFree(env, (checked.hostports as string[] | undefined) ?? [], fixedId);
   const record: TlsEdgeRecord = {
-    ...newBaseRecord(env, 'tls_edge', 'tls_edges', fixedId, checked),
+    ...newBaseRecord(env, TLS_EDGES, fixedId, checked),
     hostports: [...new Set((checked.hostports as string[] | undefined) ?? [])],
     ...modules,
   };
-  env.store.insert('tls_edges', record);
+  env.store.insert(TLS_EDGES, record);
   return record;
 }
 
 function findTls(env: HandlerEnv, id: string | undefined): TlsEdgeRecord {
-  return findRecord(env, 'tls_edges', id, 'TLS edge');
+  return findRecord(env, TLS_EDGES, id);
 }
 
 function tlsModuleOf(
@@ -106,15 +141,18 @@ function tlsModuleRoutes(module: 'mutual_tls' | 'tls_termination'): RouteDefinit
   });
 }
 
-export const TLS_EDGE_ROUTES: readonly RouteDefinition[] = [
-  ...collectionRoutes({
-    collection: 'tls_edges',
-    path: '/edges/tls',
-    title: 'TLS edge',
-    render: renderTlsEdge,
-    create: createTlsEdge,
-    update: moduleEdgeUpdate,
-  }),
-  ...tlsModuleRoutes('mutual_tls'),
-  ...tlsModuleRoutes('tls_termination'),
-];
+/** TLS edges in the emulator, with the CAs their mutual TLS names. */
+export const TLS_EDGES_PART: EmulatorPart = {
+  requires: [CERTIFICATE_AUTHORITIES_PART],
+  collections: [TLS_EDGES],
+  routes: [
+    ...collectionRoutes({
+      collection: TLS_EDGES,
+      render: renderTlsEdge,
+      create: createTlsEdge,
+      update: moduleEdgeUpdate,
+    }),
+    ...tlsModuleRoutes('mutual_tls'),
+    ...tlsModuleRoutes('tls_termination'),
+  ],
+};

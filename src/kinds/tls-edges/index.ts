@@ -12,4 +12,5 @@ export const tlsEdges: Kind = moduleEdgeKind({
   schema: TLS_EDGES_SCHEMA,
   path: '/edges/tls',
   modules: [MUTUAL_TLS_EDGE_MODULE, TLS_TERMINATION_EDGE_MODULE],
+  emulator: async () => (await import('./emulator.js')).TLS_EDGES_PART,
 });
