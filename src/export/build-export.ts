@@ -1,5 +1,6 @@
 import { isRecord } from '../json-value.js';
 import { canonicalJson } from '../kinds/canonical-json.js';
+import { idPrefixTitles } from '../kinds/id-titles.js';
 import type { FieldRule, Kind, ModuleRule } from '../kinds/kind.js';
 import type { KindName } from '../kinds/kind-name.js';
 import { newestFirst } from '../kinds/live-object.js';
@@ -89,7 +90,7 @@ interface Selected {
  * entries. Secrets never appear: sensitive fields become `{ env }`.
  */
 export function buildExport(live: LiveState, options: BuildExportOptions): AccountExport {
-  const isValidName = nameCheckFrom(namePattern(options.schema));
+  const isValidName = nameCheckFrom(namePattern(options.schema), idPrefixTitles(options.kinds).keys());
   const warnings: string[] = [];
   const skipped = { unmanaged: 0, otherOwners: 0, duplicates: 0 };
   const selectedByKind = new Map<KindName, Selected[]>();

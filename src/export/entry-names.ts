@@ -1,5 +1,3 @@
-import { ID_PREFIXES } from '../kinds/kind-name.js';
-
 /** One live object to name, of one kind. */
 export interface NamingCandidate {
   readonly id: string;
@@ -13,12 +11,16 @@ export interface NamingCandidate {
 export type NameCheck = (name: string) => boolean;
 
 const MAX_NAME_LENGTH = 64;
-const KNOWN_PREFIXES = Object.values(ID_PREFIXES);
 
-/** A check from the schema's `definitions.name.pattern` plus the loader's rule that names may not look like IDs. */
-export function nameCheckFrom(pattern: string): NameCheck {
+/**
+ * A check from the schema's `definitions.name.pattern` plus the loader's rule
+ * that names may not look like IDs: may not start with one of `idPrefixes`
+ * (those the registry's kinds know, idPrefixTitles).
+ */
+export function nameCheckFrom(pattern: string, idPrefixes: Iterable<string>): NameCheck {
   const regex = new RegExp(pattern, 'u');
-  return (name) => regex.test(name) && !KNOWN_PREFIXES.some((prefix) => name.startsWith(prefix));
+  const prefixes = [...idPrefixes];
+  return (name) => regex.test(name) && !prefixes.some((prefix) => name.startsWith(prefix));
 }
 
 /** `Office VPN (egress)` → `office-vpn-egress`; may return '' when nothing usable is left. */

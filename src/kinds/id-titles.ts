@@ -1,12 +1,4 @@
 import type { Kind } from './kind.js';
-import { ID_PREFIXES } from './kind-name.js';
-
-/** Resources that manifests name by ID but that are no kind of edgesync's: no entry can stand for them. */
-const UNMANAGED_TITLES: Readonly<Record<string, string>> = {
-  [ID_PREFIXES.ip_policy]: 'IP policy',
-  [ID_PREFIXES.endpoint_configuration]: 'endpoint configuration',
-  [ID_PREFIXES.https_edge_route]: 'HTTPS edge route',
-};
 
 /** Initial letters whose English name starts with a vowel sound ("an HTTPS edge", "an IP policy"). */
 const VOWEL_SOUND_INITIALS = new Set('AEFHILMNORSX');
@@ -26,14 +18,17 @@ export function referenceIdTitle(kind: Kind): string {
 }
 
 /**
- * What every known ID prefix names ("ca_" → "a certificate authority ID"),
- * the kinds' own and those of unmanaged resources, longest prefix first so
- * that `edghtsrt_` is not taken for `edghts_`.
+ * What every ID prefix of `kinds` names ("ca_" → "a certificate authority ID"),
+ * the kinds' own and those of the resources they name (Kind.namedIds),
+ * longest prefix first so that `edghtsrt_` is not taken for `edghts_`.
  */
 export function idPrefixTitles(kinds: readonly Kind[]): ReadonlyMap<string, string> {
-  const titles = new Map<string, string>(
-    Object.entries(UNMANAGED_TITLES).map(([prefix, title]) => [prefix, `${withArticle(title)} ID`]),
-  );
+  const titles = new Map<string, string>();
+  for (const kind of kinds) {
+    for (const { prefix, title } of kind.namedIds ?? []) {
+      if (!titles.has(prefix)) titles.set(prefix, `${withArticle(title)} ID`);
+    }
+  }
   for (const kind of kinds) titles.set(kind.idPrefix, `${withArticle(kind.title)} ID`);
   return new Map([...titles].sort(([a], [b]) => b.length - a.length));
 }

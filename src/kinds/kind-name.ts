@@ -1,8 +1,9 @@
 /**
- * The built-in kinds' names, in the order they are listed in manifests, plans
- * and exports: light, for the modules that must not load every kind (flags,
- * the saved plan's checks). `tcp_edges` and `tls_edges` are existing edges
- * whose modules only are managed.
+ * The built-in registry's kind names, written out for the modules that do not
+ * take the registry as a value yet (the saved plan's reader, the daemon, the
+ * CLI's --target and --kinds checks); test/kinds/kind-normalization.test.ts
+ * holds them equal to the registry's. Everything else derives names from the
+ * registry in use.
  */
 export const KIND_NAMES = [
   'ip_policy_rules',
@@ -19,7 +20,7 @@ export type BuiltInKindName = (typeof KIND_NAMES)[number];
 /**
  * A kind's name. Open, not a union: which kinds exist is the registry in use,
  * a value (the built-in KINDS, or a test's registry with a kind of its own,
- * test/support/sample-kind.ts), so a kind added to a registry needs no edit
+ * test/support/sample-kind/), so a kind added to a registry needs no edit
  * here. Maps keyed by it may lack a kind the registry in use does not hold.
  */
 export type KindName = string;
@@ -28,18 +29,3 @@ export type KindName = string;
 export function isKindName(value: string): value is BuiltInKindName {
   return (KIND_NAMES as readonly string[]).includes(value);
 }
-
-/** ID prefixes of the spec, for every resource a manifest may name by ID. */
-export const ID_PREFIXES = {
-  ip_policy_rule: 'ipr_',
-  ip_policy: 'ipp_',
-  reserved_addr: 'ra_',
-  certificate_authority: 'ca_',
-  endpoint_configuration: 'ec_',
-  https_edge: 'edghts_',
-  https_edge_route: 'edghtsrt_',
-  tcp_edge: 'edgtcp_',
-  tls_edge: 'edgtls_',
-} as const;
-
-export type IdPrefixedResource = keyof typeof ID_PREFIXES;

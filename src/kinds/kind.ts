@@ -38,6 +38,14 @@ export interface FieldRule {
   readonly recurs?: boolean;
 }
 
+/** IDs of a resource that manifests name but that is no kind of edgesync's (an IP policy). */
+export interface NamedIds {
+  /** `ipp_` */
+  readonly prefix: string;
+  /** Singular, for people: "IP policy". */
+  readonly title: string;
+}
+
 /** A module: an optional sub-object written as a whole (one PUT, or the parent's PATCH). */
 export interface ModuleRule {
   readonly name: string;
@@ -138,6 +146,12 @@ export interface Kind {
   readonly modules: readonly ModuleRule[];
   /** This kind's part of the manifest schema (src/kinds/kind-schema.ts assembles them). */
   readonly schema: KindSchema;
+  /**
+   * Optional: IDs of resources that are no kind of the registry but that this
+   * kind's entries name (the IP policy a rule belongs to, an HTTPS edge's
+   * route): messages say what such an ID names, and no entry name may look like one.
+   */
+  readonly namedIds?: readonly NamedIds[];
   /**
    * Optional: how reference messages name one ID of this kind, with its
    * article. @default "a " or "an " + title + " ID"

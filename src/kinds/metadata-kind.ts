@@ -18,7 +18,10 @@ export interface MetadataKindReading {
 }
 
 export interface MetadataKindOptions
-  extends Pick<Kind, 'title' | 'idPrefix' | 'schema' | 'uniqueKey' | 'accessDecision' | 'idTitle'>,
+  extends Pick<
+      Kind,
+      'title' | 'idPrefix' | 'schema' | 'uniqueKey' | 'accessDecision' | 'idTitle' | 'namedIds'
+    >,
     Pick<Kind, 'checkEntry' | 'resolveSources' | 'emulator'> {
   readonly name: KindName;
   /** Collection path (`/ip_policy_rules`): list and create on it, update and delete below it. */
@@ -78,6 +81,7 @@ export function metadataKind(options: MetadataKindOptions): Kind {
     modules: [],
     schema: options.schema,
     ...(options.idTitle === undefined ? {} : { idTitle: options.idTitle }),
+    ...(options.namedIds === undefined ? {} : { namedIds: options.namedIds }),
     ...(options.uniqueKey === undefined ? {} : { uniqueKey: options.uniqueKey }),
     ...(options.accessDecision === undefined ? {} : { accessDecision: options.accessDecision }),
     ...(options.checkEntry === undefined ? {} : { checkEntry: options.checkEntry }),

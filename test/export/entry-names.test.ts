@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { assignEntryNames, nameCheckFrom, slugify } from '../../src/export/entry-names.js';
+import { idPrefixTitles } from '../../src/kinds/id-titles.js';
+import { KINDS } from '../../src/kinds/registry.js';
 import { readManifestSchema } from '../../src/manifest/manifest-schema.js';
 
 const definitions = readManifestSchema().definitions as { name: { pattern: string } };
-const isValidName = nameCheckFrom(definitions.name.pattern);
+const isValidName = nameCheckFrom(definitions.name.pattern, idPrefixTitles(KINDS).keys());
 
 describe('slugify', () => {
   it.each([

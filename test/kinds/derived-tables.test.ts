@@ -2,7 +2,6 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger, REDACTED_PATHS } from '../../src/cli/logger.js';
 import { idPrefixOf, idPrefixTitles, withArticle } from '../../src/kinds/id-titles.js';
-import { ID_PREFIXES } from '../../src/kinds/kind-name.js';
 import { KINDS } from '../../src/kinds/registry.js';
 import { secretFieldNames, unquotedFieldNames, visitSpec } from '../../src/kinds/visit-spec.js';
 import { SENSITIVE_FIELDS } from '../../src/manifest/field-path.js';
@@ -55,7 +54,24 @@ describe('tables derived from the kinds', () => {
     expect([...SENSITIVE_FIELDS].sort()).toEqual([...unquotedFieldNames(KINDS)].sort());
   });
 
-  it.each(Object.entries(ID_PREFIXES))('names the ID prefix of %s (%s)', (_resource, prefix) => {
+  /** Every ID prefix of the spec, for every resource a manifest may name by ID. */
+  const SPEC_ID_PREFIXES = {
+    ip_policy_rule: 'ipr_',
+    ip_policy: 'ipp_',
+    reserved_addr: 'ra_',
+    certificate_authority: 'ca_',
+    endpoint_configuration: 'ec_',
+    https_edge: 'edghts_',
+    https_edge_route: 'edghtsrt_',
+    tcp_edge: 'edgtcp_',
+    tls_edge: 'edgtls_',
+  };
+
+  it("knows exactly the spec's ID prefixes from the kinds", () => {
+    expect([...idPrefixTitles(KINDS).keys()].sort()).toEqual(Object.values(SPEC_ID_PREFIXES).sort());
+  });
+
+  it.each(Object.entries(SPEC_ID_PREFIXES))('names the ID prefix of %s (%s)', (_resource, prefix) => {
     const titles = idPrefixTitles(KINDS);
 
     expect(titles.get(prefix)).toMatch(/^an? .+ ID$/);

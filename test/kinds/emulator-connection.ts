@@ -2,6 +2,8 @@ import { type ApiClient, createApiClient } from '../../src/api/client.js';
 import { RequestBudget } from '../../src/api/request-budget.js';
 import type { RetryPolicyOptions } from '../../src/api/retry-policy.js';
 import { type EmulatorOptions, type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
+import type { Kind } from '../../src/kinds/kind.js';
+import { KINDS } from '../../src/kinds/registry.js';
 
 export interface EmulatorConnection {
   readonly emulator: RunningEmulator;
@@ -16,8 +18,8 @@ export interface EmulatorConnection {
 const noWait = async (): Promise<void> => {};
 
 /**
- * An emulator on 127.0.0.1 port 0 and a client for it with a budget large
- * enough not to matter, unless the test passes its own.
+ * An emulator on 127.0.0.1 port 0 serving `kinds`, and a client for it with
+ * a budget large enough not to matter, unless the test passes its own.
  */
 export async function connectEmulator(
   options: EmulatorOptions = {},
@@ -26,8 +28,9 @@ export async function connectEmulator(
     readonly retry?: RetryPolicyOptions;
     readonly realSleep?: boolean;
   } = {},
+  kinds: readonly Kind[] = KINDS,
 ): Promise<EmulatorConnection> {
-  const emulator = await startEmulator(options);
+  const emulator = await startEmulator(options, kinds);
   const api = createApiClient({
     baseUrl: emulator.url,
     apiKey: client.apiKey ?? emulator.apiKey,

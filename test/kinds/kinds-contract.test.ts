@@ -8,7 +8,7 @@ import type { Kind } from '../../src/kinds/kind.js';
 import type { KindName } from '../../src/kinds/kind-name.js';
 import { encodeMetadata } from '../../src/kinds/ownership-marker.js';
 import { KINDS, kindByName } from '../../src/kinds/registry.js';
-import { SAMPLE_REGISTRY } from '../support/sample-kind.js';
+import { SAMPLE_REGISTRY } from '../support/sample-registry.js';
 import { connectEmulator, type EmulatorConnection } from './emulator-connection.js';
 
 const CA_PEM = readFileSync(new URL('../fixtures/certs/corp-root.pem', import.meta.url), 'utf8').trimEnd();
@@ -48,7 +48,7 @@ describe('kinds against the emulator', () => {
   let caId: string;
 
   beforeAll(async () => {
-    conn = await connectEmulator();
+    conn = await connectEmulator({}, {}, SAMPLE_REGISTRY);
     ipPolicyId = (await post(conn.api, '/ip_policies', { description: 'office' })).id as string;
     endpointConfigurationId = (await post(conn.api, '/endpoint_configurations', {})).id as string;
     caId = (await post(conn.api, '/certificate_authorities', { ca_pem: PARTNER_PEM })).id as string;
@@ -95,10 +95,10 @@ describe('kinds against the emulator', () => {
       update: () => ({ hostports: ['c.example.com:443'], description: 'web 2' }),
     },
     {
-      // The test-only sample kind (test/support/sample-kind.ts), held to the same contract.
-      kind: 'endpoint_configurations' as KindName,
-      spec: () => ({ description: 'edge config', metadata: { team: 'edge' } }),
-      update: () => ({ description: 'edge config 2' }),
+      // The test-only sample kind (test/support/sample-kind/), held to the same contract.
+      kind: 'reserved_domains' as KindName,
+      spec: () => ({ domain: 'app.example.com', description: 'app', metadata: { team: 'edge' } }),
+      update: () => ({ description: 'app 2' }),
     },
   ];
 

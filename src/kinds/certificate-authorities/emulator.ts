@@ -9,7 +9,6 @@ import {
 import type { HandlerEnv } from '../../emulator/handler.js';
 import { newBaseRecord, renderBase } from '../../emulator/record-base.js';
 import type { BaseRecord } from '../../emulator/records.js';
-import { ID_PREFIXES } from '../kind-name.js';
 import { type CaCertificateFacts, MAX_PEM_BYTES, parseCaPem } from './emulator-ca-certificate.js';
 
 /** The stored CA: its PEM and the facts the service derives from it. */
@@ -23,7 +22,7 @@ export const CERTIFICATE_AUTHORITIES: EmulatedCollection<CertificateAuthorityRec
   readonly path: string;
 } = {
   name: 'certificate_authorities',
-  idPrefix: ID_PREFIXES.certificate_authority,
+  idPrefix: 'ca_',
   title: 'certificate authority',
   path: '/certificate_authorities',
   seed: (env, body, id) => {

@@ -1,6 +1,5 @@
 import { X509Certificate } from 'node:crypto';
 import type { EntryProblem, Kind, SourceResolver } from '../kind.js';
-import { ID_PREFIXES } from '../kind-name.js';
 import { metadataKind } from '../metadata-kind.js';
 import { checkCaPem } from './ca-pem-check.js';
 import { canonicalPem } from './pem.js';
@@ -60,7 +59,7 @@ function notAfter(spec: Readonly<Record<string, unknown>>): number | undefined {
 const kind: Kind = metadataKind({
   name: 'certificate_authorities',
   title: 'certificate authority',
-  idPrefix: ID_PREFIXES.certificate_authority,
+  idPrefix: 'ca_',
   idTitle: 'a CA ID',
   path: '/certificate_authorities',
   fields: [

@@ -22,7 +22,7 @@ export interface EdgeModule {
   readonly check?: (value: unknown, pointer: string) => readonly EntryProblem[];
 }
 
-export interface ModuleEdgeKindOptions extends Pick<Kind, 'emulator'> {
+export interface ModuleEdgeKindOptions extends Pick<Kind, 'emulator' | 'namedIds'> {
   readonly name: KindName;
   readonly title: string;
   readonly idPrefix: string;
@@ -171,6 +171,7 @@ export function moduleEdgeKind(options: ModuleEdgeKindOptions): Kind {
       moduleOf(target, module);
       return { method: 'GET', path: `${path}/${target.id}/${module}` };
     },
+    ...(options.namedIds === undefined ? {} : { namedIds: options.namedIds }),
     ...(options.emulator === undefined ? {} : { emulator: options.emulator }),
   };
 }

@@ -11,7 +11,6 @@ import { listPage } from '../../emulator/pagination.js';
 import { newBaseRecord, patchDescriptionMetadata, renderBase } from '../../emulator/record-base.js';
 import type { BaseRecord } from '../../emulator/records.js';
 import { notFound, ServiceError } from '../../emulator/service-error.js';
-import { ID_PREFIXES } from '../kind-name.js';
 import { IP_POLICIES } from '../referenced-resources/emulator.js';
 import {
   checkOneAuthModule,
@@ -45,7 +44,7 @@ function ipRestrictionPolicies(record: HttpsEdgeRouteRecord): readonly string[] 
  */
 export const HTTPS_EDGE_ROUTES: EmulatedCollection<HttpsEdgeRouteRecord> = {
   name: 'https_edge_routes',
-  idPrefix: ID_PREFIXES.https_edge_route,
+  idPrefix: 'edghtsrt_',
   title: 'route',
   parent: { collection: HTTPS_EDGES_NAME, id: (record) => record.edge_id },
   references: [{ target: IP_POLICIES.name, ids: ipRestrictionPolicies, onDelete: 'keep' }],

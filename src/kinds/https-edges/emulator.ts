@@ -24,7 +24,6 @@ import {
   renderTlsTermination,
   type TlsTerminationModule,
 } from '../edge-modules/emulator-modules.js';
-import { ID_PREFIXES } from '../kind-name.js';
 import { IP_POLICIES_PART } from '../referenced-resources/emulator.js';
 import {
   createHttpsEdgeRoute,
@@ -64,7 +63,7 @@ function seedHttpsEdge(
 /** A CA cannot be deleted while an edge's mutual TLS names it. */
 export const HTTPS_EDGES: EdgeCollection<HttpsEdgeRecord> = {
   name: 'https_edges',
-  idPrefix: ID_PREFIXES.https_edge,
+  idPrefix: 'edghts_',
   title: 'HTTPS edge',
   path: '/edges/https',
   servesHostports: true,

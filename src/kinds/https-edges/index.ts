@@ -16,7 +16,6 @@ import {
 } from '../edge-modules/tls-termination-module.js';
 import type { EntryProblem, Kind, ModuleTarget } from '../kind.js';
 import { KindError } from '../kind-error.js';
-import { ID_PREFIXES } from '../kind-name.js';
 import { listLiveObjects } from '../list-live-objects.js';
 import { buildLiveObject, withoutUndefined } from '../live-object.js';
 import type { LiveObject } from '../live-state.js';
@@ -192,7 +191,8 @@ function checkEntry(value: Readonly<Record<string, unknown>>): EntryProblem[] {
 export const httpsEdges: Kind = {
   name: NAME,
   title: 'HTTPS edge',
-  idPrefix: ID_PREFIXES.https_edge,
+  idPrefix: 'edghts_',
+  namedIds: [{ prefix: 'edghtsrt_', title: 'HTTPS edge route' }],
   ownership: 'metadata',
   fields: [
     { name: 'description', onChange: 'update' },

@@ -11,7 +11,6 @@ import { newBaseRecord, renderBase } from '../../emulator/record-base.js';
 import type { BaseRecord } from '../../emulator/records.js';
 import { checkReference, refTo } from '../../emulator/references.js';
 import { invalidField, ServiceError } from '../../emulator/service-error.js';
-import { ID_PREFIXES } from '../kind-name.js';
 import { IP_POLICIES, IP_POLICIES_PART } from '../referenced-resources/emulator.js';
 import { canonicalCidr } from './emulator-cidr.js';
 
@@ -29,7 +28,7 @@ export function ruleKey(ipPolicyId: string, cidr: string): string {
 /** The service allows one rule per CIDR and IP policy: the store indexes that pair. */
 export const IP_POLICY_RULES: EmulatedCollection<IpPolicyRuleRecord> & { readonly path: string } = {
   name: 'ip_policy_rules',
-  idPrefix: ID_PREFIXES.ip_policy_rule,
+  idPrefix: 'ipr_',
   title: 'IP policy rule',
   path: '/ip_policy_rules',
   uniqueKey: (record) => ruleKey(record.ip_policy_id, record.cidr),

@@ -1,7 +1,7 @@
 import { refId } from '../api-json.js';
 import type { Kind } from '../kind.js';
-import { ID_PREFIXES } from '../kind-name.js';
 import { metadataKind } from '../metadata-kind.js';
+import { IP_POLICY_IDS } from '../referenced-resources/index.js';
 import { sharedCopy } from '../repeated-strings.js';
 import { checkCidr } from './check-cidr.js';
 import { canonicalCidr, cidrRange } from './cidr.js';
@@ -12,7 +12,8 @@ const canonical = (cidr: unknown): unknown => (typeof cidr === 'string' ? canoni
 export const ipPolicyRules: Kind = metadataKind({
   name: 'ip_policy_rules',
   title: 'IP policy rule',
-  idPrefix: ID_PREFIXES.ip_policy_rule,
+  idPrefix: 'ipr_',
+  namedIds: [IP_POLICY_IDS],
   path: '/ip_policy_rules',
   fields: [
     { name: 'description', onChange: 'update' },

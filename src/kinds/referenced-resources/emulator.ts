@@ -9,7 +9,8 @@ import {
 import type { HandlerEnv } from '../../emulator/handler.js';
 import { newBaseRecord, renderBase } from '../../emulator/record-base.js';
 import type { BaseRecord } from '../../emulator/records.js';
-import { ID_PREFIXES } from '../kind-name.js';
+import type { NamedIds } from '../kind.js';
+import { ENDPOINT_CONFIGURATION_IDS, IP_POLICY_IDS } from './index.js';
 
 /**
  * IP policies and endpoint configurations: the spec only references them, so
@@ -32,11 +33,11 @@ function createMinimal(
   return record;
 }
 
-function minimalCollection(name: string, idPrefix: string, title: string, path: string): MinimalCollection {
+function minimalCollection(name: string, ids: NamedIds, path: string): MinimalCollection {
   const collection: MinimalCollection = {
     name,
-    idPrefix,
-    title,
+    idPrefix: ids.prefix,
+    title: ids.title,
     path,
     seed: (env, body, id) => createMinimal(env, collection, body, id),
   };
@@ -60,18 +61,12 @@ function minimalPart(collection: MinimalCollection): EmulatorPart {
  * (`cascade`), and the modules naming it keep the reference and behave as if
  * it had no rules (`keep`).
  */
-export const IP_POLICIES = minimalCollection(
-  'ip_policies',
-  ID_PREFIXES.ip_policy,
-  'IP policy',
-  '/ip_policies',
-);
+export const IP_POLICIES = minimalCollection('ip_policies', IP_POLICY_IDS, '/ip_policies');
 
 /** Cannot be deleted while a reserved address names it (`refuse`). */
 export const ENDPOINT_CONFIGURATIONS = minimalCollection(
   'endpoint_configurations',
-  ID_PREFIXES.endpoint_configuration,
-  'endpoint configuration',
+  ENDPOINT_CONFIGURATION_IDS,
   '/endpoint_configurations',
 );
 

@@ -7,7 +7,6 @@ import { newBaseRecord, renderBase } from '../../emulator/record-base.js';
 import type { BaseRecord } from '../../emulator/records.js';
 import { checkReference, refTo } from '../../emulator/references.js';
 import { invalidField, ServiceError } from '../../emulator/service-error.js';
-import { ID_PREFIXES } from '../kind-name.js';
 import { ENDPOINT_CONFIGURATIONS, ENDPOINT_CONFIGURATIONS_PART } from '../referenced-resources/emulator.js';
 
 export interface ReservedAddrRecord extends BaseRecord {
@@ -19,7 +18,7 @@ export interface ReservedAddrRecord extends BaseRecord {
 /** An endpoint configuration cannot be deleted while an address names it. */
 export const RESERVED_ADDRS: EmulatedCollection<ReservedAddrRecord> & { readonly path: string } = {
   name: 'reserved_addrs',
-  idPrefix: ID_PREFIXES.reserved_addr,
+  idPrefix: 'ra_',
   title: 'reserved address',
   path: '/reserved_addrs',
   references: [

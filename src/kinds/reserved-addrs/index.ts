@@ -1,7 +1,7 @@
 import { optionalString, refId } from '../api-json.js';
 import type { Kind } from '../kind.js';
-import { ID_PREFIXES } from '../kind-name.js';
 import { metadataKind } from '../metadata-kind.js';
+import { ENDPOINT_CONFIGURATION_IDS } from '../referenced-resources/index.js';
 import { RESERVED_ADDRS_SCHEMA } from './schema.js';
 
 /** The spec's default region of a reserved address. */
@@ -10,7 +10,8 @@ export const DEFAULT_REGION = 'us';
 export const reservedAddrs: Kind = metadataKind({
   name: 'reserved_addrs',
   title: 'reserved address',
-  idPrefix: ID_PREFIXES.reserved_addr,
+  idPrefix: 'ra_',
+  namedIds: [ENDPOINT_CONFIGURATION_IDS],
   path: '/reserved_addrs',
   fields: [
     { name: 'description', onChange: 'update' },

@@ -15,7 +15,6 @@ import {
   type IpRestrictionModule,
   renderIpRestriction,
 } from '../edge-modules/emulator-modules.js';
-import { ID_PREFIXES } from '../kind-name.js';
 import { IP_POLICIES, IP_POLICIES_PART } from '../referenced-resources/emulator.js';
 
 export interface TcpEdgeRecord extends EdgeRecord {
@@ -25,7 +24,7 @@ export interface TcpEdgeRecord extends EdgeRecord {
 /** Its IP restriction keeps naming a deleted IP policy, as the family does. */
 export const TCP_EDGES: EdgeCollection<TcpEdgeRecord> = {
   name: 'tcp_edges',
-  idPrefix: ID_PREFIXES.tcp_edge,
+  idPrefix: 'edgtcp_',
   title: 'TCP edge',
   path: '/edges/tcp',
   servesHostports: true,

@@ -1,13 +1,14 @@
 import { IP_RESTRICTION_EDGE_MODULE } from '../edge-modules/ip-restriction-module.js';
 import { moduleEdgeKind } from '../edge-modules/module-edges.js';
 import type { Kind } from '../kind.js';
-import { ID_PREFIXES } from '../kind-name.js';
+import { IP_POLICY_IDS } from '../referenced-resources/index.js';
 import { TCP_EDGES_SCHEMA } from './schema.js';
 
 export const tcpEdges: Kind = moduleEdgeKind({
   name: 'tcp_edges',
   title: 'TCP edge',
-  idPrefix: ID_PREFIXES.tcp_edge,
+  idPrefix: 'edgtcp_',
+  namedIds: [IP_POLICY_IDS],
   schema: TCP_EDGES_SCHEMA,
   path: '/edges/tcp',
   modules: [IP_RESTRICTION_EDGE_MODULE],

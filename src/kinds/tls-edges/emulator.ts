@@ -23,7 +23,6 @@ import {
   renderTlsTermination,
   type TlsTerminationModule,
 } from '../edge-modules/emulator-modules.js';
-import { ID_PREFIXES } from '../kind-name.js';
 
 export interface TlsEdgeRecord extends EdgeRecord {
   mutual_tls: MutualTlsModule | null;
@@ -33,7 +32,7 @@ export interface TlsEdgeRecord extends EdgeRecord {
 /** A CA cannot be deleted while an edge's mutual TLS names it. */
 export const TLS_EDGES: EdgeCollection<TlsEdgeRecord> = {
   name: 'tls_edges',
-  idPrefix: ID_PREFIXES.tls_edge,
+  idPrefix: 'edgtls_',
   title: 'TLS edge',
   path: '/edges/tls',
   servesHostports: true,
