@@ -66,7 +66,7 @@ export async function runSavedPlanBench(quick: boolean): Promise<BenchSection> {
     const plan = await cli(['plan', '--out', planFile, manifests]);
     const fileMB = (await stat(planFile)).size / 1e6;
     const show = await cli(['show', planFile]);
-    const apply = await cli(['apply', '--plan', planFile, '--dry-run']);
+    const apply = await cli(['apply', '--plan', planFile, '--dry-run', manifests]);
     const size = `${entries.toLocaleString('en-US')} creates`;
     const each = (name: string, figures: CommandFigures, note?: string) => [
       figure(SECTION, `${name}, ${size}: peak RSS`, Math.round(figures.peakMB), 'MB', note),

@@ -10,12 +10,20 @@
  * Paths name object keys from the top (`['plan', 'changes']`). What is not
  * JSON throws a SyntaxError: from the scan (a stray separator or bracket in a
  * split array, a path given twice), from an element's parse, or from the
- * rest's parse at `end`.
+ * rest's parse at `end`. What is JSON but beyond the reader's limits (nesting,
+ * an element's or the rest's length) throws a JsonLimitError as soon as the
+ * scan reaches it, before anything of it is parsed: the text may come from
+ * anyone, and what reads the values afterwards walks them recursively.
  */
 export class JsonArrayElements {
   readonly #paths: readonly (readonly string[])[];
   readonly #onElement: ((path: number, index: number, value: unknown) => void) | undefined;
+  readonly #skipped: ReadonlySet<number>;
+  readonly #limits: Required<JsonLimits>;
   readonly #deepestPath: number;
+  /** Characters of the rest so far, and of the element being read. */
+  #restChars = 0;
+  #elementChars = 0;
 
   /** Open containers, outermost first: true for an object. */
   readonly #objects: boolean[] = [];
@@ -36,13 +44,19 @@ export class JsonArrayElements {
   /** Paths already split: a second array at one path (a repeated key) is refused. */
   readonly #splitPaths = new Set<number>();
 
-  /** Without `onElement`, the elements are skipped unparsed: only the rest is read. */
+  /**
+   * Without `onElement`, the elements are skipped unparsed: only the rest is
+   * read; with it, the elements of the paths in `options.skip` are skipped.
+   */
   constructor(
     paths: readonly (readonly string[])[],
     onElement?: (path: number, index: number, value: unknown) => void,
+    options: { readonly skip?: readonly number[]; readonly limits?: JsonLimits } = {},
   ) {
     this.#paths = paths;
     this.#onElement = onElement;
+    this.#skipped = new Set(options.skip ?? []);
+    this.#limits = { ...NO_LIMITS, ...options.limits };
     this.#deepestPath = Math.max(0, ...paths.map((path) => path.length));
   }
 
@@ -83,13 +97,19 @@ export class JsonArrayElements {
         case OPEN_BRACKET: {
           this.#candidateKey = undefined;
           const path = split === undefined && code === OPEN_BRACKET ? this.#pathOpening() : -1;
+          if (this.#objects.length >= this.#limits.maxDepth) {
+            throw new JsonLimitError(
+              `nested deeper than ${this.#limits.maxDepth} levels${split === undefined ? '' : ` in ${this.#elementText(split)}`}`,
+            );
+          }
           this.#objects.push(code === OPEN_BRACE);
           this.#keys.push(undefined);
           if (path === -1) break;
           if (this.#splitPaths.has(path)) throw new SyntaxError(`${this.#pathText(path)} is given twice`);
           this.#splitPaths.add(path);
-          this.#rest.push(text.slice(from, at + 1));
+          this.#keepRest(text.slice(from, at + 1));
           from = at + 1;
+          this.#elementChars = 0;
           this.#split = { path, depth: this.#objects.length, index: 0, pieces: [] };
           break;
         }
@@ -98,7 +118,7 @@ export class JsonArrayElements {
           this.#candidateKey = undefined;
           if (split !== undefined && atSplitLevel) {
             if (code === CLOSE_BRACE) throw new SyntaxError(`a } closes ${this.#pathText(split.path)}`);
-            split.pieces.push(text.slice(from, at));
+            this.#keepElement(split, text.slice(from, at));
             this.#element(split, true);
             from = at;
             this.#split = undefined;
@@ -109,7 +129,7 @@ export class JsonArrayElements {
         case COMMA:
           this.#candidateKey = undefined;
           if (split !== undefined && atSplitLevel) {
-            split.pieces.push(text.slice(from, at));
+            this.#keepElement(split, text.slice(from, at));
             this.#element(split, false);
             from = at + 1;
           }
@@ -120,7 +140,34 @@ export class JsonArrayElements {
       this.#keyPieces.push(text.slice(this.#keyFrom));
       this.#keyFrom = 0;
     }
-    (this.#split?.pieces ?? this.#rest).push(text.slice(from));
+    if (this.#split === undefined) this.#keepRest(text.slice(from));
+    else this.#keepElement(this.#split, text.slice(from));
+  }
+
+  #keepRest(piece: string): void {
+    this.#restChars += piece.length;
+    if (this.#restChars > this.#limits.maxRestChars) {
+      throw new JsonLimitError(
+        `longer than ${this.#limits.maxRestChars} characters besides ${this.#paths.map((path) => path.join('.')).join(' and ')}`,
+      );
+    }
+    this.#rest.push(piece);
+  }
+
+  #keepElement(split: SplitArray, piece: string): void {
+    this.#elementChars += piece.length;
+    if (this.#elementChars > this.#limits.maxElementChars) {
+      throw new JsonLimitError(
+        `${this.#elementText(split)} is longer than ${this.#limits.maxElementChars} characters`,
+      );
+    }
+    // A skipped element is never parsed: its text need not be kept either.
+    if (this.#onElement !== undefined && !this.#skipped.has(split.path)) split.pieces.push(piece);
+    else if (split.pieces.length === 0 && piece.trim() !== '') split.pieces.push('0');
+  }
+
+  #elementText(split: SplitArray): string {
+    return `${this.#pathText(split.path)}[${split.index}]`;
   }
 
   /** The document without the split arrays' elements, parsed. */
@@ -151,18 +198,41 @@ export class JsonArrayElements {
   #element(split: SplitArray, last: boolean): void {
     const text = split.pieces.join('');
     split.pieces = [];
+    this.#elementChars = 0;
     if (text.trim() === '') {
       // `[]` is empty; `[,`, `,,` and `,]` are not JSON.
       if (last && split.index === 0) return;
       throw new SyntaxError(`an element of ${this.#pathText(split.path)} is missing`);
     }
-    if (this.#onElement !== undefined) this.#onElement(split.path, split.index, JSON.parse(text));
+    if (this.#onElement !== undefined && !this.#skipped.has(split.path))
+      this.#onElement(split.path, split.index, JSON.parse(text));
     split.index += 1;
   }
 
   #pathText(path: number): string {
     return this.#paths[path]?.join('.') ?? '';
   }
+}
+
+/** Bounds on what a JsonArrayElements reads; each is unbounded unless given. */
+export interface JsonLimits {
+  /** Containers open at once, the document's own included. */
+  readonly maxDepth?: number;
+  /** Characters of one element of a split array. */
+  readonly maxElementChars?: number;
+  /** Characters of the document without the split arrays' elements. */
+  readonly maxRestChars?: number;
+}
+
+const NO_LIMITS: Required<JsonLimits> = {
+  maxDepth: Number.POSITIVE_INFINITY,
+  maxElementChars: Number.POSITIVE_INFINITY,
+  maxRestChars: Number.POSITIVE_INFINITY,
+};
+
+/** JSON that is beyond a reader's limits (JsonLimits); the message says which. */
+export class JsonLimitError extends Error {
+  override readonly name = 'JsonLimitError';
 }
 
 interface SplitArray {

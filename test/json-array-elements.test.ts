@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { JsonArrayElements } from '../src/json-array-elements.js';
+import { JsonArrayElements, JsonLimitError, type JsonLimits } from '../src/json-array-elements.js';
 
 const PATHS = [
   ['plan', 'changes'],
@@ -125,5 +125,42 @@ describe('JsonArrayElements', () => {
     );
     expect(() => readInPieces('{"plan":{"changes":[1}}', [])).toThrow(/a \} closes plan.changes/);
     expect(() => readInPieces('{"plan":{"changes":[1', [])).toThrow(/ends early/);
+  });
+});
+
+describe('JsonArrayElements within limits', () => {
+  const read = (text: string, limits: JsonLimits, skip: readonly number[] = []): unknown[] => {
+    const seen: unknown[] = [];
+    const reader = new JsonArrayElements(PATHS, (_path, _index, value) => seen.push(value), { skip, limits });
+    for (const character of text) reader.push(character);
+    reader.end();
+    return seen;
+  };
+
+  it.each([
+    {
+      limits: { maxDepth: 4 },
+      text: '{"plan":{"actions":[[[1]]]}}',
+      message: 'nested deeper than 4 levels in plan.actions[0]',
+    },
+    { limits: { maxDepth: 2 }, text: '{"a":{"b":[]}}', message: 'nested deeper than 2 levels' },
+    {
+      limits: { maxElementChars: 5 },
+      text: '{"plan":{"actions":[1,"123456"]}}',
+      message: 'plan.actions[1] is longer than 5 characters',
+    },
+    {
+      limits: { maxRestChars: 10 },
+      text: '{"owner":"0123456789"}',
+      message: 'longer than 10 characters besides plan.changes and plan.actions',
+    },
+  ])('refuses $message as the scan reaches it', ({ limits, text, message }) => {
+    expect(() => read(text, limits)).toThrow(new JsonLimitError(message));
+  });
+
+  it('gives what is within them, and skips the elements of the paths it is told to, unparsed', () => {
+    const text = '{"plan":{"changes":[{"a":[1]}, not json],"actions":[{"b":2},[3]]}}';
+
+    expect(read(text, { maxDepth: 5, maxElementChars: 12, maxRestChars: 40 }, [0])).toEqual([{ b: 2 }, [3]]);
   });
 });

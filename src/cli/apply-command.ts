@@ -1,9 +1,7 @@
-import { resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import type { Logger } from 'pino';
 import { type ApplyResult, applySucceeded } from '../apply/apply-result.js';
 import { executePlan } from '../apply/execute-plan.js';
-import { findStaleObjects } from '../apply/find-stale-objects.js';
 import {
   createProgressReporter,
   formatApplySummary,
@@ -13,18 +11,17 @@ import { createReadProgress, type ReadProgress } from '../apply/read-progress.js
 import { requestsChunks } from '../apply/render-requests.js';
 import { EdgesyncError } from '../errors.js';
 import { kindByName } from '../kinds/registry.js';
-import { type LoadOptions, loadDesiredState } from '../manifest/load-desired-state.js';
+import type { LoadOptions } from '../manifest/load-desired-state.js';
 import type { ManifestError } from '../manifest/manifest-error.js';
 import { formatLocation } from '../manifest/source-location.js';
 import type { Plan } from '../plan/plan.js';
 import { planTextChunks } from '../plan/render-text.js';
-import { judgedFor } from '../plan/safety-policy.js';
-import { refillSecrets } from '../plan/saved-plan.js';
-import { heapGrowthFlags, limitHeapGrowth } from '../plan-session/heap-growth.js';
+import { limitHeapGrowth } from '../plan-session/heap-growth.js';
 import { manifestsRead, manifestsReadLines } from '../plan-session/manifests-read.js';
 import { preparePlan } from '../plan-session/prepare-plan.js';
 import { visibleText } from '../visible-text.js';
 import type { ApplyFlags } from './apply-flags.js';
+import { savedPlanToApply } from './apply-saved-plan.js';
 import { useColor } from './color-choice.js';
 import type { CommandContext, CommandOutcome } from './command-context.js';
 import { type Connection, openConnection } from './connection.js';
@@ -32,7 +29,6 @@ import { parseDuration, parsePositiveInteger } from './duration-option.js';
 import { wantsDetail } from './log-level.js';
 import { loggerFor } from './logger.js';
 import { manifestErrorLines } from './manifest-error-lines.js';
-import { readSavedPlanFile, readSavedPlanHeader } from './plan-file.js';
 import { parsePlanOptions } from './plan-options.js';
 import { TerminalRow, writingAboveRow } from './terminal-row.js';
 import { writePieces } from './write-pieces.js';
@@ -62,7 +58,7 @@ export async function runApply(
     const plan =
       flags.plan === undefined
         ? await planFromManifests(paths, flags, connection, reading, ctx)
-        : await planFromFile(flags.plan, flags, connection, reading, ctx);
+        : await planFromFile(flags.plan, paths, flags, connection, reading, ctx);
     if (typeof plan === 'string') return plan;
     return await confirmAndApply(plan, flags, {
       connection,
@@ -107,61 +103,28 @@ async function planFromManifests(
   return prepared.value.plan;
 }
 
-/**
- * `--plan FILE`: the saved actions, applied only if the manifests still hash
- * the same and every live object the plan touches is as it was read.
- * Secrets are not in the file: they come back from the re-loaded manifests.
- */
+/** `--plan FILE`: the plan made now, applied only as far as the saved plan confirms it (apply-saved-plan.ts). */
 async function planFromFile(
   file: string,
+  paths: readonly string[],
   flags: ApplyFlags,
   connection: Connection,
   reading: ReadProgress,
   ctx: CommandContext,
 ): Promise<Plan | CommandOutcome> {
-  const path = resolve(ctx.cwd, file);
-  // The header first: the manifests load and their hash is compared before the plan is held, so
-  // that the load's garbage and a plan of 100,000 changes are never in memory together (issue 18).
-  const header = await readSavedPlanHeader(path);
-  // As preparePlan loads: the parsing workers keep the heap's growth limited (heap-growth.ts).
-  const loaded = await loadDesiredState(header.manifestPaths, {
-    ...loadOptions(flags, ctx, connection),
-    owner: header.owner,
-    parsing: { runtimeFlags: heapGrowthFlags },
-  });
-  if (!loaded.ok) {
-    writeManifestErrors(loaded.errors, flags, ctx);
+  const outcome = await savedPlanToApply(
+    file,
+    paths,
+    flags,
+    reading,
+    ctx,
+    loadOptions(flags, ctx, connection),
+  );
+  if ('manifestErrors' in outcome) {
+    writeManifestErrors(outcome.manifestErrors, flags, ctx);
     return 'manifests_invalid';
   }
-  const read = manifestsRead(loaded.value, header.manifestPaths, false);
-  for (const line of manifestsReadLines(read, { always: true })) ctx.stderr.write(`${line}\n`);
-  const manifestsChanged = (): EdgesyncError =>
-    new EdgesyncError(
-      'plan_stale',
-      `${file}: the manifests changed since the plan was made; run \`edgesync plan\` again`,
-    );
-  if (loaded.value.hash !== header.desiredHash) throw manifestsChanged();
-  const saved = await readSavedPlanFile(path);
-  // The file may have been written again since its header was read.
-  if (saved.desiredHash !== loaded.value.hash || saved.owner !== header.owner) throw manifestsChanged();
-  reading.start();
-  const stale = await findStaleObjects(
-    { ...saved.plan, fingerprints: saved.fingerprints },
-    { api: reading.api, kindByName, signal: ctx.shutdown },
-  );
-  reading.finish();
-  if (stale.length > 0) {
-    const objects = stale.map((object) => `${object.kind} ${object.id} (${object.reason})`).join(', ');
-    throw new EdgesyncError(
-      'plan_stale',
-      `${file}: the account changed since the plan was made: ${objects}; run \`edgesync plan\` again`,
-    );
-  }
-  // The saved facts are judged again for this apply: its --force may lift max-destroy, nothing lifts protect.
-  return judgedFor(refillSecrets(saved, loaded.value), {
-    context: 'saved-plan',
-    force: flags.force === true,
-  });
+  return 'done' in outcome ? outcome.done : outcome.apply;
 }
 
 interface ApplyContext {

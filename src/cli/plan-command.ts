@@ -93,12 +93,13 @@ export async function runPlan(
     if (flags.out !== undefined && plan.errors.length === 0) {
       const file = resolve(ctx.cwd, flags.out);
       try {
-        await writeFilePieces(file, savedPlanChunks(toSavedPlan(plan, manifestPaths)), 0o600);
+        const narrowing = { targets: planOptions.targets ?? [], excludes: planOptions.excludes ?? [] };
+        await writeFilePieces(file, savedPlanChunks(toSavedPlan(plan, manifestPaths, narrowing)), 0o600);
       } catch (cause) {
         throw new EdgesyncError('plan_file_unwritable', `cannot write the plan file ${file}`, { cause });
       }
       ctx.stderr.write(
-        `Saved the plan to ${flags.out}: apply it with \`edgesync apply --plan ${flags.out}\`\n`,
+        `Saved the plan to ${flags.out}: apply it with \`edgesync apply --plan ${flags.out}${ownerArgument(flags.owner)} ${manifestPaths.join(' ')}\`\n`,
       );
     }
     return outcomeOf(plan, flags);
@@ -106,6 +107,11 @@ export async function runPlan(
     reading.finish();
     await connection.close();
   }
+}
+
+/** ` --owner OWNER` unless the owner is the default one. */
+function ownerArgument(owner: string): string {
+  return owner === 'default' ? '' : ` --owner ${owner}`;
 }
 
 async function render(

@@ -1,11 +1,18 @@
 import { createReadStream } from 'node:fs';
 import { EdgesyncError } from '../errors.js';
+import type { Action } from '../plan/plan.js';
 import type { SavedPlan } from '../plan/saved-plan.js';
-import { type SavedPlanHeader, SavedPlanHeaderReader, SavedPlanReader } from '../plan/saved-plan-reader.js';
+import {
+  SavedPlanActionsReader,
+  type SavedPlanClaims,
+  type SavedPlanHeader,
+  SavedPlanHeaderReader,
+  SavedPlanReader,
+} from '../plan/saved-plan-reader.js';
 
 /**
- * Reads and checks a file written by `plan --out`; `apply --plan` and `show`
- * both start here. Read in pieces: a plan of 100,000 changes is a 200 MB file.
+ * Reads and checks a file written by `plan --out`, for `show`. Read in
+ * pieces: a plan of 100,000 changes is a 200 MB file.
  */
 export async function readSavedPlanFile(path: string): Promise<SavedPlan> {
   return (await readInPieces(path, new SavedPlanReader())).end();
@@ -14,6 +21,14 @@ export async function readSavedPlanFile(path: string): Promise<SavedPlan> {
 /** Reads and checks a saved plan's header only (SavedPlanHeaderReader). */
 export async function readSavedPlanHeader(path: string): Promise<SavedPlanHeader> {
   return (await readInPieces(path, new SavedPlanHeaderReader())).end();
+}
+
+/** Reads a saved plan's actions one at a time into `onAction`, and its header (SavedPlanActionsReader). */
+export async function readSavedPlanActions(
+  path: string,
+  onAction: (action: Action) => void,
+): Promise<SavedPlanClaims> {
+  return (await readInPieces(path, new SavedPlanActionsReader(onAction))).end();
 }
 
 async function readInPieces<R extends { push(text: string): void }>(path: string, reader: R): Promise<R> {

@@ -18,12 +18,19 @@ export function parseMaxChars(value: string): number {
 /** The plan as a pull-request comment, manifests named from the repository root; `plan` and `show` both write it. */
 export async function renderMarkdownForRepo(
   plan: Plan,
-  options: { readonly maxChars: number; readonly repoRoot?: string; readonly fullPlanCommand?: string },
+  options: {
+    readonly maxChars: number;
+    /** Room kept free after the plan for what the caller writes (RenderMarkdownOptions.reservedChars). */
+    readonly reservedChars?: number;
+    readonly repoRoot?: string;
+    readonly fullPlanCommand?: string;
+  },
   cwd: string,
 ): Promise<string> {
   const root = await findRepoRoot(cwd, options.repoRoot);
   return renderPlanMarkdown(plan, {
     maxChars: options.maxChars,
+    ...(options.reservedChars === undefined ? {} : { reservedChars: options.reservedChars }),
     fileName: (file) => pathFromRepoRoot(file, cwd, root),
     ...(options.fullPlanCommand === undefined ? {} : { fullPlanCommand: options.fullPlanCommand }),
   });

@@ -112,7 +112,7 @@ export interface Plan {
    * and the daemon applies nothing. Appliers read only this.
    */
   readonly refusal?: PlanRefusal;
-  /** What the refusal was decided from, so `apply --plan FILE` can judge a saved plan again. */
+  /** What the refusal was decided from; a saved plan records it for its readers (`apply --plan` plans again). */
   readonly safety?: PlanSafety;
   readonly desiredHash: string;
   /** Fingerprint of every live object the plan read, by ID. */

@@ -21,6 +21,12 @@ export interface RenderMarkdownOptions {
    * @default DEFAULT_MARKDOWN_MAX_CHARS
    */
   readonly maxChars?: number;
+  /**
+   * Characters of `maxChars` kept free for what the caller writes after the
+   * plan (`show` lists the saved requests there); the cut line still names
+   * `maxChars`. @default 0
+   */
+  readonly reservedChars?: number;
   /** Command that shows the whole plan, named in the cut line (`edgesync show plan.json`). */
   readonly fullPlanCommand?: string;
   /** How to name a manifest file (the command names them from the repository root); as the plan has it when absent. */
@@ -85,7 +91,7 @@ function fenceFor(blocks: Iterable<readonly string[]>): string {
  */
 export function renderPlanMarkdown(plan: Plan, options: RenderMarkdownOptions = {}): string {
   const maxChars = Math.max(MIN_MARKDOWN_MAX_CHARS, options.maxChars ?? DEFAULT_MARKDOWN_MAX_CHARS);
-  const page = new BudgetedPage(maxChars);
+  const page = new BudgetedPage(maxChars, options.reservedChars ?? 0);
   const locate = locator(options.fileName);
 
   page.must(`### edgesync plan — owner ${code(plan.owner)}`, '');
@@ -212,7 +218,10 @@ class BudgetedPage {
   /** Room kept for the cut line and closers of blocks; generous so one long plural still fits. */
   private static readonly RESERVE = 400;
 
-  constructor(private readonly maxChars: number) {}
+  constructor(
+    private readonly maxChars: number,
+    private readonly reservedChars: number,
+  ) {}
 
   private cost(lines: readonly string[]): number {
     return lines.reduce((sum, line) => sum + line.length + 1, 0);
@@ -223,7 +232,10 @@ class BudgetedPage {
   }
 
   private fits(lines: readonly string[]): boolean {
-    return this.used + this.cost(lines) + this.closingCost() + BudgetedPage.RESERVE <= this.maxChars;
+    return (
+      this.used + this.cost(lines) + this.closingCost() + BudgetedPage.RESERVE + this.reservedChars <=
+      this.maxChars
+    );
   }
 
   private push(lines: readonly string[]): void {

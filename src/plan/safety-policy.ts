@@ -54,7 +54,7 @@ export interface DestroyFact {
   readonly protectedBy?: 'manifest' | 'account';
 }
 
-/** What the policy needs to know about a plan, recorded on it so a saved plan can be judged again. */
+/** What the policy needs to know about a plan, recorded on it (and in a saved plan, for a reader of the file). */
 export interface SafetyFacts {
   readonly owner: string;
   /** Entries the manifests declare. */
@@ -142,31 +142,4 @@ export function destroyLimit(maxDestroy: MaxDestroy | undefined, owned: number):
   }
   if ('count' in maxDestroy) return maxDestroy.count;
   return Math.floor((owned * maxDestroy.percent) / 100);
-}
-
-/**
- * The plan as judged for another applier: `apply --plan FILE` judges the
- * saved facts again, with the --force of the plan or of the apply. A plan
- * saved without facts (an older file) keeps its refusal, which --force lifts
- * only for `max-destroy`.
- */
-export function judgedFor<P extends { readonly refusal?: PlanRefusal; readonly safety?: PlanSafety }>(
-  plan: P,
-  context: Pick<SafetyContext, 'context' | 'force'>,
-): P {
-  const { refusal: _previous, ...rest } = plan;
-  if (plan.safety === undefined) {
-    const lifted = plan.refusal?.code === 'max-destroy' && context.force && context.context !== 'daemon';
-    return lifted ? (rest as P) : plan;
-  }
-  const safety: PlanSafety = {
-    context: {
-      ...plan.safety.context,
-      context: context.context,
-      force: plan.safety.context.force || context.force,
-    },
-    facts: plan.safety.facts,
-  };
-  const refusal = decideRefusal(safety);
-  return { ...rest, safety, ...(refusal ? { refusal } : {}) } as P;
 }

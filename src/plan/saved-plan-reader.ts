@@ -1,5 +1,5 @@
 import type { ApiRequest } from '../api/edge-api.js';
-import { JsonArrayElements } from '../json-array-elements.js';
+import { JsonArrayElements, JsonLimitError } from '../json-array-elements.js';
 import { camelCaseKey, renameKeysDeep } from '../json-case.js';
 import { isRecord } from '../json-value.js';
 import { isKindName } from '../kinds/kind-name.js';
@@ -14,42 +14,59 @@ import {
   type ResourceChange,
 } from './plan.js';
 import { type PlanRefusal, type PlanSafety, REFUSAL_CODES } from './safety-policy.js';
-import { SAVED_PLAN_FORMAT_VERSION, type SavedPlan, SavedPlanError } from './saved-plan.js';
+import {
+  SAVED_PLAN_FORMAT_VERSION,
+  type SavedNarrowing,
+  type SavedPlan,
+  SavedPlanError,
+} from './saved-plan.js';
+import { isNarrowingPattern } from './saved-plan-narrowing.js';
+
+/**
+ * What a saved plan may hold. The file is untrusted input (a CI artifact):
+ * bounds are checked as it is read, before anything beyond them is parsed.
+ * Each is far above what a plan the docs allow gives: manifests nest at most
+ * 64 levels (a plan's JSON adds fewer than 16 around a value), one entry is
+ * at most a 5 MB file (escaped, before and after), and a plan of 100,000
+ * creates is a 210 MB file with a few hundred bytes besides its changes and
+ * actions (about 100 bytes more per fingerprint of a live object).
+ */
+export const SAVED_PLAN_LIMITS = {
+  maxDepth: 128,
+  maxElementChars: 32 * 1024 * 1024,
+  maxRestChars: 128 * 1024 * 1024,
+  maxFileChars: 2 * 1024 * 1024 * 1024,
+} as const;
 
 /**
  * Reads a saved plan back from its text in pieces, checking the format
  * version and the shape the executor relies on. Each change and action is
  * checked and made into the plan's as it is read, and its parsed JSON is
  * garbage at once (JsonArrayElements): the file of 100,000 changes is never
- * one string nor one parsed tree.
+ * one string nor one parsed tree. `show` reads a plan this way.
  */
 export class SavedPlanReader {
-  readonly #elements = new JsonArrayElements([CHANGES, ACTIONS], (path, index, value) =>
+  readonly #text = new BoundedText((path, index, value) =>
     path === 0 ? this.#change(index, value) : this.#action(index, value),
   );
   readonly #changes: ResourceChange[] = [];
-  readonly #actions: Action[] = [];
-  /** What is wrong with the changes and actions read so far; once there is something, nothing more is made. */
+  readonly #actions = new ActionChecker((action) => this.#kept.push(action));
+  readonly #kept: Action[] = [];
+  /** What is wrong with the changes read so far; once there is something, nothing more is made. */
   readonly #problems: string[] = [];
-  /** Keys of the actions read so far: an action may wait only for earlier ones. */
-  readonly #keys = new Set<string>();
 
   push(text: string): void {
-    notJsonAsSavedPlanError(() => this.#elements.push(text));
+    this.#text.push(text);
   }
 
   end(): SavedPlan {
-    const file = notJsonAsSavedPlanError(() => this.#elements.end());
+    const file = this.#text.end();
     const problems = fileProblems(file);
     // A file of another format is only that: its changes' problems would be noise.
-    if (problems.length === 0 || !isFormatProblem(problems)) problems.push(...this.#problems);
-    if (problems.length > 0) {
-      throw new SavedPlanError(
-        'plan_file_invalid',
-        `the plan file is not a saved edgesync plan: ${problems.join('; ')}`,
-      );
-    }
-    return savedPlanFromFile(file as Record<string, unknown>, this.#changes, this.#actions);
+    if (problems.length === 0 || !isFormatProblem(problems))
+      problems.push(...this.#problems, ...this.#actions.problems);
+    throwIfAny(problems);
+    return savedPlanFromFile(file as Record<string, unknown>, this.#changes, this.#kept);
   }
 
   #change(index: number, change: unknown): void {
@@ -60,64 +77,75 @@ export class SavedPlanReader {
   }
 
   #action(index: number, action: unknown): void {
-    const where = `plan.actions[${index}]`;
-    const before = this.#problems.length;
-    if (!isRecord(action) || typeof action.key !== 'string') {
-      this.#problems.push(`${where}: expected an action with a key`);
-      return;
-    }
-    if (!(OPERATIONS as readonly unknown[]).includes(action.op))
-      this.#problems.push(`${where}.op: unknown operation`);
-    if (typeof action.kind !== 'string' || !isKindName(action.kind))
-      this.#problems.push(`${where}.kind: unknown kind`);
-    if (typeof action.method !== 'string' || typeof action.path !== 'string') {
-      this.#problems.push(`${where}: expected method and path`);
-    }
-    if (!Array.isArray(action.depends_on) || !action.depends_on.every((key) => this.#keys.has(String(key)))) {
-      this.#problems.push(`${where}.depends_on: must name earlier actions only`);
-    }
-    if (!Array.isArray(action.sensitive_paths))
-      this.#problems.push(`${where}.sensitive_paths: expected a list`);
-    this.#keys.add(action.key);
-    if (before === 0 && this.#problems.length === 0) this.#actions.push(actionFromFile(action));
+    this.#actions.check(index, action, this.#problems.length === 0);
   }
 }
 
-/** What `apply --plan` checks before it reads the plan itself: the manifests the plan was made from. */
+/** What a saved plan claims it was made from: `apply --plan` checks each against its command line. */
 export interface SavedPlanHeader {
   readonly owner: string;
   readonly manifestPaths: readonly string[];
+  readonly narrowing: SavedNarrowing;
   readonly desiredHash: string;
 }
 
 /**
  * Reads a saved plan's header from its text in pieces, its changes and
  * actions skipped unparsed, checking what SavedPlanReader checks of the file
- * but those: `apply --plan` loads the manifests and compares their hash before
- * it holds the plan, so that the load's garbage and the plan are never in
- * memory together.
+ * but those: `apply --plan` checks the header against its command line and
+ * loads the manifests before it reads the actions.
  */
 export class SavedPlanHeaderReader {
-  readonly #elements = new JsonArrayElements([CHANGES, ACTIONS]);
+  readonly #text = new BoundedText();
 
   push(text: string): void {
-    notJsonAsSavedPlanError(() => this.#elements.push(text));
+    this.#text.push(text);
   }
 
   end(): SavedPlanHeader {
-    const file = notJsonAsSavedPlanError(() => this.#elements.end());
+    const file = this.#text.end();
+    throwIfAny(fileProblems(file));
+    return headerOf(file as Record<string, unknown>);
+  }
+}
+
+/** The header of a saved plan and the fingerprints it recorded, read with its actions. */
+export interface SavedPlanClaims extends SavedPlanHeader {
+  readonly fingerprints: Readonly<Record<string, string>>;
+  /** How many actions the file holds. */
+  readonly actionCount: number;
+}
+
+/**
+ * Reads a saved plan's actions one at a time, each checked and handed to
+ * `onAction` as it is read and held no longer; the changes (what a person
+ * reads) are skipped unparsed. `apply --plan` judges each action against the
+ * plan it made again as it reads it (saved-plan-judge.ts), so a plan of
+ * 100,000 actions is never held beside the one that is applied.
+ */
+export class SavedPlanActionsReader {
+  readonly #text: BoundedText;
+  readonly #actions: ActionChecker;
+
+  constructor(onAction: (action: Action) => void) {
+    this.#actions = new ActionChecker(onAction);
+    this.#text = new BoundedText((_path, index, value) => this.#actions.check(index, value), [0]);
+  }
+
+  push(text: string): void {
+    this.#text.push(text);
+  }
+
+  end(): SavedPlanClaims {
+    const file = this.#text.end();
     const problems = fileProblems(file);
-    if (problems.length > 0) {
-      throw new SavedPlanError(
-        'plan_file_invalid',
-        `the plan file is not a saved edgesync plan: ${problems.join('; ')}`,
-      );
-    }
+    if (problems.length === 0 || !isFormatProblem(problems)) problems.push(...this.#actions.problems);
+    throwIfAny(problems);
     const checked = file as Record<string, unknown>;
     return {
-      owner: String(checked.owner),
-      manifestPaths: (checked.manifest_paths as unknown[]).map(String),
-      desiredHash: String(checked.desired_hash),
+      ...headerOf(checked),
+      fingerprints: checked.fingerprints as Record<string, string>,
+      actionCount: this.#actions.count,
     };
   }
 }
@@ -132,13 +160,123 @@ export function parseSavedPlan(text: string): SavedPlan {
 const CHANGES = ['plan', 'changes'];
 const ACTIONS = ['plan', 'actions'];
 
-function notJsonAsSavedPlanError<T>(read: () => T): T {
+/**
+ * The file's text into a JsonArrayElements, within SAVED_PLAN_LIMITS: what is
+ * not JSON, or is beyond a limit, is a `plan_file_invalid` that says which.
+ */
+class BoundedText {
+  readonly #elements: JsonArrayElements;
+  #chars = 0;
+
+  /** Without `onElement`, changes and actions are skipped; `skip`: the paths (0 changes, 1 actions) skipped. */
+  constructor(
+    onElement?: (path: number, index: number, value: unknown) => void,
+    skip: readonly number[] = [],
+  ) {
+    this.#elements = new JsonArrayElements([CHANGES, ACTIONS], onElement, {
+      skip,
+      limits: SAVED_PLAN_LIMITS,
+    });
+  }
+
+  push(text: string): void {
+    this.#chars += text.length;
+    if (this.#chars > SAVED_PLAN_LIMITS.maxFileChars) {
+      throw invalid(`the plan file is longer than ${SAVED_PLAN_LIMITS.maxFileChars} characters`);
+    }
+    asSavedPlanError(() => this.#elements.push(text));
+  }
+
+  end(): unknown {
+    return asSavedPlanError(() => this.#elements.end());
+  }
+}
+
+function asSavedPlanError<T>(read: () => T): T {
   try {
     return read();
   } catch (error) {
+    if (error instanceof JsonLimitError)
+      throw invalid(`the plan file is refused: it is ${error.message}`, error);
     if (!(error instanceof SyntaxError)) throw error;
-    throw new SavedPlanError('plan_file_invalid', 'the plan file is not JSON', { cause: error });
+    throw invalid('the plan file is not JSON', error);
   }
+}
+
+function invalid(message: string, cause?: unknown): SavedPlanError {
+  return new SavedPlanError('plan_file_invalid', message, cause === undefined ? undefined : { cause });
+}
+
+function throwIfAny(problems: readonly string[]): void {
+  if (problems.length === 0) return;
+  const shown = problems.slice(0, MAX_PROBLEMS_SHOWN);
+  const more = problems.length - shown.length;
+  throw invalid(
+    `the plan file is not a saved edgesync plan: ${shown.join('; ')}${more > 0 ? `; and ${more} more` : ''}`,
+  );
+}
+
+/** A file of 100,000 broken actions gives one readable line, not 100,000. */
+const MAX_PROBLEMS_SHOWN = 20;
+
+/**
+ * Checks each action of the file as it is read and hands on the checked ones
+ * while the file has no problem: keys unique, dependencies on earlier
+ * actions only, known operations and kinds, a method and a path.
+ */
+class ActionChecker {
+  readonly problems: string[] = [];
+  count = 0;
+  readonly #keys = new Set<string>();
+  readonly #onAction: (action: Action) => void;
+
+  constructor(onAction: (action: Action) => void) {
+    this.#onAction = onAction;
+  }
+
+  /** `handOn` false: only checked (something else in the file is already wrong). */
+  check(index: number, action: unknown, handOn = true): void {
+    this.count += 1;
+    const where = `plan.actions[${index}]`;
+    const before = this.problems.length;
+    if (!isRecord(action) || typeof action.key !== 'string') {
+      this.problems.push(`${where}: expected an action with a key`);
+      return;
+    }
+    if (this.#keys.has(action.key)) this.problems.push(`${where}.key: "${action.key}" is given twice`);
+    if (!(OPERATIONS as readonly unknown[]).includes(action.op))
+      this.problems.push(`${where}.op: unknown operation`);
+    if (typeof action.kind !== 'string' || !isKindName(action.kind))
+      this.problems.push(`${where}.kind: unknown kind`);
+    if (typeof action.method !== 'string' || typeof action.path !== 'string') {
+      this.problems.push(`${where}: expected method and path`);
+    } else if (!(METHODS as readonly string[]).includes(action.method)) {
+      this.problems.push(`${where}.method: expected one of ${METHODS.join(', ')}`);
+    }
+    if (!Array.isArray(action.depends_on) || !action.depends_on.every((key) => this.#keys.has(String(key)))) {
+      this.problems.push(`${where}.depends_on: must name earlier actions only`);
+    }
+    if (
+      !Array.isArray(action.sensitive_paths) ||
+      !action.sensitive_paths.every((at) => typeof at === 'string')
+    )
+      this.problems.push(`${where}.sensitive_paths: expected a list of JSON Pointers`);
+    this.#keys.add(action.key);
+    if (handOn && before === 0 && this.problems.length === 0) this.#onAction(actionFromFile(action));
+  }
+}
+
+/** The methods a plan's requests use. */
+const METHODS = ['POST', 'PATCH', 'PUT', 'DELETE'] as const;
+
+function headerOf(file: Record<string, unknown>): SavedPlanHeader {
+  const narrowing = file.narrowing as { targets: unknown[]; excludes: unknown[] };
+  return {
+    owner: String(file.owner),
+    manifestPaths: (file.manifest_paths as unknown[]).map(String),
+    narrowing: { targets: narrowing.targets.map(String), excludes: narrowing.excludes.map(String) },
+    desiredHash: String(file.desired_hash),
+  };
 }
 
 const FORMAT_PROBLEM = 'format_version:';
@@ -152,7 +290,8 @@ function fileProblems(value: unknown): string[] {
   if (!isRecord(value)) return ['expected a JSON object'];
   if (value.format_version !== SAVED_PLAN_FORMAT_VERSION) {
     const found = value.format_version ?? value.formatVersion;
-    const hint = found === 1 ? ' (a plan saved by an older edgesync: plan again)' : '';
+    const older = typeof found === 'number' && found >= 1 && found < SAVED_PLAN_FORMAT_VERSION;
+    const hint = older ? ' (a plan saved by an older edgesync: plan again)' : '';
     return [
       `${FORMAT_PROBLEM} expected ${SAVED_PLAN_FORMAT_VERSION} (found ${JSON.stringify(found)})${hint}`,
     ];
@@ -165,6 +304,15 @@ function fileProblems(value: unknown): string[] {
     !value.manifest_paths.every((path) => typeof path === 'string')
   ) {
     problems.push('manifest_paths: expected a list of strings');
+  }
+  const narrowing = value.narrowing;
+  if (
+    !isRecord(narrowing) ||
+    !Array.isArray(narrowing.targets) ||
+    !Array.isArray(narrowing.excludes) ||
+    ![...narrowing.targets, ...narrowing.excludes].every(isNarrowingPattern)
+  ) {
+    problems.push('narrowing: expected targets and excludes, each a list of KIND or KIND.NAME');
   }
   if (
     !isRecord(value.fingerprints) ||
@@ -275,6 +423,7 @@ function savedPlanFromFile(
     formatVersion: SAVED_PLAN_FORMAT_VERSION,
     owner: String(file.owner),
     manifestPaths: (file.manifest_paths as unknown[]).map(String),
+    narrowing: headerOf(file).narrowing,
     desiredHash: String(file.desired_hash),
     fingerprints,
     plan: {

@@ -135,7 +135,7 @@ describe('edgesync apply (CLI process)', () => {
     const paths = [await manifestDir(rulesManifest(3))];
     const { planFile } = await savedPlan(running, paths);
 
-    const run = await runCli(running, ['--yes', '--plan', planFile]);
+    const run = await runCli(running, ['--yes', '--plan', planFile, ...paths]);
 
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('Apply complete: 3 created');
@@ -159,7 +159,7 @@ describe('edgesync apply (CLI process)', () => {
     });
     const writesBefore = await writes(running);
 
-    const run = await runCli(running, ['--yes', '--plan', planFile]);
+    const run = await runCli(running, ['--yes', '--plan', planFile, ...paths]);
 
     expect(run.code).toBe(3);
     expect(run.stderr).toContain('changed since the plan was made');
@@ -172,7 +172,7 @@ describe('edgesync apply (CLI process)', () => {
     const { planFile } = await savedPlan(running, paths);
     await writeFile(join(paths[0] as string, 'rules.yaml'), rulesManifest(3));
 
-    const run = await applyInProcess(running, ['--yes', '--plan', planFile]);
+    const run = await applyInProcess(running, ['--yes', '--plan', planFile, ...paths]);
 
     expect(run.code).toBe(3);
     expect(run.stderr).toContain('the manifests changed');

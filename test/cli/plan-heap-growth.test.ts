@@ -57,7 +57,7 @@ describe.runIf(Number(process.versions.node.split('.')[0]) < 22)(
 
       const plan = await runEdgesyncProcess(['plan', '--detailed-exitcode', '--out', planFile, dir], options);
       const show = await runEdgesyncProcess(['show', planFile], options);
-      const apply = await runEdgesyncProcess(['apply', '--plan', planFile, '--dry-run'], options);
+      const apply = await runEdgesyncProcess(['apply', '--plan', planFile, '--dry-run', dir], options);
 
       expect(plan.code).toBe(2);
       expect(plan.stdout).toContain(`Plan: ${RULES} to create`);

@@ -129,7 +129,13 @@ describe('edgesync plan (CLI against the emulator)', () => {
     const broken = await cli(['show', join(scratch, 'missing.json')]);
 
     expect([text.code, json.code, markdown.code]).toEqual([0, 0, 0]);
-    expect(text.stdout).toBe(plannedText.stdout);
+    // The changes as plan showed them, then every request the file holds, which apply only checks.
+    expect(text.stdout.slice(0, plannedText.stdout.length)).toBe(plannedText.stdout);
+    expect(text.stdout.slice(plannedText.stdout.length)).toMatch(
+      /^\nThis file holds 12 request\(s\)\. `edgesync apply --plan` sends none of them as written: .*\n\n# create:ip_policy_rules\.office-vpn\nPOST \/ip_policy_rules\n/,
+    );
+    expect(text.stdout).toContain('"client_secret": "(sensitive)"');
+    expect(markdown.stdout).toContain('**This file holds 12 request(s).**');
     expect({ ...JSON.parse(json.stdout), stats: null }).toEqual({
       ...JSON.parse(planned.stdout),
       stats: null,

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { encodeMetadata, parseMetadata } from '../../src/kinds/ownership-marker.js';
 import { planChanges } from '../../src/plan/plan-changes.js';
 import type { PlanOptions } from '../../src/plan/planner-options.js';
-import { judgedFor } from '../../src/plan/safety-policy.js';
 import {
   CORP_PEM,
   desiredState,
@@ -163,16 +162,12 @@ describe('a protected live object is never deleted or replaced', () => {
     expect(plan.summary.delete).toBe(1);
   });
 
-  it('stays refused when a saved plan is applied with --force', () => {
+  it('stays refused when planned again for a saved plan applied with --force', () => {
     const desired = desiredState([entry('ip_policy_rules', 'keep', rule('10.0.1.0/24'))]);
-    const plan = planChanges(desired, account(), options);
 
-    const judged = judgedFor(JSON.parse(JSON.stringify(plan)) as typeof plan, {
-      context: 'saved-plan',
-      force: true,
-    });
+    const plan = planChanges(desired, account(), { ...options, context: 'saved-plan', force: true });
 
-    expect(judged.refusal?.code).toBe('protected');
+    expect(plan.refusal?.code).toBe('protected');
   });
 });
 
@@ -205,11 +200,13 @@ describe('the safety policy by context', () => {
     expect(daemon.refusal?.message).not.toContain('pass --force');
   });
 
-  it('judges a saved plan again with the --force of the apply', () => {
-    const saved = planChanges(keepFirst(2), liveState(owned), options);
-
-    const without = judgedFor(saved, { context: 'saved-plan', force: false });
-    const forced = judgedFor(saved, { context: 'saved-plan', force: true });
+  it('judges the plan made again for a saved plan with the --force of the apply', () => {
+    const without = planChanges(keepFirst(2), liveState(owned), { ...options, context: 'saved-plan' });
+    const forced = planChanges(keepFirst(2), liveState(owned), {
+      ...options,
+      context: 'saved-plan',
+      force: true,
+    });
 
     expect(without.refusal?.code).toBe('max-destroy');
     expect(forced.refusal).toBeUndefined();

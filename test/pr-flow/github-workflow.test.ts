@@ -161,7 +161,7 @@ describe('deploy/github-actions/edgesync.yml: the pull-request flow', () => {
     const tell = apply.steps.find((step) => step.name === 'Tell the pull request');
 
     expect(download?.with?.['run-id']).toContain('steps.reviewed.outputs.run-id');
-    expect(script).toMatch(/\bapply --plan reviewed\/plan\.json --yes/);
+    expect(script).toMatch(/\bapply --plan reviewed\/plan\.json manifests --owner "\$EDGESYNC_OWNER" --yes/);
     expect(script).not.toMatch(/\bapply manifests\b/);
     expect(script).toMatch(
       /if \[ "\$code" -eq 3 \]; then[\s\S]*plan manifests[\s\S]*show plan\.json --format markdown/,

@@ -242,13 +242,22 @@ describe('the pull-request flow, as a user runs it', () => {
     await git('checkout', '-q', 'main');
     await git('merge', '-q', '--no-ff', '-m', 'Merge reword', 'reword');
     await cp(join(repo, 'plan.json'), join(repo, 'reviewed/plan.json'));
-    const direct = await edgesync(['apply', '--plan', 'reviewed/plan.json', '--yes']);
+    const direct = await edgesync([
+      'apply',
+      '--plan',
+      'reviewed/plan.json',
+      'manifests',
+      '--owner',
+      OWNER,
+      '--yes',
+    ]);
     const stale = await step('apply', 'apply', { ...secrets(), DISPATCHED: 'false' });
     const replan = await readFile(join(repo, 'replan.md'), 'utf8');
 
     expect(second.outputs.exitcode).toBe('2');
     expect(patched.status).toBe(200);
     expect(direct.code).toBe(3);
+    expect(direct.stderr).toContain('changed since the plan was made');
     expect(stale.outputs.exitcode).toBe('3');
     expect(replan).toContain('**Plan: 0 to create, 1 to update, 0 to replace, 0 to delete.**');
     expect(replan).toContain('-     description = "changed by hand"');

@@ -46,7 +46,7 @@ describe('no output of any command holds a secret', () => {
     for (const format of ['text', 'json', 'markdown'])
       await run(['plan', 'manifests', '--format', format, ...api]);
     await run(['plan', 'manifests', '--out', 'saved.plan', ...api]);
-    await run(['apply', '--plan', 'saved.plan', '--yes', ...api]);
+    await run(['apply', '--plan', 'saved.plan', 'manifests', '--yes', ...api]);
     await run(['plan', 'manifests', ...api], { OIDC_CLIENT_SECRET: `${OIDC_SECRET}-rotated` });
     await run(['apply', 'manifests', '--yes', ...api], { EDGE_API_KEY: `${API_KEY}-wrong` });
     await run(['export', '--out', 'exported', ...api]);

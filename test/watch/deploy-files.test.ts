@@ -307,7 +307,9 @@ describe('deploy/github-actions/edgesync.yml', () => {
     expect(planRuns).toMatch(/\bplan manifests\b.*--format markdown/s);
     expect(plan?.steps.some((s) => s.uses?.startsWith('actions/github-script'))).toBe(true);
     expect(apply?.if).toContain("github.ref == 'refs/heads/main'");
-    expect(applyRuns).toMatch(/\bapply --plan reviewed\/plan\.json --yes/);
+    expect(applyRuns).toMatch(
+      /\bapply --plan reviewed\/plan\.json manifests --owner "\$EDGESYNC_OWNER" --yes/,
+    );
     expect(planRuns + applyRuns).not.toMatch(/--force/);
   });
 });
