@@ -27,7 +27,10 @@ echo "$URL" > "$OUT/url"
 export EDGE_API_URL="$URL" EDGE_API_KEY=dev-key
 npx edgesync plan examples/manifests > "$OUT/plan.txt"
 npx edgesync plan examples/manifests --format json > "$OUT/plan.json"
+npx edgesync plan examples/manifests --out "$OUT/saved-plan.json" > /dev/null 2>&1
 npx edgesync apply examples/manifests --yes --log-format json > "$OUT/apply.out" 2> "$OUT/apply.log"
+npx edgesync apply --plan "$OUT/saved-plan.json" examples/manifests --yes > "$OUT/apply-plan.out" 2> "$OUT/apply-plan.err"
+echo $? > "$OUT/apply-plan.code"
 npx edgesync plan examples/manifests --detailed-exitcode > "$OUT/replan.txt"
 echo $? > "$OUT/replan.code"
 kill %1
@@ -70,7 +73,7 @@ describe('the README tour, run in a shell as a user does', () => {
     await rm(out, { recursive: true, force: true });
   });
 
-  it('plans every request the apply sends (the follow-up update too), and kill %1 stops the emulator', async () => {
+  it('plans every request the apply sends (the follow-up update too), the saved plan is then already applied, and kill %1 stops the emulator', async () => {
     const tour = await runTour(out);
     const url = (await readFile(join(out, 'url'), 'utf8')).trim();
     const planText = await readFile(join(out, 'plan.txt'), 'utf8');
@@ -85,6 +88,11 @@ describe('the README tour, run in a shell as a user does', () => {
       .filter((event) => event.msg === 'action finished')
       .map((event) => event.action);
     const replanCode = (await readFile(join(out, 'replan.code'), 'utf8')).trim();
+    const applyPlan = {
+      code: (await readFile(join(out, 'apply-plan.code'), 'utf8')).trim(),
+      stdout: await readFile(join(out, 'apply-plan.out'), 'utf8'),
+      stderr: await readFile(join(out, 'apply-plan.err'), 'utf8'),
+    };
     // The emulator notices within a second that npx is gone; wait for that, boundedly.
     let stillAnswering = await answers(url);
     for (let attempt = 0; attempt < 100 && stillAnswering; attempt += 1) {
@@ -111,6 +119,10 @@ describe('the README tour, run in a shell as a user does', () => {
     );
     // Every request the apply ran was in the plan, and nothing planned was left out.
     expect([...finished].sort()).toEqual(plan.actions.map((action) => action.key).sort());
+    // The saved plan, applied after the change went live, is checked and found already applied.
+    expect(applyPlan.code, applyPlan.stderr).toBe('0');
+    expect(applyPlan.stdout).toContain('Already applied: the account already holds every change of');
+    expect(applyPlan.stderr).toContain('12 action(s) already applied');
     expect(replanCode).toBe('0');
     expect(stillAnswering).toBe(false);
     expect(emulatorLog).toContain('edgesync emulator: stopped');
