@@ -78,7 +78,7 @@ export async function runSavedPlanBench(quick: boolean): Promise<BenchSection> {
         figure(SECTION, `saved plan of ${size}`, round(fileMB, 1), 'MB', 'the file `plan --out` writes'),
         ...each('plan --out', plan),
         ...each('show', show, 'reads the file in pieces (saved-plan-reader.ts)'),
-        ...each('apply --plan --dry-run', apply, 'reads the file, loads the manifests, checks both'),
+        ...each('apply --plan --dry-run', apply, 'plans again, judges each saved action as it is read'),
       ],
       details: { entries, fileBytes: Math.round(fileMB * 1e6), plan, show, apply },
     };
