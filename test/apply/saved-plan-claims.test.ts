@@ -266,12 +266,13 @@ certificate_authorities:
   root:
     ca_pem_file: certs/root.pem
 `);
-    await arrange(['plan', 'manifests', '--out', 'plan.json']);
+    const planned = await arrange(['plan', 'manifests', '--out', 'plan.json']);
 
     const first = await edgesync(['apply', '--plan', 'plan.json', '--yes', 'manifests']);
     const afterFirst = await writes(emulator);
     const second = await edgesync(['apply', '--plan', 'plan.json', '--yes', 'manifests']);
 
+    expect(planned.stderr).toContain('apply it with `edgesync apply --plan plan.json manifests`');
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toContain('Apply complete: 4 created');
     expect(second.code, second.stderr).toBe(0);
