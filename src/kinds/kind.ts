@@ -52,6 +52,62 @@ export interface ModuleRule {
   /** `resource`: `spec[name]`; `route`: `spec.routes[i][name]` of an HTTPS edge. */
   readonly scope: 'resource' | 'route';
   readonly fields: readonly FieldRule[];
+  /**
+   * Optional: the module checks who connects (mutual TLS, OIDC), and one such
+   * guard on an edge or its routes is enough. The planner removes or disables
+   * a guard only after every guard put on the same edge (docs/plan.md,
+   * ordering rule 6). Its value has `enabled`; null removes it.
+   */
+  readonly guard?: GuardRole;
+  /**
+   * Optional: the module names the IP policies an endpoint checks addresses
+   * against (a TCP edge's IP restriction). A write that switches an endpoint
+   * from one list to another goes between the narrowing and the widening
+   * rule changes (ordering rule 5).
+   */
+  readonly namesIpPolicies?: boolean;
+}
+
+/** How a guard module's write changes who gets through (ModuleRule.guard). */
+export interface GuardRole {
+  /**
+   * A write replaces what the guard accepts at once (mutual TLS swaps its
+   * CAs), so it may let through a client it did not: it also waits for every
+   * put of the edge's guards that do not (a route's OIDC), which then stop
+   * every such client first. @default false
+   */
+  readonly swapsAtOnce?: boolean;
+}
+
+/**
+ * A place an access rule can wait on while it moves (ordering rule 8 of
+ * docs/plan.md): the rule is parked on `spot`, under a temporary deny rule on
+ * `guard` around it. Both are values of the rule's unique-key field that
+ * `AccessDecision.range` reads.
+ */
+export interface ParkingSpot {
+  readonly guard: string;
+  readonly spot: string;
+}
+
+/** How access rules of a kind decide, for the planner's access ordering (Kind.accessDecision). */
+export interface AccessDecision {
+  readonly field: string;
+  readonly allow: string;
+  readonly deny: string;
+  /**
+   * Optional, pure: the addresses a rule's spec covers. Two rules overlap
+   * when their ranges share a family and intersect; only overlapping rules
+   * are ordered against each other. Without it, or when it returns
+   * undefined (a value that does not parse), a rule overlaps every other.
+   */
+  readonly range?: (spec: Readonly<Record<string, unknown>>) => AddressRange | undefined;
+  /**
+   * Optional: where a rule may be parked while it moves, in order of
+   * preference; the planner takes the first whose guard overlaps nothing the
+   * account or the plan holds. Without spots no rule is parked.
+   */
+  readonly parkingSpots?: readonly ParkingSpot[];
 }
 
 /**
@@ -188,18 +244,7 @@ export interface Kind {
    * overlap and deletes allow rules before the deny rules they overlap, so
    * access never widens mid-apply.
    */
-  readonly accessDecision?: {
-    readonly field: string;
-    readonly allow: string;
-    readonly deny: string;
-    /**
-     * Optional, pure: the addresses a rule's spec covers. Two rules overlap
-     * when their ranges share a family and intersect; only overlapping rules
-     * are ordered against each other. Without it, or when it returns
-     * undefined (a value that does not parse), a rule overlaps every other.
-     */
-    readonly range?: (spec: Readonly<Record<string, unknown>>) => AddressRange | undefined;
-  };
+  readonly accessDecision?: AccessDecision;
 
   /**
    * Optional, pure: the rules on one entry's values that the schema cannot

@@ -1,4 +1,4 @@
-import type { AddressRange, Kind } from '../kinds/kind.js';
+import type { AddressRange, Kind, ModuleRule } from '../kinds/kind.js';
 import { addDependency, type DraftAction } from './draft-action.js';
 import { pendingKeysIn, pendingKeysInPath } from './pending-id.js';
 import type { PlanState } from './plan-state.js';
@@ -84,59 +84,56 @@ export function orderActions(state: PlanState): void {
   const takers = freeKeysBeforeTaking(state, state.replacements.size > 0);
   orderReplacements(state, takers);
   neverWidenAccess(state);
-  neverOpenGuards(state.actions);
+  neverOpenGuards(state);
   switchPoliciesBetweenPhases(state);
 }
 
-/** Modules that check who connects: one of them guarding is enough. */
-const GUARD_MODULES: ReadonlySet<string> = new Set(['mutual_tls', 'oidc']);
-/** Modules that name the IP policies an endpoint checks addresses against. */
-const POLICY_MODULES: ReadonlySet<string> = new Set(['ip_restriction']);
-
-function moduleOf(action: DraftAction): string | undefined {
+/** The module an action writes or removes, with its rule; undefined for other actions. */
+function moduleOf(state: PlanState, action: DraftAction): ModuleRule | undefined {
   if (action.op !== 'put-module' && action.op !== 'delete-module') return undefined;
-  return action.change.slice(action.change.lastIndexOf('.') + 1);
+  const name = action.change.slice(action.change.lastIndexOf('.') + 1);
+  return state.kindsByName.get(action.kind)?.modules.find((module) => module.name === name);
 }
 
 /**
  * An edge's guard never opens mid-apply. On one edge, a guard action either
  * closes (a module put and enabled) or opens (a module removed, or put
  * disabled): every opening waits for every closing, so a route moving from
- * one guard to the other is never unguarded in between. A mutual TLS PUT
- * both closes and opens: it replaces the CAs at once, but the CAs it adds
- * let certificates through that a route's OIDC now stops, so it also waits
- * for every OIDC put on the edge: the routes gaining OIDC are closed to every
- * certificate before the edge accepts new ones.
+ * one guard to the other is never unguarded in between. A guard that swaps
+ * what it accepts at once (mutual TLS: its CAs) both closes and opens: the
+ * CAs it adds let certificates through that a route's OIDC now stops, so it
+ * also waits for every put of the edge's other guards: the routes gaining
+ * OIDC are closed to every certificate before the edge accepts new ones.
  */
-function neverOpenGuards(actions: readonly DraftAction[]): void {
+function neverOpenGuards(state: PlanState): void {
+  const { actions } = state;
   const closings = new Map<string, DraftAction[]>();
   for (const action of actions) {
-    if (guardEffect(action) !== 'closes' || action.objectId === undefined) continue;
+    if (guardEffect(state, action) !== 'closes' || action.objectId === undefined) continue;
     closings.set(action.objectId, [...(closings.get(action.objectId) ?? []), action]);
   }
   for (const action of actions) {
-    const effect = guardEffect(action);
+    const effect = guardEffect(state, action);
     if (effect === undefined) continue;
-    const module = moduleOf(action);
+    const swapsAtOnce = moduleOf(state, action)?.guard?.swapsAtOnce === true;
     for (const closing of closings.get(action.objectId ?? '') ?? []) {
       if (closing === action) continue;
-      if (effect === 'opens' || (module === 'mutual_tls' && moduleOf(closing) === 'oidc'))
+      if (effect === 'opens' || (swapsAtOnce && moduleOf(state, closing)?.guard?.swapsAtOnce !== true))
         addDependency(action, closing.key);
     }
   }
 }
 
 /** Whether a guard module action closes its edge (or route) to clients or opens it; undefined when not a guard action. */
-function guardEffect(action: DraftAction): 'closes' | 'opens' | undefined {
-  const module = moduleOf(action);
-  if (module === undefined || !GUARD_MODULES.has(module)) return undefined;
+function guardEffect(state: PlanState, action: DraftAction): 'closes' | 'opens' | undefined {
+  const module = moduleOf(state, action);
+  if (module?.guard === undefined) return undefined;
   if (action.op === 'delete-module') return 'opens';
   const body = action.request.body as Readonly<Record<string, unknown>> | null | undefined;
   // The HTTPS edge's mutual TLS is written by the edge's PATCH: the module is under its name.
-  const value = (body !== null && typeof body === 'object' && module in body ? body[module] : body) as
-    | Readonly<Record<string, unknown>>
-    | null
-    | undefined;
+  const value = (
+    body !== null && typeof body === 'object' && module.name in body ? body[module.name] : body
+  ) as Readonly<Record<string, unknown>> | null | undefined;
   if (value === null || value === undefined || value.enabled === false) return 'opens';
   return 'closes';
 }
@@ -166,9 +163,9 @@ function switchPoliciesBetweenPhases(state: PlanState): void {
  */
 function policySwitches(state: PlanState): DraftAction[] {
   return state.actions.filter((action) => {
-    const module = moduleOf(action);
-    if (action.op !== 'put-module' || module === undefined || !POLICY_MODULES.has(module)) return false;
-    const live = state.liveById.get(action.objectId ?? '')?.spec[module];
+    const module = moduleOf(state, action);
+    if (action.op !== 'put-module' || module?.namesIpPolicies !== true) return false;
+    const live = state.liveById.get(action.objectId ?? '')?.spec[module.name];
     return live !== null && live !== undefined;
   });
 }

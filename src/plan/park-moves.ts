@@ -8,24 +8,6 @@ import type { PlanState } from './plan-state.js';
 import { topologicalOrder } from './topological-order.js';
 import { uniqueKeyValue } from './unique-keys.js';
 
-/**
- * Parking spots: a temporary deny rule on the first range, a rule parked on
- * its last address. Documentation and discard ranges, which accounts rarely
- * hold rules for; one that overlaps anything the plan or the account holds
- * is passed over.
- */
-const PARKING_SPOTS: readonly { readonly guard: string; readonly spot: string }[] = [
-  ...['192.0.2.', '198.51.100.', '203.0.113.'].flatMap((net) =>
-    [254, 252, 250].map((last) => ({ guard: `${net}${last}/31`, spot: `${net}${last + 1}/32` })),
-  ),
-  ...['100::', '3fff:fff:ffff:ffff:ffff:ffff:ffff:'].flatMap((net) =>
-    [0xfffe, 0xfffc, 0xfffa].map((last) => ({
-      guard: `${net}${last.toString(16)}/127`,
-      spot: `${net}${(last + 1).toString(16)}/128`,
-    })),
-  ),
-];
-
 /** Marker names of temporary rules start with `~`, which no manifest name can (see the manifest schema). */
 export const PARKING_GUARD_PREFIX = '~parking.';
 
@@ -435,7 +417,7 @@ function freeSpot(
     if (action.range !== undefined) held.push(action.range);
     if (action.movedFrom !== undefined) held.push(action.movedFrom);
   }
-  for (const { guard, spot } of PARKING_SPOTS) {
+  for (const { guard, spot } of kind.accessDecision?.parkingSpots ?? []) {
     const guardRange = rangeOf({ [field]: guard });
     const spotRange = rangeOf({ [field]: spot });
     if (guardRange === undefined || spotRange === undefined) continue;

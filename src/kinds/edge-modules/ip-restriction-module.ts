@@ -30,7 +30,7 @@ export function ipRestrictionMutateBody(value: Readonly<Record<string, unknown>>
 
 /** The module as a TCP edge manages it. */
 export const IP_RESTRICTION_EDGE_MODULE: EdgeModule = {
-  rule: { name: 'ip_restriction', scope: 'resource', fields: IP_RESTRICTION_FIELDS },
+  rule: { name: 'ip_restriction', scope: 'resource', fields: IP_RESTRICTION_FIELDS, namesIpPolicies: true },
   fromApi: ipRestrictionFromApi,
   normalizeDesired: normalizeIpRestrictionDesired,
   putBody: ipRestrictionMutateBody,

@@ -1,6 +1,6 @@
 import { isRecord } from '../../json-value.js';
 import { refIds } from '../api-json.js';
-import type { FieldRule } from '../kind.js';
+import type { FieldRule, ModuleRule } from '../kind.js';
 import type { JsonSchema } from '../kind-schema.js';
 import { withoutUndefined } from '../live-object.js';
 import { normalizeSetLike } from '../set-like.js';
@@ -20,6 +20,17 @@ export const MUTUAL_TLS_FIELDS: readonly FieldRule[] = [
     references: 'certificate_authorities',
   },
 ];
+
+/**
+ * The module's rule, the same on HTTPS and TLS edges: a guard whose write
+ * swaps the CAs it accepts at once (see GuardRole).
+ */
+export const MUTUAL_TLS_RULE: ModuleRule = {
+  name: 'mutual_tls',
+  scope: 'resource',
+  fields: MUTUAL_TLS_FIELDS,
+  guard: { swapsAtOnce: true },
+};
 
 /** The module's manifest schema, the same on HTTPS and TLS edges. */
 export const MUTUAL_TLS_SCHEMA: JsonSchema = {
@@ -87,7 +98,7 @@ export function mutualTlsMutateBody(value: Readonly<Record<string, unknown>>): R
 
 /** The module as a TLS edge manages it (an HTTPS edge reads it with the edge itself). */
 export const MUTUAL_TLS_EDGE_MODULE: EdgeModule = {
-  rule: { name: 'mutual_tls', scope: 'resource', fields: MUTUAL_TLS_FIELDS },
+  rule: MUTUAL_TLS_RULE,
   fromApi: mutualTlsFromApi,
   normalizeDesired: normalizeMutualTlsDesired,
   putBody: mutualTlsMutateBody,

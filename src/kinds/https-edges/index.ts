@@ -3,7 +3,7 @@ import { isRecord } from '../../json-value.js';
 import { expectId, expectObject, optionalString } from '../api-json.js';
 import { normalizeDesiredFields } from '../desired-common-fields.js';
 import {
-  MUTUAL_TLS_FIELDS,
+  MUTUAL_TLS_RULE,
   mutualTlsFromApi,
   mutualTlsMutateBody,
   normalizeMutualTlsDesired,
@@ -201,9 +201,10 @@ export const httpsEdges: Kind = {
   ],
   uniqueItems: ['hostports'],
   modules: [
-    { name: 'mutual_tls', scope: 'resource', fields: MUTUAL_TLS_FIELDS },
+    MUTUAL_TLS_RULE,
     { name: 'tls_termination', scope: 'resource', fields: TLS_TERMINATION_FIELDS['https-edge'] },
-    { name: ROUTE_MODULE, scope: 'route', fields: OIDC_FIELDS },
+    // A route's OIDC stops every client without a login: a guard, and one that never lets a new one in at once.
+    { name: ROUTE_MODULE, scope: 'route', fields: OIDC_FIELDS, guard: {} },
   ],
   schema: HTTPS_EDGES_SCHEMA,
   checkEntry,

@@ -1,5 +1,5 @@
 import { refId } from '../api-json.js';
-import type { Kind } from '../kind.js';
+import type { Kind, ParkingSpot } from '../kind.js';
 import { metadataKind } from '../metadata-kind.js';
 import { IP_POLICY_IDS } from '../referenced-resources/index.js';
 import { sharedCopy } from '../repeated-strings.js';
@@ -8,6 +8,24 @@ import { canonicalCidr, cidrRange } from './cidr.js';
 import { IP_POLICY_RULES_SCHEMA } from './schema.js';
 
 const canonical = (cidr: unknown): unknown => (typeof cidr === 'string' ? canonicalCidr(cidr) : cidr);
+
+/**
+ * Where a rule waits while it moves: a temporary deny on the /31 (/127), the
+ * rule on its last address. Documentation and discard ranges, which accounts
+ * rarely hold rules for; the planner passes over one that overlaps anything
+ * the account or the plan holds.
+ */
+const PARKING_SPOTS: readonly ParkingSpot[] = [
+  ...['192.0.2.', '198.51.100.', '203.0.113.'].flatMap((net) =>
+    [254, 252, 250].map((last) => ({ guard: `${net}${last}/31`, spot: `${net}${last + 1}/32` })),
+  ),
+  ...['100::', '3fff:fff:ffff:ffff:ffff:ffff:ffff:'].flatMap((net) =>
+    [0xfffe, 0xfffc, 0xfffa].map((last) => ({
+      guard: `${net}${last.toString(16)}/127`,
+      spot: `${net}${(last + 1).toString(16)}/128`,
+    })),
+  ),
+];
 
 export const ipPolicyRules: Kind = metadataKind({
   name: 'ip_policy_rules',
@@ -32,6 +50,7 @@ export const ipPolicyRules: Kind = metadataKind({
     // Regardless of policy: an endpoint may list several IP policies, so
     // rules of different policies can decide for the same address.
     range: (spec) => (typeof spec.cidr === 'string' ? cidrRange(spec.cidr) : undefined),
+    parkingSpots: PARKING_SPOTS,
   },
   checkEntry: (value) => {
     if (typeof value.cidr !== 'string') return [];
