@@ -14,7 +14,7 @@ import { loadDesiredState } from '../src/manifest/load-desired-state.js';
 import { planChanges } from '../src/plan/plan-changes.js';
 import { planTextChunks } from '../src/plan/render-text.js';
 import { heapGrowthFlags, limitHeapGrowth } from '../src/plan-session/heap-growth.js';
-import { shareDesiredStrings } from '../src/plan-session/share-desired-strings.js';
+import { withDesiredStrings } from '../src/plan-session/share-desired-strings.js';
 
 /** What the child prints on its one stdout line. Times in milliseconds, memory in MB. */
 export interface PlanFootprint {
@@ -83,9 +83,8 @@ async function main(): Promise<void> {
   const maxRssAfterLoadMB = process.resourceUsage().maxRSS / 1024;
   const idsByKind: Partial<Record<KindName, string[]>> = {};
   for (const kind of KINDS) if (kind.ownership === 'modules-only') idsByKind[kind.name] = [];
-  const live = await readLiveState(api, { idsByKind });
   // As readAndPlan does (src/plan-session/prepare-plan.ts).
-  shareDesiredStrings(loaded.value, live, owner);
+  const live = await readLiveState(api, { idsByKind, keep: withDesiredStrings(loaded.value, owner) });
   const readLiveMs = lap();
   const maxRssAfterReadMB = process.resourceUsage().maxRSS / 1024;
   const plan = planChanges(loaded.value, live, { owner });

@@ -12,7 +12,7 @@ import type { Plan } from '../plan/plan.js';
 import { planChanges } from '../plan/plan-changes.js';
 import type { PlanOptions } from '../plan/planner-options.js';
 import { heapGrowthFlags } from './heap-growth.js';
-import { shareDesiredStrings } from './share-desired-strings.js';
+import { withDesiredStrings } from './share-desired-strings.js';
 
 export interface PreparedPlan {
   readonly desired: DesiredState;
@@ -71,10 +71,10 @@ export async function readAndPlan(
   const live = await readLiveState(api, {
     kinds,
     idsByKind: moduleOnlyIds(desired, kinds),
+    keep: withDesiredStrings(desired, options.plan.owner),
     ...(options.signal ? { signal: options.signal } : {}),
   });
   options.signal?.throwIfAborted();
-  shareDesiredStrings(desired, live, options.plan.owner, kinds);
   return { live, plan: planChanges(desired, live, options.plan) };
 }
 

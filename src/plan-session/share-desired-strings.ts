@@ -1,41 +1,37 @@
-import type { Kind } from '../kinds/kind.js';
-import type { LiveObject, LiveState } from '../kinds/live-state.js';
-import { KINDS } from '../kinds/registry.js';
-import type { DesiredEntry, DesiredState } from '../manifest/desired-state.js';
-import { indexMarkedForPlan, isObjectList } from '../plan/live-index.js';
+import { inlineRecord } from '../inline-record.js';
+import type { KindName } from '../kinds/kind-name.js';
+import type { LiveObject } from '../kinds/live-state.js';
+import { type DesiredEntry, type DesiredState, entriesByKindAndName } from '../manifest/desired-state.js';
 
 /**
- * Makes each live object marked with `owner` and the name of an entry of
- * its kind hold that entry's strings wherever the two are equal: the
+ * What the live read holds for each object it lists (ReadLiveStateOptions's
+ * `keep`): an object marked with `owner` and the name of an entry of its
+ * kind is held with that entry's strings wherever the two are equal, the
  * marker's name and the spec's top-level strings (a rule's description and
- * CIDR). JSON.parse gave every live object its own copies, held through the
- * whole plan beside the manifest's: about 100 bytes a rule, 10 MB at
- * 100,000 (issue 18). No value changes (the strings are equal), so this
- * writes into the objects just read, before anything else holds them.
- * The objects are found in the planner's own index of marked objects, made
- * here and handed over to the plan of `live` that follows (`kinds` and
- * `owner` as that plan's).
+ * CIDR); any other object as it was read. JSON.parse gave every live object
+ * its own copies, held through the whole plan beside the manifest's: about
+ * 100 bytes a rule, 10 MB at 100,000 (docs/performance.md). The object read
+ * is not changed: the one held is a copy with equal values, made as the
+ * listing reads it, before anything else holds either.
  */
-export function shareDesiredStrings(
-  desired: DesiredState,
-  live: LiveState,
-  owner: string,
-  kinds: readonly Kind[] = KINDS,
-): void {
-  const marked = indexMarkedForPlan(live, owner, kinds);
-  for (const entry of desired.entries) {
-    const objects = marked.get(entry.kind)?.get(entry.name);
-    if (objects === undefined) continue;
-    if (!isObjectList(objects)) shareStrings(objects, entry);
-    else for (const object of objects) shareStrings(object, entry);
-  }
+export function withDesiredStrings(desired: DesiredState, owner: string): (object: LiveObject) => LiveObject {
+  // Made at the first object marked with our owner: an account of none (a first apply) needs no map.
+  let entries: ReadonlyMap<KindName, ReadonlyMap<string, DesiredEntry>> | undefined;
+  return (object) => {
+    if (object.marker?.owner !== owner) return object;
+    entries ??= entriesByKindAndName(desired.entries);
+    const entry = entries.get(object.kind)?.get(object.marker.name);
+    return entry === undefined ? object : sharingStrings(object, entry);
+  };
 }
 
-function shareStrings(object: LiveObject, entry: DesiredEntry): void {
-  (object.marker as { name: string }).name = entry.name;
-  const spec = object.spec as Record<string, unknown>;
-  for (const key of Object.keys(spec)) {
+function sharingStrings(object: LiveObject, entry: DesiredEntry): LiveObject {
+  const spec = object.spec;
+  const keys = Object.keys(spec);
+  const values = keys.map((key) => {
     const value = spec[key];
-    if (typeof value === 'string' && value === entry.spec[key]) spec[key] = entry.spec[key];
-  }
+    return typeof value === 'string' && value === entry.spec[key] ? entry.spec[key] : value;
+  });
+  const marker = { ...(object.marker as NonNullable<LiveObject['marker']>), name: entry.name };
+  return { ...object, marker, spec: inlineRecord(keys, values) };
 }

@@ -1,101 +1,83 @@
+import type { ApiRequest } from '../api/edge-api.js';
 import { pointersToValues } from '../json-pointer.js';
-import type { AddressRange } from '../kinds/kind.js';
+import type { KindName } from '../kinds/kind-name.js';
 import type { DesiredEntry } from '../manifest/desired-state.js';
 import type { SourceLocation } from '../manifest/source-location.js';
-import type { Action, ResourceChange } from './plan.js';
+import type { EntryCreate, EntryCreateChange } from './entry-create.js';
+import type { Action, Operation, ResourceChange } from './plan.js';
 
 /**
- * An action while the plan is being drafted: it still carries the facts the
- * ordering rules need (which object it touches, which uniqueness key it takes
- * or frees, allow or deny) and a mutable set of dependencies. The same object
- * becomes the plan's Action (toAction): the facts are emptied then.
+ * An action as drafted: the request it sends and what it does to its
+ * object, and no ordering yet. The ordering facts (ordering-facts.ts) are
+ * worked out from `before` and `after`, and its dependencies are decided
+ * once every action is drafted (dependency-edges.ts).
  */
-export interface DraftAction extends Omit<Action, 'dependsOn'> {
+export interface PlainDraft {
+  readonly key: string;
+  readonly op: Operation;
+  readonly kind: KindName;
+  readonly name: string;
+  /** Address of the change this action belongs to. */
+  readonly change: string;
+  readonly request: ApiRequest;
+  readonly sensitivePaths: readonly string[];
+  readonly marker: { readonly owner: string; readonly name: string } | undefined;
+  readonly source: SourceLocation | undefined;
+  /** The live object it changes; absent for creates. */
+  readonly objectId: string | undefined;
+  /** The object's spec (or a module's value) before the action: a delete's, an update's; absent for creates. */
+  readonly before: Readonly<Record<string, unknown>> | undefined;
+  /** What the action makes of it: a create's or an update's spec, a module's new value; absent for deletes. */
+  readonly after: Readonly<Record<string, unknown>> | undefined;
+  /** For a module write or removal: the module's name. */
+  readonly module: string | undefined;
   /**
-   * The keys of the actions this one waits for; NO_DEPENDENCIES until it
-   * waits for one. Changed only by addDependency and deleteDependency, or set
-   * whole (to NO_DEPENDENCIES, or to a Set of the action's own).
+   * For the delete of a second object marked with an entry's name (a killed
+   * replace, a lost create answer): that entry's address.
    */
-  dependsOn: ReadonlySet<string>;
-  /** The live object this action changes; absent for creates. */
-  readonly objectId?: string | undefined;
-  /** Uniqueness-key value this action takes (creates, updates) or frees (deletes), prefixed by kind. */
-  readonly takes?: string | undefined;
-  /**
-   * A create's spec, from which its uniqueness-key value is printed when an
-   * ordering rule asks (takenKey), instead of `takes`: of 100,000 creates
-   * none is asked unless something frees a key, and the printed value was
-   * ~85 bytes kept per action (issue 18).
-   */
-  readonly takenFrom?: Readonly<Record<string, unknown>> | undefined;
-  readonly frees?: string | undefined;
-  /** allow or deny, for kinds with an access decision. */
-  readonly access?: 'allow' | 'deny' | undefined;
-  /** The addresses an access rule covers; absent when unknown, and then it overlaps every rule. */
-  readonly range?: AddressRange | undefined;
-  /** For an update that moves an access rule: the range it leaves (`range` is where it arrives). */
-  readonly movedFrom?: AddressRange | undefined;
-  /**
-   * The key of the PATCH that parked this rule (see park-moves.ts): this one
-   * moves it on, so what it narrows (the spot) undoes what that one widened,
-   * and it is not waited for by it.
-   */
-  readonly unparks?: string | undefined;
-  /**
-   * The key of the create of a temporary deny that covers where this deny
-   * rule moves (see park-moves.ts): that one narrows the target early, so
-   * this move only widens, and belongs to the late phase.
-   */
-  readonly guardedBy?: string | undefined;
+  readonly secondCopyOf: string | undefined;
+  /** What parking made of this action, when rule 8 split a move (ordering/park-moves.ts). */
+  readonly parking: ParkingRole | undefined;
 }
 
-/**
- * The one empty list of every action without secrets or dependencies, most of
- * them: an empty list each was ~32 bytes kept per action (issue 18). Frozen,
- * as it is shared.
- */
-export const NONE: readonly string[] = Object.freeze([]);
+/** Drafted actions: plain ones, and the compact create of an entry's object (entry-create.ts). */
+export type DraftAction = PlainDraft | EntryCreate;
 
-/**
- * The dependencies of every action that waits for nothing yet, most of them:
- * an action gets a Set of its own on its first dependency (addDependency), as
- * an empty Set costs about 300 bytes, and a holder of a lazy one per action
- * was 3 MB at 100,000 creates (issue 18). Never changed: the functions below
- * replace it instead.
- */
-export const NO_DEPENDENCIES: ReadonlySet<string> = new Set();
-
-/** Makes `action` wait for the action with `key`. */
-export function addDependency(action: DraftAction, key: string): void {
-  if (action.dependsOn === NO_DEPENDENCIES) action.dependsOn = new Set([key]);
-  else (action.dependsOn as Set<string>).add(key);
-}
-
-/** Makes `action` no longer wait for the action with `key`. */
-export function deleteDependency(action: DraftAction, key: string): void {
-  if (action.dependsOn !== NO_DEPENDENCIES) (action.dependsOn as Set<string>).delete(key);
-}
+/** How a drafted action takes part in a parked move (ordering rule 8). */
+export type ParkingRole =
+  /** The PATCH from the parking spot to the target: it undoes what the PATCH to the spot (`unparks`) widened. */
+  | { readonly unparks: string }
+  /** A deny moving to a target a temporary deny (`guardedBy`, its create) already holds. */
+  | { readonly guardedBy: string };
 
 /**
  * A ResourceChange while drafting: itself, not a wrapper (one per change was
- * ~5 MB at 100,000 creates; issue 18), with the list of its action keys that
- * park-moves.ts edits in place. Whether its entry is protected is in
- * PlanState's `protectedChanges`.
+ * ~5 MB at 100,000 creates), with the keys of its actions.
  */
-export interface DraftChange extends ResourceChange {
-  readonly actionKeys: string[];
+export interface PlainDraftChange extends ResourceChange {
+  readonly actionKeys: readonly string[];
 }
 
-/** A DraftAction with no dependencies yet, whose secret values are located in the request body. */
-export function draftAction(
-  parts: Omit<DraftAction, 'dependsOn' | 'sensitivePaths' | 'source'> & {
+/** Drafted changes: plain ones, and the compact change of an entry's create. */
+export type DraftChange = PlainDraftChange | EntryCreateChange;
+
+/**
+ * The one empty list of every action without secrets or dependencies, most of
+ * them: an empty list each was ~32 bytes kept per action. Frozen, as it is
+ * shared.
+ */
+export const NONE: readonly string[] = Object.freeze([]);
+
+/** The parts of a PlainDraft that callers give; the rest are worked out or left unset. */
+export type DraftParts = Pick<PlainDraft, 'key' | 'op' | 'kind' | 'name' | 'change' | 'request'> &
+  Partial<Omit<PlainDraft, 'key' | 'op' | 'kind' | 'name' | 'change' | 'request' | 'sensitivePaths'>> & {
+    /** Secret strings of the request body: their places become `sensitivePaths`. */
     readonly secrets: ReadonlySet<string>;
-    readonly source?: SourceLocation | undefined;
-  },
-): DraftAction {
-  // One literal with every property, in the plan's order, the drafting facts last: one hidden class
-  // for all actions, no out-of-object property store, and the object itself becomes the plan's
-  // Action, not a copy of it made while the drafts are still held (issue 18).
+  };
+
+/** A PlainDraft whose secret values are located in the request body. */
+export function draftAction(parts: DraftParts): PlainDraft {
+  // One literal with every property, in the plan's order: one hidden class for all drafts.
   return {
     key: parts.key,
     op: parts.op,
@@ -105,54 +87,30 @@ export function draftAction(
     request: parts.request,
     sensitivePaths: parts.secrets.size === 0 ? NONE : pointersToValues(parts.request.body, parts.secrets),
     marker: parts.marker,
-    dependsOn: NO_DEPENDENCIES,
     source: parts.source,
     objectId: parts.objectId,
-    takes: parts.takes,
-    takenFrom: parts.takenFrom,
-    frees: parts.frees,
-    access: parts.access,
-    range: parts.range,
-    movedFrom: parts.movedFrom,
-    unparks: parts.unparks,
-    guardedBy: parts.guardedBy,
+    before: parts.before,
+    after: parts.after,
+    module: parts.module,
+    secondCopyOf: parts.secondCopyOf,
+    parking: parts.parking,
   };
 }
 
-type Assembled = {
-  -readonly [K in keyof DraftAction]: K extends 'dependsOn' ? readonly string[] : DraftAction[K];
-};
-
-/**
- * The plan's Action, made of the draft in place (an EntryCreate makes itself
- * one: EntryCreate.assembled): dependencies on left-out
- * actions removed and sorted, the drafting facts emptied so that what only
- * the ordering needed (ranges, key values) is not kept with the plan. The
- * draft is not a DraftAction any more.
- */
-export function toAction(draft: DraftAction, keys: ReadonlySet<string>): Action {
-  const action = draft as unknown as Assembled;
-  action.dependsOn = keptDependencies(draft.dependsOn, keys);
-  action.objectId = undefined;
-  action.takes = undefined;
-  action.takenFrom = undefined;
-  action.frees = undefined;
-  action.access = undefined;
-  action.range = undefined;
-  action.movedFrom = undefined;
-  action.unparks = undefined;
-  action.guardedBy = undefined;
-  return action;
-}
-
-/** Sorted; a list of its own length when nothing is left out (a filtered copy holds 17 slots, kept per action). */
-export function keptDependencies(
-  dependsOn: ReadonlySet<string>,
-  keys: ReadonlySet<string>,
-): readonly string[] {
-  if (dependsOn.size === 0) return NONE;
-  const kept = [...dependsOn];
-  return (kept.every((key) => keys.has(key)) ? kept : kept.filter((key) => keys.has(key))).sort();
+/** The plan's Action of a plain draft, waiting for `dependsOn`: the drafting facts stay behind. */
+export function plainAction(draft: PlainDraft, dependsOn: readonly string[]): Action {
+  return {
+    key: draft.key,
+    op: draft.op,
+    kind: draft.kind,
+    name: draft.name,
+    change: draft.change,
+    request: draft.request,
+    sensitivePaths: draft.sensitivePaths,
+    marker: draft.marker,
+    dependsOn,
+    source: draft.source,
+  };
 }
 
 /** The manifest place of a field of an entry (a JSON Pointer into its spec), or of the entry itself. */

@@ -1,21 +1,16 @@
 import type { ApiRequest } from '../api/edge-api.js';
 import { pointersToValues } from '../json-pointer.js';
 import { asRecord } from '../json-value.js';
-import type { AddressRange, Kind } from '../kinds/kind.js';
+import type { Kind } from '../kinds/kind.js';
 import type { KindName } from '../kinds/kind-name.js';
 import type { OwnershipMarker } from '../kinds/live-state.js';
 import { encodeMetadata, normalizeUserMetadata } from '../kinds/ownership-marker.js';
 import type { DesiredEntry } from '../manifest/desired-state.js';
 import type { SourceLocation } from '../manifest/source-location.js';
 import { diffFields, type SharedFieldChanges } from './compare-fields.js';
-import {
-  type DraftAction,
-  type DraftChange,
-  keptDependencies,
-  NO_DEPENDENCIES,
-  NONE,
-} from './draft-action.js';
+import { NONE } from './draft-action.js';
 import type { Action, FieldChange } from './plan.js';
+import type { KindRules } from './plan-inputs.js';
 import { METADATA_FIELD, ROUTES_KEY, secretsOf } from './spec-fields.js';
 
 /**
@@ -33,7 +28,7 @@ import { METADATA_FIELD, ROUTES_KEY, secretsOf } from './spec-fields.js';
  * an equality test see what they see of a plain Action. Each derived one is
  * made again on each read: read it once where it is used many times.
  */
-export class EntryCreate implements DraftAction {
+export class EntryCreate {
   declare readonly key: string;
   declare readonly op: 'create';
   declare readonly kind: KindName;
@@ -42,14 +37,19 @@ export class EntryCreate implements DraftAction {
   declare readonly request: ApiRequest;
   declare readonly sensitivePaths: readonly string[];
   declare readonly marker: { readonly owner: string; readonly name: string };
-  declare dependsOn: ReadonlySet<string>;
+  declare dependsOn: readonly string[];
   declare readonly source: SourceLocation;
+  // What only a plain draft has (draft-action.ts): a create of an entry's object has none of it.
+  declare readonly objectId: undefined;
+  declare readonly before: undefined;
+  declare readonly after: undefined;
+  declare readonly module: undefined;
+  declare readonly secondCopyOf: undefined;
+  declare readonly parking: undefined;
   readonly #entry: DesiredEntry;
   /** The entry's spec normalized and with names resolved: what the request carries. */
   readonly #spec: Readonly<Record<string, unknown>>;
   readonly #shared: CreatesOfKind;
-  /** What the ordering rules read (access decision, range), dropped once the plan is assembled. */
-  #facts: OrderingFactsOfCreate | undefined;
 
   /** The derived properties before `dependsOn`, then after it; defined on each instance (see above). */
   static readonly #before: readonly (readonly [string, PropertyDescriptor])[] = [
@@ -71,15 +71,13 @@ export class EntryCreate implements DraftAction {
     entry: DesiredEntry,
     spec: Readonly<Record<string, unknown>>,
     key: string,
-    facts: OrderingFactsOfCreate,
   ) {
     this.#entry = entry;
     this.#spec = spec;
     this.#shared = shared;
-    this.#facts = facts;
     (this as { key: string }).key = key;
     for (const [name, descriptor] of EntryCreate.#before) Object.defineProperty(this, name, descriptor);
-    this.dependsOn = NO_DEPENDENCIES;
+    this.dependsOn = NONE;
     for (const [name, descriptor] of EntryCreate.#after) Object.defineProperty(this, name, descriptor);
   }
 
@@ -88,33 +86,19 @@ export class EntryCreate implements DraftAction {
     return this.#entry.protect;
   }
 
-  get access(): 'allow' | 'deny' | undefined {
-    return this.#facts?.access;
+  /** The spec it creates the object with: normalized, names resolved. */
+  createdSpec(): Readonly<Record<string, unknown>> {
+    return this.#spec;
   }
-
-  get range(): AddressRange | undefined {
-    return this.#facts?.range;
-  }
-
-  /** Printed from the spec when an ordering rule asks (see DraftAction.takenFrom). */
-  get takenFrom(): Readonly<Record<string, unknown>> | undefined {
-    return this.#facts !== undefined && this.#shared.hasUniqueKey ? this.#spec : undefined;
-  }
-
-  // objectId, takes, frees, movedFrom, unparks and guardedBy: never set on a create, so absent.
 
   /** What it sets, for people: see EntryCreateChange. */
   creationChanges(): FieldChange[] {
     return creationChanges(this.#shared.kind, this.#spec, this.#shared.fieldChanges);
   }
 
-  /**
-   * This draft as the plan's Action, as toAction makes a plain one: its
-   * dependencies on actions in `keys` only, sorted; its ordering facts dropped.
-   */
-  assembled(keys: ReadonlySet<string>): Action {
-    (this as unknown as { dependsOn: readonly string[] }).dependsOn = keptDependencies(this.dependsOn, keys);
-    this.#facts = undefined;
+  /** This draft as the plan's Action, waiting for `dependsOn`. */
+  assembled(dependsOn: readonly string[]): Action {
+    this.dependsOn = dependsOn;
     return this as unknown as Action;
   }
 
@@ -128,7 +112,7 @@ export class EntryCreate implements DraftAction {
   }
 
   #sensitivePaths(): readonly string[] {
-    const secrets = secretsOf(this.#shared.kind, this.#spec);
+    const secrets = secretsOf(this.#shared.kind, this.#spec, this.#shared.hasSensitiveFields);
     return secrets.size === 0 ? NONE : pointersToValues(this.#request().body, secrets);
   }
 }
@@ -138,7 +122,7 @@ export class EntryCreate implements DraftAction {
  * when read. Its properties are own, enumerable and in a plain
  * ResourceChange's order, as EntryCreate's are.
  */
-export class EntryCreateChange implements DraftChange {
+export class EntryCreateChange {
   declare readonly address: string;
   declare readonly op: 'create';
   declare readonly kind: KindName;
@@ -181,20 +165,17 @@ function derived<T>(read: (self: T) => unknown): PropertyDescriptor {
   };
 }
 
-/** The ordering facts a create has: accessFacts of its spec. */
-export type OrderingFactsOfCreate = Pick<DraftAction, 'access' | 'range'>;
-
 /** What the creates of one kind in one plan share. */
 export class CreatesOfKind {
   readonly kind: Kind;
   readonly owner: string;
-  readonly hasUniqueKey: boolean;
+  readonly hasSensitiveFields: boolean;
   readonly fieldChanges: SharedFieldChanges;
 
-  constructor(kind: Kind, owner: string, fieldChanges: SharedFieldChanges) {
-    this.kind = kind;
+  constructor(rules: KindRules, owner: string, fieldChanges: SharedFieldChanges) {
+    this.kind = rules.kind;
     this.owner = owner;
-    this.hasUniqueKey = kind.uniqueKey !== undefined && kind.uniqueKey.length > 0;
+    this.hasSensitiveFields = rules.hasSensitiveFields;
     this.fieldChanges = fieldChanges;
   }
 }

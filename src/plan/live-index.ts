@@ -6,7 +6,7 @@ import type { LiveObject, LiveState } from '../kinds/live-state.js';
 /**
  * The live objects marked with one name: the object itself when it is the
  * only one, as nearly every name is (a list of one per name was ~5.6 MB held
- * through planning 100,000 entries; issue 18); newest first otherwise.
+ * through planning 100,000 entries); newest first otherwise.
  */
 export type MarkedObjects = LiveObject | readonly LiveObject[];
 
@@ -95,51 +95,9 @@ export type MarkedByKindAndName = ReadonlyMap<KindName, ReadonlyMap<string, Mark
 export function indexLive(
   live: LiveState,
   owner: string,
-  kindsByName: ReadonlyMap<KindName, Kind>,
+  kinds: readonly Kind[],
 ): { liveById: LiveById; managed: MarkedByKindAndName } {
-  const kinds = [...kindsByName.values()];
-  const managed = takeHandedOver(live, owner, kinds) ?? markedByKindAndName(live, owner, kinds);
-  return { liveById: new LiveById(live, kinds), managed };
-}
-
-/**
- * The index of `indexLive`, made before planning (shareDesiredStrings finds
- * each entry's objects in it) and handed over to the next `indexLive` of the
- * same live state, owner and kinds, which takes it instead of making a
- * second one: at 100,000 entries each was a map of ~3.7 MB and as much
- * garbage while it grew, the second made at the start of planning, when
- * the first was still garbage (issue 18). Taken once, so that it is not
- * held past that plan.
- */
-export function indexMarkedForPlan(
-  live: LiveState,
-  owner: string,
-  kinds: readonly Kind[],
-): MarkedByKindAndName {
-  // The kinds as createPlanState keys them: the last of a name, in the order names first came.
-  const planned = [...new Map(kinds.map((kind) => [kind.name, kind])).values()];
-  const managed = markedByKindAndName(live, owner, planned);
-  handedOver.set(live, { owner, kinds: planned, managed });
-  return managed;
-}
-
-const handedOver = new WeakMap<
-  LiveState,
-  { readonly owner: string; readonly kinds: readonly Kind[]; readonly managed: MarkedByKindAndName }
->();
-
-function takeHandedOver(
-  live: LiveState,
-  owner: string,
-  kinds: readonly Kind[],
-): MarkedByKindAndName | undefined {
-  const index = handedOver.get(live);
-  handedOver.delete(live);
-  const sameKinds =
-    index !== undefined &&
-    index.kinds.length === kinds.length &&
-    index.kinds.every((kind, at) => kind === kinds[at]);
-  return sameKinds && index.owner === owner ? index.managed : undefined;
+  return { liveById: new LiveById(live, kinds), managed: markedByKindAndName(live, owner, kinds) };
 }
 
 function markedByKindAndName(live: LiveState, owner: string, kinds: readonly Kind[]): MarkedByKindAndName {

@@ -4,104 +4,111 @@ import type { DesiredEntry } from '../manifest/desired-state.js';
 import { diffFields } from './compare-fields.js';
 import { sourceOf } from './draft-action.js';
 import { copiesOf, isObjectList } from './live-index.js';
-import { normalizedSpecOf, type PlanState } from './plan-state.js';
+import type { PlanError } from './plan.js';
+import { normalizedSpecOf, type PlanInputs } from './plan-inputs.js';
 import { METADATA_FIELD, referencedIds } from './spec-fields.js';
 
+/** Entries that two adopt by one ID: the later ones, reported and left out of the plan. */
+export interface Adoptions {
+  readonly skipped: ReadonlySet<DesiredEntry>;
+  readonly errors: readonly PlanError[];
+}
+
 /** Two entries adopting one ID: the later ones are reported and left out. */
-export function checkAdoptions(state: PlanState): Set<DesiredEntry> {
+export function checkAdoptions(inputs: PlanInputs): Adoptions {
   const skipped = new Set<DesiredEntry>();
+  const errors: PlanError[] = [];
   const firstById = new Map<string, DesiredEntry>();
-  for (const entry of state.desired.entries) {
-    if (entry.id === undefined || state.kindsByName.get(entry.kind)?.ownership !== 'metadata') continue;
+  for (const entry of inputs.desired.entries) {
+    if (entry.id === undefined || inputs.kindsByName.get(entry.kind)?.ownership !== 'metadata') continue;
     const first = firstById.get(entry.id);
     if (first === undefined) {
       firstById.set(entry.id, entry);
       continue;
     }
     skipped.add(entry);
-    state.errors.push({
+    errors.push({
       code: 'adopt_duplicate',
       message: `${entry.kind}.${entry.name}: adopts ${entry.id}, which ${first.kind}.${first.name} already adopts`,
       source: entry.location,
     });
   }
-  return skipped;
-}
-
-/** The IDs unique keys matched and the IDs entries adopt, by plan state. */
-const claimedIdsCache = new WeakMap<
-  PlanState,
-  { readonly keyMatched: number; readonly takenByOthers: Set<string>; readonly adopted: Set<string> }
->();
-
-/**
- * Built once per plan, not once per entry (issue 18: that made planning N
- * creates quadratic); rebuilt if a unique key was matched since, as
- * keyMatched only grows.
- */
-function claimedIds(state: PlanState): { takenByOthers: Set<string>; adopted: Set<string> } {
-  const cached = claimedIdsCache.get(state);
-  if (cached !== undefined && cached.keyMatched === state.keyMatched.size) return cached;
-  const built = {
-    keyMatched: state.keyMatched.size,
-    takenByOthers: new Set([...state.keyMatched.values()].map((object) => object.id)),
-    adopted: new Set(state.desired.entries.flatMap((other) => (other.id === undefined ? [] : [other.id]))),
-  };
-  claimedIdsCache.set(state, built);
-  return built;
+  return { skipped, errors };
 }
 
 /**
- * The live object an entry stands for: adopted by `id`, or the managed object
- * of its name. `'error'` (already reported) when the `id` cannot be adopted.
+ * How entries find their live objects: the objects entries take over by
+ * their unique key (matchUniqueKeys), and the IDs no other entry may take by
+ * name. Made once per plan, not once per entry: per entry, planning N creates
+ * was quadratic.
  */
-export function matchLive(
-  state: PlanState,
-  kind: Kind,
-  entry: DesiredEntry,
-): { object: LiveObject; adopting: boolean } | undefined | 'error' {
-  if (entry.id === undefined) {
-    const keyed = state.keyMatched.get(entry);
-    if (keyed !== undefined) return { object: keyed, adopting: false };
-    const { takenByOthers, adopted } = claimedIds(state);
-    const marked = state.managed.get(kind.name)?.get(entry.name);
-    // The usual case, one copy free to take, without a filtered list per entry.
-    if (
-      marked !== undefined &&
-      !isObjectList(marked) &&
-      !takenByOthers.has(marked.id) &&
-      !adopted.has(marked.id)
-    )
-      return { object: marked, adopting: false };
-    const candidates = copiesOf(marked).filter(
-      (object) => !takenByOthers.has(object.id) && !adopted.has(object.id),
+export class LiveMatcher {
+  readonly #inputs: PlanInputs;
+  /**
+   * Managed objects that entries take over by their unique key (a rule
+   * renamed, or moved between names): the object is kept and renamed, never
+   * deleted and created again.
+   */
+  readonly #keyMatched: ReadonlyMap<DesiredEntry, LiveObject>;
+  readonly #takenByOthers: ReadonlySet<string>;
+  readonly #adopted: ReadonlySet<string>;
+
+  constructor(inputs: PlanInputs, keyMatched: ReadonlyMap<DesiredEntry, LiveObject>) {
+    this.#inputs = inputs;
+    this.#keyMatched = keyMatched;
+    this.#takenByOthers = new Set([...keyMatched.values()].map((object) => object.id));
+    this.#adopted = new Set(
+      inputs.desired.entries.flatMap((other) => (other.id === undefined ? [] : [other.id])),
     );
-    const object = pickCopy(state, kind, entry, candidates);
-    return object ? { object, adopting: false } : undefined;
   }
-  const object = state.liveById.get(entry.id);
-  if (object === undefined || object.kind !== kind.name) {
-    state.errors.push({
-      code: object ? 'adopt_wrong_kind' : 'adopt_not_found',
-      message: object
-        ? `${kind.name}.${entry.name}: id ${entry.id} is a ${object.kind} object, not one of ${kind.name}`
-        : `${kind.name}.${entry.name}: id ${entry.id} does not exist in the account`,
-      source: sourceOf(entry, '/id'),
-      entry: { kind: kind.name, name: entry.name },
-    });
-    return 'error';
+
+  /**
+   * The live object an entry stands for: adopted by `id`, or the managed
+   * object of its name; undefined when there is none. A PlanError when the
+   * `id` cannot be adopted.
+   */
+  match(kind: Kind, entry: DesiredEntry): { object: LiveObject; adopting: boolean } | undefined | PlanError {
+    const inputs = this.#inputs;
+    if (entry.id === undefined) {
+      const keyed = this.#keyMatched.get(entry);
+      if (keyed !== undefined) return { object: keyed, adopting: false };
+      const marked = inputs.managed.get(kind.name)?.get(entry.name);
+      // The usual case, one copy free to take, without a filtered list per entry.
+      if (
+        marked !== undefined &&
+        !isObjectList(marked) &&
+        !this.#takenByOthers.has(marked.id) &&
+        !this.#adopted.has(marked.id)
+      )
+        return { object: marked, adopting: false };
+      const candidates = copiesOf(marked).filter(
+        (object) => !this.#takenByOthers.has(object.id) && !this.#adopted.has(object.id),
+      );
+      const object = pickCopy(inputs, kind, entry, candidates);
+      return object ? { object, adopting: false } : undefined;
+    }
+    const object = inputs.liveById.get(entry.id);
+    if (object === undefined || object.kind !== kind.name) {
+      return {
+        code: object ? 'adopt_wrong_kind' : 'adopt_not_found',
+        message: object
+          ? `${kind.name}.${entry.name}: id ${entry.id} is a ${object.kind} object, not one of ${kind.name}`
+          : `${kind.name}.${entry.name}: id ${entry.id} does not exist in the account`,
+        source: sourceOf(entry, '/id'),
+        entry: { kind: kind.name, name: entry.name },
+      };
+    }
+    if (object.marker?.owner === inputs.owner && object.marker.name !== entry.name) {
+      return {
+        code: 'adopt_owned_by_other_name',
+        message: `${kind.name}.${entry.name}: id ${entry.id} is already managed as ${kind.name}.${object.marker.name}`,
+        source: sourceOf(entry, '/id'),
+        entry: { kind: kind.name, name: entry.name },
+      };
+    }
+    const ours = object.marker?.owner === inputs.owner && object.marker.name === entry.name;
+    return { object, adopting: !ours };
   }
-  if (object.marker?.owner === state.options.owner && object.marker.name !== entry.name) {
-    state.errors.push({
-      code: 'adopt_owned_by_other_name',
-      message: `${kind.name}.${entry.name}: id ${entry.id} is already managed as ${kind.name}.${object.marker.name}`,
-      source: sourceOf(entry, '/id'),
-      entry: { kind: kind.name, name: entry.name },
-    });
-    return 'error';
-  }
-  const ours = object.marker?.owner === state.options.owner && object.marker.name === entry.name;
-  return { object, adopting: !ours };
 }
 
 /**
@@ -114,20 +121,20 @@ export function matchLive(
  * replace keeps the original, and finishing it keeps the new copy.
  */
 function pickCopy(
-  state: PlanState,
+  inputs: PlanInputs,
   kind: Kind,
   entry: DesiredEntry,
   candidates: readonly LiveObject[],
 ): LiveObject | undefined {
   if (candidates.length <= 1) return candidates[0];
-  const spec = normalizedSpecOf(state, kind, entry);
+  const spec = normalizedSpecOf(inputs, kind, entry);
   // Reference fields hold names in the entry and IDs live: they are compared once resolved, later.
   const compared = kind.fields.filter(
     (rule) => rule.name !== METADATA_FIELD && rule.references === undefined,
   );
   const named = new Set<string>();
-  for (const object of state.liveById.values()) {
-    const referrer = state.kindsByName.get(object.kind);
+  for (const object of inputs.liveById.values()) {
+    const referrer = inputs.kindsByName.get(object.kind);
     if (referrer !== undefined) for (const id of referencedIds(referrer, object.spec)) named.add(id);
   }
   const rank = (object: LiveObject): [number, number, number] => {
@@ -148,9 +155,4 @@ function pickCopy(
       a.object.id.localeCompare(b.object.id),
   );
   return ranked[0]?.object;
-}
-
-/** Marks a live object as the one `entry` stands for. */
-export function claim(state: PlanState, object: LiveObject, entry: DesiredEntry): void {
-  state.entryByObject.set(object, entry);
 }

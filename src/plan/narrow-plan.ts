@@ -1,17 +1,29 @@
 import type { DraftAction, DraftChange } from './draft-action.js';
 import type { PlanError } from './plan.js';
+import type { PlanInputs } from './plan-inputs.js';
 import type { PlanOptions } from './planner-options.js';
 
-/** Applies targets and excludes; dependencies of a kept action are kept too, or reported when excluded. */
+/** The changes and actions `--target` and `--exclude` keep, and what they could not leave out. */
+export interface Narrowed {
+  readonly changes: readonly DraftChange[];
+  readonly actions: readonly DraftAction[];
+  readonly errors: readonly PlanError[];
+}
+
+/**
+ * Applies targets and excludes; dependencies of a kept action are kept too,
+ * or reported when excluded. `dependsOn`: the keys an action waits for.
+ */
 export function narrowPlan(
   changes: readonly DraftChange[],
   actions: readonly DraftAction[],
+  dependsOn: (action: DraftAction) => Iterable<string>,
   options: Pick<PlanOptions, 'targets' | 'excludes'>,
-  errors: PlanError[],
-): { changes: readonly DraftChange[]; actions: readonly DraftAction[] } {
+): Narrowed {
   const targets = options.targets ?? [];
   const excludes = options.excludes ?? [];
-  if (targets.length === 0 && excludes.length === 0) return { changes, actions };
+  const errors: PlanError[] = [];
+  if (targets.length === 0 && excludes.length === 0) return { changes, actions, errors };
   const isExcluded = (change: DraftChange): boolean =>
     excludes.some((pattern) => addressMatches(pattern, change));
   const actionByKey = new Map(actions.map((action) => [action.key, action]));
@@ -30,7 +42,7 @@ export function narrowPlan(
     if (action === undefined) continue;
     const change = changeByAddress.get(action.change);
     for (const sibling of change?.actionKeys ?? []) pending.push(sibling);
-    for (const dependency of action.dependsOn) {
+    for (const dependency of dependsOn(action)) {
       const owner = changeByAddress.get(actionByKey.get(dependency)?.change ?? '');
       if (owner !== undefined && isExcluded(owner)) {
         errors.push({
@@ -46,6 +58,7 @@ export function narrowPlan(
   return {
     changes: changes.filter((change) => change.actionKeys.some((key) => keep.has(key))),
     actions: actions.filter((action) => keep.has(action.key)),
+    errors,
   };
 }
 
@@ -88,4 +101,22 @@ export function unmatchedTargets(
       code: 'target_not_found',
       message: `--target ${pattern} matches no entry of the manifests and no object this owner owns`,
     }));
+}
+
+/**
+ * `target_not_found` for each `--target` that names no entry of the
+ * manifests, no object this owner owns and no change. The known addresses
+ * are listed only when targets ask: at 100,000 entries they are two lists of
+ * 100,000.
+ */
+export function targetsNotFound(inputs: PlanInputs, changes: readonly DraftChange[]): PlanError[] {
+  const targets = inputs.options.targets ?? [];
+  if (targets.length === 0) return [];
+  const owned = [...inputs.managed].flatMap(([kind, byName]) =>
+    [...byName.keys()].map((name) => `${kind}.${name}`),
+  );
+  const desired = [...inputs.desiredByName.byKind()].flatMap(([kind, byName]) =>
+    [...byName.keys()].map((name) => `${kind}.${name}`),
+  );
+  return unmatchedTargets(targets, [...desired, ...owned], changes);
 }

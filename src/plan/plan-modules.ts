@@ -4,17 +4,17 @@ import type { LiveObject } from '../kinds/live-state.js';
 import type { DesiredEntry } from '../manifest/desired-state.js';
 import { diffFields, maskSensitive } from './compare-fields.js';
 import { draftAction, sourceOf } from './draft-action.js';
-import { claim } from './match-live.js';
-import { addChange, normalizedSpecOf, type PlanState, recordResolvedId } from './plan-state.js';
+import type { DraftBook } from './drafts.js';
+import { normalizedSpecOf, rulesOf } from './plan-inputs.js';
 import { resolveSpec } from './resolve-references.js';
 import { ROUTES_KEY, secretsOf } from './spec-fields.js';
 
 /** An entry of a kind edgesync manages only the modules of (tcp/tls edges): the object must exist. */
-export function planModulesOnlyEntry(state: PlanState, kind: Kind, entry: DesiredEntry): void {
+export function planModulesOnlyEntry(book: DraftBook, kind: Kind, entry: DesiredEntry): void {
   const address = `${kind.name}.${entry.name}`;
-  const object = entry.id === undefined ? undefined : state.liveById.get(entry.id);
+  const object = entry.id === undefined ? undefined : book.inputs.liveById.get(entry.id);
   if (entry.id === undefined || object === undefined || object.kind !== kind.name) {
-    state.errors.push({
+    book.errors.push({
       code: 'edge_not_found',
       message: `${address}: ${entry.id === undefined ? 'needs an id' : `id ${entry.id} does not exist in the account`}`,
       source: sourceOf(entry, '/id'),
@@ -22,10 +22,11 @@ export function planModulesOnlyEntry(state: PlanState, kind: Kind, entry: Desire
     });
     return;
   }
-  claim(state, object, entry);
-  recordResolvedId(state, kind, address, object.id);
-  const spec = resolveSpec(state, kind, entry, normalizedSpecOf(state, kind, entry));
-  if (planModules(state, kind, entry, spec, object, false, secretsOf(kind, spec)) === 0) state.unchanged += 1;
+  book.claim(object, entry);
+  book.recordResolvedId(kind, address, object.id);
+  const spec = resolveSpec(book, kind, entry, normalizedSpecOf(book.inputs, kind, entry));
+  const secrets = secretsOf(kind, spec, rulesOf(book.inputs, kind).hasSensitiveFields);
+  if (planModules(book, kind, entry, spec, object, false, secrets) === 0) book.unchanged += 1;
 }
 
 /**
@@ -35,7 +36,7 @@ export function planModulesOnlyEntry(state: PlanState, kind: Kind, entry: Desire
  * managed only where the entry names them. Returns how many changes it added.
  */
 export function planModules(
-  state: PlanState,
+  book: DraftBook,
   kind: Kind,
   entry: DesiredEntry,
   spec: Record<string, unknown>,
@@ -47,7 +48,7 @@ export function planModules(
   let count = 0;
   const address = `${kind.name}.${entry.name}`;
   for (const module of kind.modules.filter((rule) => rule.scope === 'resource')) {
-    const planned = planModule(state, kind, entry, module, {
+    const planned = planModule(book, kind, entry, module, {
       address: `${address}.${module.name}`,
       target: { id: object.id },
       desired: spec[module.name] === undefined && absentMeansRemove ? null : spec[module.name],
@@ -65,12 +66,12 @@ export function planModules(
   const selected = new Set<string>();
   routes.forEach((route: unknown, index) => {
     const desiredRoute = asRecord(route) ?? {};
-    const liveRoute = selectRoute(state, entry, desiredRoute, liveRoutes, index, selected);
+    const liveRoute = selectRoute(book, entry, desiredRoute, liveRoutes, index, selected);
     if (liveRoute === undefined) return;
     const routeId = String(liveRoute.id);
     for (const module of routeModules) {
       if (desiredRoute[module.name] === undefined) continue;
-      const planned = planModule(state, kind, entry, module, {
+      const planned = planModule(book, kind, entry, module, {
         address: `${address}.routes[${routeId}].${module.name}`,
         target: { id: object.id, routeId },
         desired: desiredRoute[module.name],
@@ -87,7 +88,7 @@ export function planModules(
 
 /** The one live route a desired route names, by `id` or by `match_type` and `match`; each at most once. */
 function selectRoute(
-  state: PlanState,
+  book: DraftBook,
   entry: DesiredEntry,
   route: Record<string, unknown>,
   liveRoutes: readonly unknown[],
@@ -108,7 +109,7 @@ function selectRoute(
   const where = `${entry.kind}.${entry.name}.${ROUTES_KEY}[${index}]`;
   const only = candidates[0];
   if (candidates.length !== 1 || only === undefined) {
-    state.errors.push({
+    book.errors.push({
       code: candidates.length === 0 ? 'route_not_found' : 'route_ambiguous',
       message: `${where}: ${selector} matches ${candidates.length} routes of the edge (expected exactly 1)`,
       source,
@@ -118,7 +119,7 @@ function selectRoute(
   }
   const id = String(only.id);
   if (selected.has(id)) {
-    state.errors.push({
+    book.errors.push({
       code: 'route_selected_twice',
       message: `${where}: route ${id} is already selected`,
       source,
@@ -131,7 +132,7 @@ function selectRoute(
 
 /** Puts or deletes one module (of the object or of one route); false when it needs no change. */
 function planModule(
-  state: PlanState,
+  book: DraftBook,
   kind: Kind,
   entry: DesiredEntry,
   module: ModuleRule,
@@ -160,8 +161,7 @@ function planModule(
   if (desired === undefined) {
     if (live === undefined) return false;
     const key = `delete-module:${at.address}`;
-    addChange(
-      state,
+    book.addChange(
       {
         ...base,
         op: 'delete-module',
@@ -188,6 +188,8 @@ function planModule(
           secrets: new Set(),
           source,
           objectId: at.target.id,
+          before: live,
+          module: module.name,
         }),
       ],
     );
@@ -196,8 +198,7 @@ function planModule(
   const changes = diffFields(module.fields, desired, live, `${module.name}.`);
   if (live !== undefined && changes.length === 0) return false;
   const key = `put-module:${at.address}`;
-  addChange(
-    state,
+  book.addChange(
     {
       ...base,
       op: 'put-module',
@@ -220,6 +221,9 @@ function planModule(
         secrets: at.secrets,
         source,
         objectId: at.target.id,
+        before: live,
+        after: desired,
+        module: module.name,
       }),
     ],
   );
@@ -228,7 +232,7 @@ function planModule(
 
 /** An object being created has no routes yet: routes are created elsewhere. */
 export function reportRoutesOnNewObject(
-  state: PlanState,
+  book: DraftBook,
   kind: Kind,
   entry: DesiredEntry,
   spec: Record<string, unknown>,
@@ -236,7 +240,7 @@ export function reportRoutesOnNewObject(
   const routes = spec[ROUTES_KEY];
   if (!kind.modules.some((module) => module.scope === 'route') || !Array.isArray(routes)) return;
   routes.forEach((_route, index) => {
-    state.errors.push({
+    book.errors.push({
       code: 'route_not_found',
       message: `${entry.kind}.${entry.name}.${ROUTES_KEY}[${index}]: the edge is created by this plan and has no routes yet; routes are created outside edgesync`,
       source: sourceOf(entry, `/${ROUTES_KEY}/${index}`),

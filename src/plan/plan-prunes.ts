@@ -1,8 +1,7 @@
 import { diffFields } from './compare-fields.js';
-import { addDependency, type DraftAction, draftAction } from './draft-action.js';
+import { draftAction } from './draft-action.js';
+import type { DraftBook } from './drafts.js';
 import { copiesOf, isObjectList, type MarkedObjects } from './live-index.js';
-import { orderingFacts, takenKey } from './order-actions.js';
-import { addChange, isDesired, type PlanState } from './plan-state.js';
 import { METADATA_FIELD } from './spec-fields.js';
 
 /**
@@ -10,27 +9,28 @@ import { METADATA_FIELD } from './spec-fields.js';
  * incomplete read prunes nothing (LiveState.complete): a warning says how
  * many objects were left alone.
  */
-export function planPrunes(state: PlanState): void {
+export function planPrunes(book: DraftBook): void {
+  const { inputs } = book;
   let skipped = 0;
-  for (const kind of state.kindsByName.values()) {
+  for (const kind of inputs.kindsByName.values()) {
     if (kind.ownership !== 'metadata') continue;
-    for (const [name, marked] of state.managed.get(kind.name) ?? []) {
+    for (const [name, marked] of inputs.managed.get(kind.name) ?? []) {
       // An entry's own object, claimed (every name of a converged account): nothing to prune.
-      if (allClaimed(state, marked)) continue;
+      if (allClaimed(book, marked)) continue;
       const objects = copiesOf(marked);
-      const inManifests = isDesired(state, kind.name, name);
+      const inManifests = inputs.desiredByName.has(kind.name, name);
       for (const object of objects) {
-        if (state.entryByObject.has(object)) continue;
-        if (!state.live.complete) {
+        if (book.claims.has(object)) continue;
+        if (!inputs.live.complete) {
           skipped += 1;
           continue;
         }
-        state.touched.add(object.id);
+        book.touched.add(object.id);
         const address =
           objects.length > 1 || inManifests ? `${kind.name}.${name}[${object.id}]` : `${kind.name}.${name}`;
         const reason = inManifests
-          ? `a second object marked as ${kind.name}.${name} (owner "${state.options.owner}")`
-          : `owned by edgesync (owner "${state.options.owner}") but no longer in the manifests`;
+          ? `a second object marked as ${kind.name}.${name} (owner "${inputs.owner}")`
+          : `owned by edgesync (owner "${inputs.owner}") but no longer in the manifests`;
         const remove = draftAction({
           key: `delete:${address}`,
           op: 'delete',
@@ -40,13 +40,13 @@ export function planPrunes(state: PlanState): void {
           request: kind.deleteRequest(object.id),
           secrets: new Set(),
           objectId: object.id,
-          ...orderingFacts(kind, object.spec, 'frees'),
+          before: object.spec,
+          // Access rules hold no stable value: the access ordering alone places their deletes.
+          ...(inManifests && kind.accessDecision === undefined
+            ? { secondCopyOf: `${kind.name}.${name}` }
+            : {}),
         });
-        // Access rules hold no stable value; the access ordering places their deletes.
-        if (inManifests && kind.accessDecision === undefined)
-          waitForKeptCopy(state, remove, `${kind.name}.${name}`);
-        addChange(
-          state,
+        book.addChange(
           {
             address,
             op: 'delete',
@@ -69,29 +69,15 @@ export function planPrunes(state: PlanState): void {
     }
   }
   if (skipped > 0) {
-    state.warnings.push({
+    book.warnings.push({
       code: 'live_state_incomplete',
       message: `the live account was not read completely: ${skipped} owned object(s) no longer in the manifests are not pruned`,
     });
   }
 }
 
-function allClaimed(state: PlanState, marked: MarkedObjects): boolean {
-  if (!isObjectList(marked)) return state.entryByObject.has(marked);
-  for (const object of marked) if (!state.entryByObject.has(object)) return false;
+function allClaimed(book: DraftBook, marked: MarkedObjects): boolean {
+  if (!isObjectList(marked)) return book.claims.has(marked);
+  for (const object of marked) if (!book.claims.has(object)) return false;
   return true;
-}
-
-/**
- * A second copy of an entry (a killed replace, a lost create answer) is
- * deleted only once the copy the entry keeps is in place: after every
- * action that creates or updates it. Not after one that takes the key this
- * copy frees: that one waits for this delete.
- */
-function waitForKeptCopy(state: PlanState, remove: DraftAction, entryAddress: string): void {
-  for (const action of state.actions) {
-    if (action.change !== entryAddress || action.op === 'delete') continue;
-    if (remove.frees !== undefined && takenKey(state, action) === remove.frees) continue;
-    addDependency(remove, action.key);
-  }
 }

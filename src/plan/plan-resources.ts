@@ -4,7 +4,8 @@ import type { LiveObject } from '../kinds/live-state.js';
 import { encodeMetadata, normalizeUserMetadata } from '../kinds/ownership-marker.js';
 import type { DesiredEntry } from '../manifest/desired-state.js';
 import { diffFields, fieldChange, fieldEquals } from './compare-fields.js';
-import { addDependency, type DraftAction, draftAction, sourceOf } from './draft-action.js';
+import { draftAction, type PlainDraft, sourceOf } from './draft-action.js';
+import type { DraftBook } from './drafts.js';
 import {
   CREATE_PREFIX,
   createRequestOf,
@@ -13,19 +14,11 @@ import {
   entryMarker,
   NOT_LIVE,
 } from './entry-create.js';
-import { claim, matchLive } from './match-live.js';
-import { accessFacts, keyMove, orderingFacts } from './order-actions.js';
+import type { LiveMatcher } from './match-live.js';
 import { pendingId, pendingPathSegment } from './pending-id.js';
 import type { FieldChange, Operation } from './plan.js';
+import { normalizedSpecOf, rulesOf } from './plan-inputs.js';
 import { planModules, reportRoutesOnNewObject } from './plan-modules.js';
-import {
-  addChange,
-  addEntryCreate,
-  createsOf,
-  normalizedSpecOf,
-  type PlanState,
-  recordResolvedId,
-} from './plan-state.js';
 import { resolveSpec } from './resolve-references.js';
 import { METADATA_FIELD, secretsOf } from './spec-fields.js';
 
@@ -35,7 +28,7 @@ interface EntryBody {
   /**
    * Encoded only when a request carries it: a no-op entry never needs it, and
    * encoding it for each of 100k unchanged entries was short-lived garbage that
-   * raised the plan's peak RSS (issue 18).
+   * raised the plan's peak RSS.
    */
   readonly metadata: () => string;
   readonly secrets: ReadonlySet<string>;
@@ -45,25 +38,35 @@ interface EntryBody {
  * An entry of a kind edgesync owns through the metadata marker: create it,
  * or update, adopt or replace the live object it matches, then its modules.
  */
-export function planManagedEntry(state: PlanState, kind: Kind, entry: DesiredEntry): void {
+export function planManagedEntry(
+  book: DraftBook,
+  matcher: LiveMatcher,
+  kind: Kind,
+  entry: DesiredEntry,
+): void {
+  const { inputs } = book;
   const address = flat(kind.name, '.', entry.name);
-  const match = matchLive(state, kind, entry);
-  if (match === 'error') return;
-  const spec = resolveSpec(state, kind, entry, normalizedSpecOf(state, kind, entry));
-  const marker = entryMarker(state.options.owner, entry);
+  const match = matcher.match(kind, entry);
+  if (match !== undefined && 'code' in match) {
+    book.errors.push(match);
+    return;
+  }
+  const rules = rulesOf(inputs, kind);
+  const spec = resolveSpec(book, kind, entry, normalizedSpecOf(inputs, kind, entry));
+  const marker = entryMarker(inputs.owner, entry);
   const userMetadata = normalizeUserMetadata(spec[METADATA_FIELD]) as Record<string, unknown> | undefined;
   const body: EntryBody = {
     spec,
     metadata: () => encodeMetadata(userMetadata, marker),
-    secrets: secretsOf(kind, spec),
+    secrets: secretsOf(kind, spec, rules.hasSensitiveFields),
   };
   if (match === undefined) {
-    planCreate(state, kind, entry, body);
+    planCreate(book, kind, entry, body);
     return;
   }
   const { object, adopting } = match;
-  claim(state, object, entry);
-  const { fields, metadataRule } = comparedRulesOf(kind);
+  book.claim(object, entry);
+  const { comparedFields: fields, metadataRule } = rules;
   const fieldChanges = diffFields(fields, spec, object.spec, '');
   // A change of `protect` alone is a PATCH of the marker: the object keeps its protection as long as the live marker says so.
   const markerMatches =
@@ -72,10 +75,10 @@ export function planManagedEntry(state: PlanState, kind: Kind, entry: DesiredEnt
     object.marker.protect === marker.protect;
   const userChanged = !fieldEquals(metadataRule, userMetadata, object.spec[METADATA_FIELD]);
   if (fieldChanges.some((change) => change.forcesReplace)) {
-    planReplace(state, kind, entry, body, object, fieldChanges, adopting);
+    planReplace(book, kind, entry, body, object, fieldChanges, adopting);
     return;
   }
-  recordResolvedId(state, kind, address, object.id);
+  book.recordResolvedId(kind, address, object.id);
   let changed = false;
   if (fieldChanges.length > 0 || userChanged || !markerMatches) {
     changed = true;
@@ -110,8 +113,7 @@ export function planManagedEntry(state: PlanState, kind: Kind, entry: DesiredEnt
         ? `renamed from ${kind.name}.${renamedFrom}${changedNames.length > 0 ? `; ${changedNames.join(', ')} changed` : ''}`
         : `${changedNames.length > 0 ? changedNames.join(', ') : 'ownership marker'} changed`;
     const request = kind.updateRequest(object.id, updateBody);
-    addChange(
-      state,
+    book.addChange(
       { address, op, kind: kind.name, name: entry.name, id: object.id, changes: displayed, reason },
       entry,
       sourceOf(entry, `/${fieldChanges[0]?.path ?? ''}`),
@@ -126,69 +128,48 @@ export function planManagedEntry(state: PlanState, kind: Kind, entry: DesiredEnt
           secrets: body.secrets,
           source: sourceOf(entry, `/${fieldChanges[0]?.path ?? ''}`),
           objectId: object.id,
-          ...keyMove(kind, object.spec, spec),
+          before: object.spec,
+          after: spec,
         }),
       ],
     );
   }
   // Modules absent from the entry are removed only from objects edgesync created, not adopted ones.
-  const moduleChanges = planModules(state, kind, entry, spec, object, entry.id === undefined, body.secrets);
-  if (!changed && moduleChanges === 0) state.unchanged += 1;
+  const moduleChanges = planModules(book, kind, entry, spec, object, entry.id === undefined, body.secrets);
+  if (!changed && moduleChanges === 0) book.unchanged += 1;
 }
 
 /**
  * The pieces as one flat string. A template makes a rope of ~32-byte nodes
  * (and a flat copy besides once the string is a map key), and a plan of
- * 100,000 creates keeps an address and a key per change (issue 18).
+ * 100,000 creates keeps an address and a key per change.
  */
 function flat(...pieces: string[]): string {
   return pieces.join('');
 }
 
-/** A kind's rules but metadata's, and metadata's: looked up once per kind, not once per entry. */
-const comparedRules = new WeakMap<Kind, { fields: readonly FieldRule[]; metadataRule: FieldRule }>();
-
-function comparedRulesOf(kind: Kind): { fields: readonly FieldRule[]; metadataRule: FieldRule } {
-  let rules = comparedRules.get(kind);
-  if (rules === undefined) {
-    rules = {
-      fields: kind.fields.filter((rule) => rule.name !== METADATA_FIELD),
-      metadataRule: kind.fields.find((rule) => rule.name === METADATA_FIELD) ?? {
-        name: METADATA_FIELD,
-        onChange: 'update',
-      },
-    };
-    comparedRules.set(kind, rules);
-  }
-  return rules;
-}
-
-function planCreate(state: PlanState, kind: Kind, entry: DesiredEntry, body: EntryBody): void {
+function planCreate(book: DraftBook, kind: Kind, entry: DesiredEntry, body: EntryBody): void {
   const address = flat(kind.name, '.', entry.name);
   const key = flat(CREATE_PREFIX, address);
-  recordResolvedId(state, kind, address, pendingId(key));
-  reportRoutesOnNewObject(state, kind, entry, body.spec);
+  book.recordResolvedId(kind, address, pendingId(key));
+  reportRoutesOnNewObject(book, kind, entry, body.spec);
   const followUps = followUpActions(kind, entry, body, key, address);
   if (followUps.length === 0) {
-    addEntryCreate(
-      state,
-      new EntryCreate(createsOf(state, kind), entry, body.spec, key, accessFacts(kind, body.spec)),
-    );
+    book.addEntryCreate(new EntryCreate(book.createsOf(kind), entry, body.spec, key));
     return;
   }
-  addChange(
-    state,
+  book.addChange(
     {
       address,
       op: 'create',
       kind: kind.name,
       name: entry.name,
-      changes: creationChanges(kind, body.spec, state.sharedFieldChanges),
+      changes: creationChanges(kind, body.spec, book.sharedFieldChanges),
       reason: `${NOT_LIVE}${thenUpdated(kind, body.spec)}`,
     },
     entry,
     entry.location,
-    [createAction(state, kind, entry, body, key, address), ...followUps],
+    [createAction(book, kind, entry, body, key, address), ...followUps],
   );
 }
 
@@ -199,8 +180,8 @@ function fieldsSetAfterCreate(kind: Kind, spec: Readonly<Record<string, unknown>
 
 /**
  * The reason's note on a follow-up update, so the plan shows the request
- * the apply sends after the create (issue 19: the plan said "0 to update"
- * and the apply ran an update): `; then updated: endpoint_configuration_id …`.
+ * the apply sends after the create (a plan that said "0 to update" was
+ * followed by an apply that ran one): `; then updated: endpoint_configuration_id …`.
  */
 function thenUpdated(kind: Kind, spec: Readonly<Record<string, unknown>>): string {
   const later = fieldsSetAfterCreate(kind, spec).map((rule) => rule.name);
@@ -208,40 +189,44 @@ function thenUpdated(kind: Kind, spec: Readonly<Record<string, unknown>>): strin
   return `; then updated to set ${later.join(', ')} (a create request cannot carry ${later.length === 1 ? 'it' : 'them'})`;
 }
 
-/** The update that sets, right after the create, the fields a create request cannot carry. */
+/**
+ * The update that sets, right after the create, the fields a create request
+ * cannot carry. Its path names the create's ID: ordering rule 1 makes it
+ * wait for the create.
+ */
 function followUpActions(
   kind: Kind,
   entry: DesiredEntry,
   body: EntryBody,
   createKey: string,
   address: string,
-): DraftAction[] {
+): PlainDraft[] {
   const { spec } = body;
   const later = fieldsSetAfterCreate(kind, spec);
   if (later.length === 0) return [];
   const updateBody = Object.fromEntries(later.map((rule) => [rule.name, spec[rule.name]]));
-  const action = draftAction({
-    key: `update:${address}`,
-    op: 'update',
-    kind: kind.name,
-    name: entry.name,
-    change: address,
-    request: kind.updateRequest(pendingPathSegment(createKey), updateBody),
-    secrets: body.secrets,
-    source: sourceOf(entry, `/${later[0]?.name ?? ''}`),
-  });
-  addDependency(action, createKey);
-  return [action];
+  return [
+    draftAction({
+      key: `update:${address}`,
+      op: 'update',
+      kind: kind.name,
+      name: entry.name,
+      change: address,
+      request: kind.updateRequest(pendingPathSegment(createKey), updateBody),
+      secrets: body.secrets,
+      source: sourceOf(entry, `/${later[0]?.name ?? ''}`),
+    }),
+  ];
 }
 
 function createAction(
-  state: PlanState,
+  book: DraftBook,
   kind: Kind,
   entry: DesiredEntry,
   body: EntryBody,
   key: string,
   address: string,
-): DraftAction {
+): PlainDraft {
   return draftAction({
     key,
     op: 'create',
@@ -250,16 +235,15 @@ function createAction(
     change: address,
     request: createRequestOf(kind, body.spec, body.metadata()),
     secrets: body.secrets,
-    marker: { owner: state.options.owner, name: entry.name },
+    marker: { owner: book.inputs.owner, name: entry.name },
     source: entry.location,
-    ...accessFacts(kind, body.spec),
-    ...(kind.uniqueKey === undefined || kind.uniqueKey.length === 0 ? {} : { takenFrom: body.spec }),
+    after: body.spec,
   });
 }
 
 /** A field that cannot be updated in place changed: create the new object, delete the old one. */
 function planReplace(
-  state: PlanState,
+  book: DraftBook,
   kind: Kind,
   entry: DesiredEntry,
   body: EntryBody,
@@ -270,10 +254,9 @@ function planReplace(
   const { spec } = body;
   const address = flat(kind.name, '.', entry.name);
   const createKey = flat(CREATE_PREFIX, address);
-  recordResolvedId(state, kind, address, pendingId(createKey));
-  reportRoutesOnNewObject(state, kind, entry, spec);
-  const create = createAction(state, kind, entry, body, createKey, address);
-  const facts = orderingFacts(kind, object.spec, 'frees');
+  book.recordResolvedId(kind, address, pendingId(createKey));
+  reportRoutesOnNewObject(book, kind, entry, spec);
+  const create = createAction(book, kind, entry, body, createKey, address);
   const remove = draftAction({
     key: `delete:${address}`,
     op: 'delete',
@@ -283,10 +266,10 @@ function planReplace(
     request: kind.deleteRequest(object.id),
     secrets: new Set(),
     objectId: object.id,
-    ...(entry.location ? { source: entry.location } : {}),
-    ...facts,
+    source: entry.location,
+    before: object.spec,
   });
-  state.replacements.set(remove.key, create.key);
+  book.replacements.set(remove.key, create.key);
   const forcing = fieldChanges.filter((change) => change.forcesReplace).map((change) => change.path);
   const moduleChanges = kind.modules
     .filter((module) => module.scope === 'resource')
@@ -298,8 +281,7 @@ function planReplace(
         `${module.name}.`,
       ),
     );
-  addChange(
-    state,
+  book.addChange(
     {
       address,
       op: 'replace',

@@ -4,7 +4,7 @@ import type { KindName } from '../kinds/kind-name.js';
 import { normalizeSetLike } from '../kinds/set-like.js';
 import type { DesiredEntry } from '../manifest/desired-state.js';
 import { sourceOf } from './draft-action.js';
-import { isDesired, type PlanState } from './plan-state.js';
+import type { DraftBook } from './drafts.js';
 import { ROUTES_KEY } from './spec-fields.js';
 import { topologicalOrder } from './topological-order.js';
 
@@ -21,25 +21,26 @@ export function kindsInReferenceOrder(kinds: readonly Kind[]): Kind[] {
     );
   const ordered = topologicalOrder(
     sorted.map((kind) => ({ key: kind.name, dependsOn: references(kind), kind })),
+    (node) => node.dependsOn,
   );
   return ordered.ok ? ordered.order.map((node) => node.kind) : sorted;
 }
 
 /** Resolves names in reference fields (top level, modules, route modules) to IDs or PendingIds. */
 export function resolveSpec(
-  state: PlanState,
+  book: DraftBook,
   kind: Kind,
   entry: DesiredEntry,
   spec: Record<string, unknown>,
 ): Record<string, unknown> {
-  let resolved = resolveRecord(state, entry, kind.fields, spec, '');
+  let resolved = resolveRecord(book, entry, kind.fields, spec, '');
   if (kind.modules.length === 0) return resolved;
   // Modules are set on a copy: resolveRecord returns the spec itself when no name needed resolving.
   if (resolved === spec) resolved = { ...spec };
   for (const module of kind.modules) {
     if (module.scope === 'resource') {
       const value = asRecord(resolved[module.name]);
-      if (value) resolved[module.name] = resolveRecord(state, entry, module.fields, value, `/${module.name}`);
+      if (value) resolved[module.name] = resolveRecord(book, entry, module.fields, value, `/${module.name}`);
       continue;
     }
     const routes = resolved[ROUTES_KEY];
@@ -49,21 +50,21 @@ export function resolveSpec(
       const value = asRecord(record?.[module.name]);
       if (record === undefined || value === undefined) return route;
       const pointer = `/${ROUTES_KEY}/${index}/${module.name}`;
-      return { ...record, [module.name]: resolveRecord(state, entry, module.fields, value, pointer) };
+      return { ...record, [module.name]: resolveRecord(book, entry, module.fields, value, pointer) };
     });
   }
   return resolved;
 }
 
 function resolveRecord(
-  state: PlanState,
+  book: DraftBook,
   entry: DesiredEntry,
   rules: readonly FieldRule[],
   record: Readonly<Record<string, unknown>>,
   pointer: string,
 ): Record<string, unknown> {
   // Copied on the first field whose value changes: an entry naming objects by ID (every rule of
-  // 100,000 names its policy so) needs no copy of its spec (issue 18).
+  // 100,000 names its policy so) needs no copy of its spec.
   let resolved: Record<string, unknown> | undefined;
   for (const rule of rules) {
     const target = rule.references;
@@ -73,11 +74,11 @@ function resolveRecord(
     let replaced: unknown;
     if (Array.isArray(value)) {
       const items = value.map((item: unknown, index) =>
-        resolveReference(state, entry, target, item, `${at}/${index}`, at),
+        resolveReference(book, entry, target, item, `${at}/${index}`, at),
       );
       replaced = rule.setLike ? normalizeSetLike(items) : items;
     } else {
-      replaced = resolveReference(state, entry, target, value, at, at);
+      replaced = resolveReference(book, entry, target, value, at, at);
       if (replaced === value) continue;
     }
     resolved ??= { ...record };
@@ -92,7 +93,7 @@ function resolveRecord(
  * entry's create.
  */
 function resolveReference(
-  state: PlanState,
+  book: DraftBook,
   entry: DesiredEntry,
   target: KindName,
   value: unknown,
@@ -100,13 +101,14 @@ function resolveReference(
   fieldPointer: string,
 ): unknown {
   if (typeof value !== 'string') return value;
-  const kind = state.kindsByName.get(target);
+  const { inputs } = book;
+  const kind = inputs.kindsByName.get(target);
   const source = entry.fieldLocations[pointer] ?? sourceOf(entry, fieldPointer);
   if (kind !== undefined && value.startsWith(kind.idPrefix)) {
-    const object = state.liveById.get(value);
-    if (object !== undefined) state.touched.add(value);
-    if (object === undefined && kind.ownership === 'metadata' && !state.live.missingIds.includes(value)) {
-      state.errors.push({
+    const object = inputs.liveById.get(value);
+    if (object !== undefined) book.touched.add(value);
+    if (object === undefined && kind.ownership === 'metadata' && !inputs.live.missingIds.includes(value)) {
+      book.errors.push({
         code: 'reference_not_found',
         message: `${entry.kind}.${entry.name}${fieldPointer.replace(/\//g, '.')}: ${value} does not exist in the account`,
         source,
@@ -115,10 +117,10 @@ function resolveReference(
     }
     return value;
   }
-  const resolved = state.resolvedIds.get(`${target}.${value}`);
+  const resolved = book.resolvedIds.get(`${target}.${value}`);
   if (resolved !== undefined) return resolved;
-  if (!isDesired(state, target, value)) {
-    state.errors.push({
+  if (!inputs.desiredByName.has(target, value)) {
+    book.errors.push({
       code: 'reference_not_found',
       message: `${entry.kind}.${entry.name}${fieldPointer.replace(/\//g, '.')}: no ${target} entry named "${value}"`,
       source,

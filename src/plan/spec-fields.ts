@@ -29,9 +29,17 @@ export function referencedIds(kind: Kind, spec: Readonly<Record<string, unknown>
   return ids;
 }
 
-/** Secret strings of a resolved spec: values of sensitive fields, in modules and route modules too. */
-export function secretsOf(kind: Kind, spec: Readonly<Record<string, unknown>>): ReadonlySet<string> {
-  if (!hasSensitiveFields(kind)) return NO_SECRETS;
+/**
+ * Secret strings of a resolved spec: values of sensitive fields, in modules
+ * and route modules too. `hasSensitiveFields`: whether the kind has any
+ * (KindRules), so that a spec that can hold none is not walked.
+ */
+export function secretsOf(
+  kind: Kind,
+  spec: Readonly<Record<string, unknown>>,
+  hasSensitiveFields: boolean,
+): ReadonlySet<string> {
+  if (!hasSensitiveFields) return NO_SECRETS;
   let secrets: Set<string> | undefined;
   forEachFieldGroup(kind, spec, (rules, record) => {
     for (const rule of rules) {
@@ -42,22 +50,9 @@ export function secretsOf(kind: Kind, spec: Readonly<Record<string, unknown>>): 
       }
     }
   });
-  // One shared empty set: most entries have no secret, and a set each was garbage at 100,000 (issue 18).
+  // One shared empty set: most entries have no secret, and a set each was garbage at 100,000.
   return secrets ?? NO_SECRETS;
 }
 
+/** The secrets of a spec that holds none: shared, never written to. */
 const NO_SECRETS: ReadonlySet<string> = new Set();
-
-const sensitiveKinds = new WeakMap<Kind, boolean>();
-
-/** Whether any field of the kind or its modules is sensitive: no walk of a spec that can hold no secret. */
-function hasSensitiveFields(kind: Kind): boolean {
-  let sensitive = sensitiveKinds.get(kind);
-  if (sensitive === undefined) {
-    sensitive = [kind.fields, ...kind.modules.map((module) => module.fields)].some((rules) =>
-      rules.some((rule) => rule.sensitive === true),
-    );
-    sensitiveKinds.set(kind, sensitive);
-  }
-  return sensitive;
-}

@@ -1,9 +1,10 @@
-/** Something that has a key and the keys it must come after. */
+/** Something that has a key. */
 export interface OrderedNode {
   readonly key: string;
-  /** A set or a list: walked with forEach (see topologicalOrder). */
-  readonly dependsOn: { forEach(visit: (key: string) => void): void };
 }
+
+/** The keys a node must come after: a set or a list, walked with forEach (see topologicalOrder). */
+export type DependsOn = { forEach(visit: (key: string) => void): void };
 
 export type TopologicalResult<T> =
   | { readonly ok: true; readonly order: readonly T[] }
@@ -14,25 +15,28 @@ export type TopologicalResult<T> =
  * first goes first, so the same input always yields the same order.
  * Dependencies on keys not in `nodes` are ignored (the caller checks them).
  */
-export function topologicalOrder<T extends OrderedNode>(nodes: readonly T[]): TopologicalResult<T> {
+export function topologicalOrder<T extends OrderedNode>(
+  nodes: readonly T[],
+  dependsOn: (node: T) => DependsOn,
+): TopologicalResult<T> {
   // Index loops and forEach, not for…of: the plan runs this once per process, cold, and unoptimized
-  // code allocates an iterator per for…of, several per node of 10,000 actions (issue 18).
+  // code allocates an iterator per for…of, several per node of 10,000 actions.
   // Only the keys something waits for are indexed: a map of every one of 100,000 actions, most of
-  // which nothing waits for, was promoted garbage at the plan's peak (issue 18).
+  // which nothing waits for, was promoted garbage at the plan's peak.
   const index = new Map<string, number>();
   const indexKey = (key: string): void => {
     index.set(key, -1);
   };
   for (let position = 0; position < nodes.length; position += 1)
-    (nodes[position] as T).dependsOn.forEach(indexKey);
+    dependsOn(nodes[position] as T).forEach(indexKey);
   if (index.size === 0) return { ok: true, order: nodes };
   for (let position = 0; position < nodes.length; position += 1) {
     const key = (nodes[position] as T).key;
     if (index.has(key)) index.set(key, position);
   }
   // Counted and listed without a list per node: most of 100,000 actions wait for nothing and
-  // nothing waits for them (issue 18). Counts, ready positions and the order are sized once:
-  // grown by push, each left its earlier copies as garbage at the plan's peak (issue 18).
+  // nothing waits for them. Counts, ready positions and the order are sized once:
+  // grown by push, each left its earlier copies as garbage at the plan's peak.
   const remaining = new Int32Array(nodes.length);
   const dependents: (number[] | undefined)[] = new Array(nodes.length).fill(undefined);
   let waiter = 0;
@@ -44,9 +48,8 @@ export function topologicalOrder<T extends OrderedNode>(nodes: readonly T[]): To
     if (waiting === undefined) dependents[dependency] = [waiter];
     else waiting.push(waiter);
   };
-  for (waiter = 0; waiter < nodes.length; waiter += 1)
-    (nodes[waiter] as T).dependsOn.forEach(countDependency);
-  // A binary min-heap of positions: sorting the ready list at every step made ordering N actions quadratic (issue 18).
+  for (waiter = 0; waiter < nodes.length; waiter += 1) dependsOn(nodes[waiter] as T).forEach(countDependency);
+  // A binary min-heap of positions: sorting the ready list at every step made ordering N actions quadratic.
   const ready = new PositionHeap(nodes.length);
   for (let position = 0; position < nodes.length; position += 1)
     if (remaining[position] === 0) ready.push(position);

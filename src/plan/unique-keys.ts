@@ -1,17 +1,18 @@
 import { canonicalJson } from '../kinds/canonical-json.js';
-import type { FieldRule, Kind } from '../kinds/kind.js';
+import type { Kind } from '../kinds/kind.js';
 import type { LiveObject } from '../kinds/live-state.js';
 import type { DesiredEntry } from '../manifest/desired-state.js';
 import { formatLocation } from '../manifest/source-location.js';
 import { diffFields } from './compare-fields.js';
-import { addDependency, type DraftAction, deleteDependency, sourceOf } from './draft-action.js';
-import { normalizedSpecOf, type PlanState } from './plan-state.js';
+import { type DraftAction, sourceOf } from './draft-action.js';
+import type { PlanError } from './plan.js';
+import { normalizedSpecOf, type PlanInputs, rulesOf } from './plan-inputs.js';
 
 /** The uniqueness-key value of a spec, prefixed by kind; undefined for kinds without one. */
 export function uniqueKeyValue(kind: Kind, spec: Readonly<Record<string, unknown>>): string | undefined {
   if (kind.uniqueKey === undefined || kind.uniqueKey.length === 0) return undefined;
   // Joined, not a template: the template made a rope of ~180 bytes per key, where the flat string
-  // join makes is ~80, and a plan of 100,000 creates holds one per action (issue 18).
+  // join makes is ~80, and a plan of 100,000 creates holds one per action.
   return [kind.name, ':', canonicalJson(kind.uniqueKey.map((field) => spec[field] ?? null))].join('');
 }
 
@@ -20,7 +21,7 @@ export function uniqueKeyValue(kind: Kind, spec: Readonly<Record<string, unknown
  * per value: bucketed by the key's first field (a CIDR, so nearly one value
  * per bucket), then compared field by field as `uniqueKeyValue` compares.
  * At 100,000 rules the key strings of the two checks below were ~85 MB,
- * promoted before they died, and most of planning's peak (issue 18).
+ * promoted before they died, and most of planning's peak.
  */
 class UniqueKeyIndex<V> {
   readonly #first = new Map<unknown, V>();
@@ -32,7 +33,7 @@ class UniqueKeyIndex<V> {
     private readonly specOf: (value: V) => Readonly<Record<string, unknown>>,
   ) {}
 
-  get(spec: Readonly<Record<string, unknown>>): V | undefined {
+  holderOf(spec: Readonly<Record<string, unknown>>): V | undefined {
     const bucket = this.bucketOf(spec);
     const first = this.#first.get(bucket);
     if (first === undefined || this.sameKey(this.specOf(first), spec)) return first;
@@ -40,7 +41,7 @@ class UniqueKeyIndex<V> {
   }
 
   /** Adds `value` under its spec's key, in place of the value already there with that key. */
-  set(spec: Readonly<Record<string, unknown>>, value: V): void {
+  hold(spec: Readonly<Record<string, unknown>>, value: V): void {
     const bucket = this.bucketOf(spec);
     const first = this.#first.get(bucket);
     if (first === undefined || this.sameKey(this.specOf(first), spec)) {
@@ -75,36 +76,43 @@ function sameKeyPart(a: unknown, b: unknown): boolean {
   return canonicalJson([a]) === canonicalJson([b]);
 }
 
+/** Entries that share a unique key with another, and the errors that say so. */
+export interface SharedKeys {
+  readonly sharingKey: ReadonlySet<DesiredEntry>;
+  readonly errors: readonly PlanError[];
+}
+
 /**
  * Two entries that the service would refuse to hold at once (one rule per
- * CIDR and IP policy). Returns the entries that share a key with another.
+ * CIDR and IP policy).
  */
-export function checkUniqueKeys(state: PlanState): ReadonlySet<DesiredEntry> {
+export function checkUniqueKeys(inputs: PlanInputs): SharedKeys {
   const sharingKey = new Set<DesiredEntry>();
+  const errors: PlanError[] = [];
   const firstByKind = new Map<Kind, UniqueKeyIndex<DesiredEntry>>();
-  for (const entry of state.desired.entries) {
-    const kind = state.kindsByName.get(entry.kind);
+  for (const entry of inputs.desired.entries) {
+    const kind = inputs.kindsByName.get(entry.kind);
     if (kind?.uniqueKey === undefined || kind.uniqueKey.length === 0) continue;
     let firsts = firstByKind.get(kind);
     if (firsts === undefined) {
-      firsts = new UniqueKeyIndex(kind.uniqueKey, (other) => normalizedSpecOf(state, kind, other));
+      firsts = new UniqueKeyIndex(kind.uniqueKey, (other) => normalizedSpecOf(inputs, kind, other));
       firstByKind.set(kind, firsts);
     }
-    const spec = normalizedSpecOf(state, kind, entry);
-    const first = firsts.get(spec);
+    const spec = normalizedSpecOf(inputs, kind, entry);
+    const first = firsts.holderOf(spec);
     if (first === undefined) {
-      firsts.set(spec, entry);
+      firsts.hold(spec, entry);
       continue;
     }
     sharingKey.add(first);
     sharingKey.add(entry);
-    state.errors.push({
+    errors.push({
       code: 'unique_key_conflict',
       message: `${entry.kind}.${entry.name}: has the same ${kind.uniqueKey.join(' and ')} as ${first.kind}.${first.name} (${formatLocation(first.location)}); the service holds only one`,
       source: entry.location,
     });
   }
-  return sharingKey;
+  return { sharingKey, errors };
 }
 
 /**
@@ -118,15 +126,17 @@ export function checkUniqueKeys(state: PlanState): ReadonlySet<DesiredEntry> {
  * the entries that share a key with another (checkUniqueKeys).
  */
 export function matchUniqueKeys(
-  state: PlanState,
+  inputs: PlanInputs,
   skipped: ReadonlySet<DesiredEntry>,
   sharingKey: ReadonlySet<DesiredEntry>,
-): void {
+): KeyMatches {
+  const keyMatched = new Map<DesiredEntry, LiveObject>();
+  const errors: PlanError[] = [];
   const adopted = new Set<string>();
-  for (const entry of state.desired.entries) if (entry.id !== undefined) adopted.add(entry.id);
+  for (const entry of inputs.desired.entries) if (entry.id !== undefined) adopted.add(entry.id);
   const holdersByKind = new Map<Kind, UniqueKeyIndex<LiveObject>>();
-  for (const object of state.liveById.values()) {
-    const kind = state.kindsByName.get(object.kind);
+  for (const object of inputs.liveById.values()) {
+    const kind = inputs.kindsByName.get(object.kind);
     if (kind?.ownership !== 'metadata' || kind.uniqueKey === undefined || kind.uniqueKey.length === 0)
       continue;
     let holders = holdersByKind.get(kind);
@@ -134,50 +144,51 @@ export function matchUniqueKeys(
       holders = new UniqueKeyIndex(kind.uniqueKey, (holder) => holder.spec);
       holdersByKind.set(kind, holders);
     }
-    holders.set(object.spec, object);
+    holders.hold(object.spec, object);
   }
   // Holders taken by an entry that shares its key: only another such entry finds the same holder, and
-  // a set of every holder taken was a set of 100,000 IDs at the plan's peak (issue 18).
+  // a set of every holder taken was a set of 100,000 IDs at the plan's peak.
   const taken = new Set<string>();
-  const forcingRules = new Map<Kind, readonly FieldRule[]>();
-  for (const entry of state.desired.entries) {
-    const kind = state.kindsByName.get(entry.kind);
+  for (const entry of inputs.desired.entries) {
+    const kind = inputs.kindsByName.get(entry.kind);
     if (entry.id !== undefined || skipped.has(entry) || kind?.uniqueKey === undefined) continue;
-    const spec = normalizedSpecOf(state, kind, entry);
-    const holder = holdersByKind.get(kind)?.get(spec);
+    const spec = normalizedSpecOf(inputs, kind, entry);
+    const holder = holdersByKind.get(kind)?.holderOf(spec);
     // Two entries with one key are reported by checkUniqueKeys; the first keeps the holder.
     if (holder === undefined || adopted.has(holder.id) || taken.has(holder.id)) continue;
-    if (holder.marker?.owner !== state.options.owner) {
-      reportKeyHeld(state, kind, entry, holder);
+    if (holder.marker?.owner !== inputs.owner) {
+      errors.push(keyHeld(kind, entry, holder));
       continue;
     }
-    let forcing = forcingRules.get(kind);
-    if (forcing === undefined) {
-      forcing = kind.fields.filter((rule) => rule.onChange === 'replace');
-      forcingRules.set(kind, forcing);
-    }
-    if (diffFields(forcing, spec, holder.spec, '').length > 0) continue;
+    if (diffFields(rulesOf(inputs, kind).replacingFields, spec, holder.spec, '').length > 0) continue;
     if (sharingKey.has(entry)) taken.add(holder.id);
-    // The entry's own object, the only one of its name: matchLive finds it by name just the same,
-    // and a converged account needs no map of 100,000 matches (issue 18).
-    if (holder.marker.name === entry.name && state.managed.get(kind.name)?.get(entry.name) === holder)
+    // The entry's own object, the only one of its name: matching finds it by name just the same,
+    // and a converged account needs no map of 100,000 matches.
+    if (holder.marker.name === entry.name && inputs.managed.get(kind.name)?.get(entry.name) === holder)
       continue;
-    state.keyMatched.set(entry, holder);
+    keyMatched.set(entry, holder);
   }
+  return { keyMatched, errors };
 }
 
-function reportKeyHeld(state: PlanState, kind: Kind, entry: DesiredEntry, holder: LiveObject): void {
+/** Entries (without `id`) that take over a managed object holding their unique key, and the keys held by others. */
+export interface KeyMatches {
+  readonly keyMatched: ReadonlyMap<DesiredEntry, LiveObject>;
+  readonly errors: readonly PlanError[];
+}
+
+function keyHeld(kind: Kind, entry: DesiredEntry, holder: LiveObject): PlanError {
   const fields = kind.uniqueKey ?? [];
   const values = fields.map((field) => `${field} ${String(holder.spec[field])}`).join(' and ');
   const owner = holder.marker
     ? `owned by "${holder.marker.owner}" as ${kind.name}.${holder.marker.name}`
     : 'not owned by edgesync';
-  state.errors.push({
+  return {
     code: 'unique_key_taken',
     message: `${entry.kind}.${entry.name}: ${values} is already held by ${holder.id} (${owner}); the service holds only one. To manage that object here, add \`id: ${holder.id}\` to this entry; otherwise change the entry or remove ${holder.id}`,
     source: sourceOf(entry, `/${fields[0] ?? ''}`),
     entry: { kind: entry.kind, name: entry.name },
-  });
+  };
 }
 
 /** One entry's claim on an item of a unique list field (a hostport). */
@@ -193,20 +204,72 @@ interface ItemClaim {
  * once every entry has its live object:
  * - two entries claiming one item: `unique_key_conflict`, naming both;
  * - an item a live object holds that no entry stands for and edgesync does
- *   not own: `unique_key_taken`, naming the holder and how to adopt it;
- * - an item another object of ours holds (pruned, or updated by its entry to
- *   let it go): the actions of the entry that takes it wait for every action
- *   on that object, so the service never sees two edges serving it.
+ *   not own: `unique_key_taken`, naming the holder and how to adopt it.
+ * An item another object of ours holds (pruned, or updated by its entry to
+ * let it go) is ordering rule 3's (ordering/free-keys-before-taking.ts).
  * An entry that leaves a field out (an adopted edge) claims nothing.
  */
-export function checkUniqueItems(state: PlanState): void {
+export function checkUniqueItems(
+  inputs: PlanInputs,
+  claims: ReadonlyMap<LiveObject, DesiredEntry>,
+  actions: readonly DraftAction[],
+): PlanError[] {
+  const errors: PlanError[] = [];
+  const report = (error: PlanError): void => {
+    errors.push(error);
+  };
+  forEachItemHeld(inputs, claims, actions, report, (claim, object, item, releases) => {
+    if (releases.length === 0) report(itemHeld(claim, object, item));
+  });
+  return errors;
+}
+
+/**
+ * The actions that take an item (a hostport) another object holds, and the
+ * actions that let it go there: the item's holder's prune, or the writes of
+ * the entry that stands for the holder and no longer lists the item.
+ */
+export interface ItemTakeover {
+  readonly takers: readonly DraftAction[];
+  readonly releases: readonly DraftAction[];
+}
+
+/** Every item of a unique list field that an entry claims and another object holds and lets go. */
+export function itemTakeovers(
+  inputs: PlanInputs,
+  claims: ReadonlyMap<LiveObject, DesiredEntry>,
+  actions: readonly DraftAction[],
+): ItemTakeover[] {
+  const takeovers: ItemTakeover[] = [];
+  forEachItemHeld(inputs, claims, actions, undefined, (claim, _object, _item, releases) => {
+    if (releases.length === 0) return;
+    const address = `${claim.kind.name}.${claim.entry.name}`;
+    const takers = actions.filter((action) => action.change === address && action.op !== 'delete');
+    takeovers.push({ takers, releases });
+  });
+  return takeovers;
+}
+
+/**
+ * Calls `held` for every item an entry claims that a live object other than
+ * the entry's own holds, with the actions that let it go there (none when
+ * the holder keeps it), and `claimedTwice` with the error of every item two
+ * entries claim.
+ */
+function forEachItemHeld(
+  inputs: PlanInputs,
+  claims: ReadonlyMap<LiveObject, DesiredEntry>,
+  actions: readonly DraftAction[],
+  claimedTwice: ((error: PlanError) => void) | undefined,
+  held: (claim: ItemClaim, holder: LiveObject, item: string, releases: readonly DraftAction[]) => void,
+): void {
   const fields = new Set<string>();
-  for (const kind of state.kindsByName.values())
+  for (const kind of inputs.kindsByName.values())
     for (const field of kind.uniqueItems ?? []) fields.add(field);
   if (fields.size === 0) return;
-  const claims = new Map<string, ItemClaim>();
-  for (const entry of state.desired.entries) {
-    const kind = state.kindsByName.get(entry.kind);
+  const claimed = new Map<string, ItemClaim>();
+  for (const entry of inputs.desired.entries) {
+    const kind = inputs.kindsByName.get(entry.kind);
     for (const field of kind?.uniqueItems ?? []) {
       const items = entry.spec[field];
       if (kind === undefined || !Array.isArray(items)) continue;
@@ -214,41 +277,25 @@ export function checkUniqueItems(state: PlanState): void {
         // Host names compare without case, as the service and `validate` compare them.
         const value = `${field} ${String(item).toLowerCase()}`;
         const claim = { entry, kind, field, pointer: `/${field}/${index}` };
-        const first = claims.get(value);
-        if (first === undefined) claims.set(value, claim);
-        else if (first.entry !== entry) reportItemClaimedTwice(state, claim, first, String(item));
+        const first = claimed.get(value);
+        if (first === undefined) claimed.set(value, claim);
+        else if (first.entry !== entry) claimedTwice?.(itemClaimedTwice(claim, first, String(item)));
       });
     }
   }
   // No entry claims an item: no live object can hold one of ours (and 100,000 rules claim none).
-  if (claims.size === 0) return;
+  if (claimed.size === 0) return;
   const ownObjectOf = new Map<DesiredEntry, string>();
-  for (const [object, entry] of state.entryByObject) ownObjectOf.set(entry, object.id);
-  for (const object of state.liveById.values()) {
+  for (const [object, entry] of claims) ownObjectOf.set(entry, object.id);
+  for (const object of inputs.liveById.values()) {
     for (const field of fields) {
       const items = object.spec[field];
       if (!Array.isArray(items)) continue;
       for (const item of items) {
-        const claim = claims.get(`${field} ${String(item).toLowerCase()}`);
+        const claim = claimed.get(`${field} ${String(item).toLowerCase()}`);
         if (claim === undefined || ownObjectOf.get(claim.entry) === object.id) continue;
-        const releases = releasesOf(state, object, field, String(item));
-        if (releases === 'claimed') continue;
-        if (releases.length === 0) {
-          reportItemHeld(state, claim, object, String(item));
-          continue;
-        }
-        const takers = state.actions.filter(
-          (action) => action.change === `${claim.kind.name}.${claim.entry.name}` && action.op !== 'delete',
-        );
-        for (const taker of takers) {
-          for (const release of releases) {
-            // A second copy of the taker's own entry waits for the kept copy
-            // (plan-prunes.ts), but the service gives the item to the kept copy
-            // only once the other lets it go: that copy goes first.
-            deleteDependency(release, taker.key);
-            addDependency(taker, release.key);
-          }
-        }
+        const releases = releasesOf(claims, actions, object, field, String(item));
+        if (releases !== 'claimed') held(claim, object, String(item), releases);
       }
     }
   }
@@ -261,28 +308,29 @@ export function checkUniqueItems(state: PlanState): void {
  * when the object keeps it.
  */
 function releasesOf(
-  state: PlanState,
+  claims: ReadonlyMap<LiveObject, DesiredEntry>,
+  actions: readonly DraftAction[],
   object: LiveObject,
   field: string,
   item: string,
 ): readonly DraftAction[] | 'claimed' {
-  const entry = state.entryByObject.get(object);
-  const actions = state.actions.filter((action) => action.objectId === object.id);
-  if (entry === undefined) return actions.filter((action) => action.op === 'delete');
+  const entry = claims.get(object);
+  const onObject = actions.filter((action) => action.objectId === object.id);
+  if (entry === undefined) return onObject.filter((action) => action.op === 'delete');
   const listed = entry.spec[field];
   if (!Array.isArray(listed)) return [];
-  return listed.some((value) => String(value).toLowerCase() === item.toLowerCase()) ? 'claimed' : actions;
+  return listed.some((value) => String(value).toLowerCase() === item.toLowerCase()) ? 'claimed' : onObject;
 }
 
-function reportItemClaimedTwice(state: PlanState, claim: ItemClaim, first: ItemClaim, item: string): void {
-  state.errors.push({
+function itemClaimedTwice(claim: ItemClaim, first: ItemClaim, item: string): PlanError {
+  return {
     code: 'unique_key_conflict',
     message: `${claim.entry.kind}.${claim.entry.name}: ${singular(claim.field)} ${item} is also claimed by ${first.entry.kind}.${first.entry.name} (${formatLocation(sourceOf(first.entry, first.pointer))}); the service gives it to one object only`,
     source: sourceOf(claim.entry, claim.pointer),
-  });
+  };
 }
 
-function reportItemHeld(state: PlanState, claim: ItemClaim, holder: LiveObject, item: string): void {
+function itemHeld(claim: ItemClaim, holder: LiveObject, item: string): PlanError {
   const owner = holder.marker
     ? `owned by "${holder.marker.owner}" as ${holder.kind}.${holder.marker.name}`
     : 'not owned by edgesync';
@@ -290,12 +338,12 @@ function reportItemHeld(state: PlanState, claim: ItemClaim, holder: LiveObject, 
   const remedy = adoptable
     ? `To manage that object here, add \`id: ${holder.id}\` to this entry; otherwise change the entry or remove ${holder.id}`
     : `Change the entry, or take ${item} off ${holder.id} first`;
-  state.errors.push({
+  return {
     code: 'unique_key_taken',
     message: `${claim.entry.kind}.${claim.entry.name}: ${singular(claim.field)} ${item} is already held by ${holder.kind} ${holder.id} (${owner}); the service gives it to one object only. ${remedy}`,
     source: sourceOf(claim.entry, claim.pointer),
     entry: { kind: claim.entry.kind, name: claim.entry.name },
-  });
+  };
 }
 
 /** `hostports` → `hostport`, for messages. */

@@ -1,20 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { KINDS } from '../../src/kinds/registry.js';
+import type { LiveObject } from '../../src/kinds/live-state.js';
 import { planChanges } from '../../src/plan/plan-changes.js';
-import { shareDesiredStrings } from '../../src/plan-session/share-desired-strings.js';
-import {
-  CORP_PEM,
-  desiredState,
-  entry,
-  liveCa,
-  liveRule,
-  liveState,
-  marked,
-  OWNER,
-  POLICY,
-} from '../plan/builders.js';
+import { withDesiredStrings } from '../../src/plan-session/share-desired-strings.js';
+import { desiredState, entry, liveRule, liveState, marked, OWNER, POLICY } from '../plan/builders.js';
 
-describe('shareDesiredStrings', () => {
+/** Freezes an object read and everything in it, so that a write to it throws. */
+function deepFrozen(object: LiveObject): LiveObject {
+  Object.freeze(object.spec);
+  if (object.marker !== null) Object.freeze(object.marker);
+  return Object.freeze(object);
+}
+
+describe('withDesiredStrings', () => {
   const desired = () =>
     desiredState([
       entry('ip_policy_rules', 'office', {
@@ -51,37 +48,26 @@ describe('shareDesiredStrings', () => {
       liveRule('ipr_4', { cidr: '10.3.0.0/16', action: 'allow', metadata: marked('gone') }),
     ]);
 
-  it('changes no value of any live object, and so no plan', () => {
+  it('holds an equal object for each one read, changes none read, and so no plan', () => {
     const state = desired();
-    const shared = live();
+    const read = live().objects.ip_policy_rules.map(deepFrozen);
+    const keep = withDesiredStrings(state, OWNER);
 
-    shareDesiredStrings(state, shared, OWNER);
+    const held = read.map(keep);
 
-    expect(shared).toEqual(live());
-    expect(planChanges(state, shared, { owner: OWNER })).toEqual(
+    expect(held).toEqual(live().objects.ip_policy_rules);
+    expect(planChanges(state, liveState(held), { owner: OWNER })).toEqual(
       planChanges(state, live(), { owner: OWNER }),
     );
   });
 
-  it('hands its index of marked objects only to a plan of the same owner and kinds', () => {
-    const state = desired();
-    const otherOwner = live();
-    shareDesiredStrings(state, otherOwner, OWNER);
-    // A CA of ours too: a plan of rules alone does not count it among the objects it owns.
-    const otherKinds = () =>
-      liveState([
-        ...live().objects.ip_policy_rules,
-        liveCa('ca_1', { pem: CORP_PEM, metadata: marked('corp') }),
-      ]);
-    const sharedOtherKinds = otherKinds();
-    shareDesiredStrings(state, sharedOtherKinds, OWNER);
-    const ruleKinds = KINDS.filter((kind) => kind.name === 'ip_policy_rules');
+  it("copies only an object marked with the owner and an entry's name; holds the others as read", () => {
+    const read = live().objects.ip_policy_rules;
 
-    expect(planChanges(state, otherOwner, { owner: 'someone-else' })).toEqual(
-      planChanges(state, live(), { owner: 'someone-else' }),
-    );
-    expect(planChanges(state, sharedOtherKinds, { owner: OWNER, kinds: ruleKinds })).toEqual(
-      planChanges(state, otherKinds(), { owner: OWNER, kinds: ruleKinds }),
-    );
+    const held = read.map(withDesiredStrings(desired(), OWNER));
+    const heldByOther = read.map(withDesiredStrings(desired(), 'someone-else'));
+
+    expect(held.map((object, at) => object === read[at])).toEqual([false, false, true, true]);
+    expect(heldByOther.every((object, at) => object === read[at])).toBe(true);
   });
 });

@@ -1,0 +1,33 @@
+import { DraftBook, type Drafts } from './drafts.js';
+import { checkAdoptions, LiveMatcher } from './match-live.js';
+import type { PlanInputs } from './plan-inputs.js';
+import { planModulesOnlyEntry } from './plan-modules.js';
+import { planPrunes } from './plan-prunes.js';
+import { planManagedEntry } from './plan-resources.js';
+import { kindsInReferenceOrder } from './resolve-references.js';
+import { checkUniqueItems, checkUniqueKeys, matchUniqueKeys } from './unique-keys.js';
+
+/**
+ * The planner's first phase: every change and action the plan needs, from
+ * the inputs alone. Conflicts between entries are found first; then each
+ * entry is drafted, referenced kinds first so that names resolve to IDs
+ * already planned; then the prunes. Problems become errors and drafting goes
+ * on, so that a person sees every problem at once.
+ */
+export function draftPlan(inputs: PlanInputs): Drafts {
+  const adoptions = checkAdoptions(inputs);
+  const sharedKeys = checkUniqueKeys(inputs);
+  const keyMatches = matchUniqueKeys(inputs, adoptions.skipped, sharedKeys.sharingKey);
+  const book = new DraftBook(inputs, [...adoptions.errors, ...sharedKeys.errors, ...keyMatches.errors]);
+  const matcher = new LiveMatcher(inputs, keyMatches.keyMatched);
+  for (const kind of kindsInReferenceOrder([...inputs.kindsByName.values()])) {
+    for (const entry of inputs.desired.entries) {
+      if (entry.kind !== kind.name || adoptions.skipped.has(entry)) continue;
+      if (kind.ownership === 'metadata') planManagedEntry(book, matcher, kind, entry);
+      else planModulesOnlyEntry(book, kind, entry);
+    }
+  }
+  planPrunes(book);
+  book.errors.push(...checkUniqueItems(inputs, book.claims, book.actions));
+  return book.drafts();
+}

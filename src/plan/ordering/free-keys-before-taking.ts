@@ -1,0 +1,75 @@
+import type { LiveObject } from '../../kinds/live-state.js';
+import type { DesiredEntry } from '../../manifest/desired-state.js';
+import type { DraftAction } from '../draft-action.js';
+import type { PlanInputs } from '../plan-inputs.js';
+import { itemTakeovers } from '../unique-keys.js';
+import { DependencyEdges } from './dependency-edges.js';
+import { type ActionFacts, type OrderingFacts, takenKey } from './ordering-facts.js';
+
+/**
+ * Ordering rule 3 of docs/plan.md, for unique keys: the service holds one
+ * object per uniqueness key (one rule per CIDR and IP policy), so whatever
+ * takes a key waits for the delete or update that frees it. A freer that
+ * already waits for the taker (a temporary rule's delete, drafted to follow
+ * it) is not waited for. Returns the keys of the actions taking each key
+ * value, when `listTakers` asks (rule 7 reads them).
+ */
+export function freeKeysBeforeTaking(
+  facts: OrderingFacts,
+  edges: DependencyEdges,
+  listTakers: boolean,
+): Map<string, string[]> {
+  const freedBy = new Map<string, ActionFacts[]>();
+  for (const of of facts.list) {
+    if (of.frees === undefined) continue;
+    const freers = freedBy.get(of.frees);
+    if (freers === undefined) freedBy.set(of.frees, [of]);
+    else freers.push(of);
+  }
+  // What each freer waits for before this rule adds anything (only freers are asked).
+  const before = new DependencyEdges();
+  for (const freers of freedBy.values())
+    for (const freer of freers) for (const key of edges.of(freer.action)) before.add(freer.action, key);
+  const takers = new Map<string, string[]>();
+  // Nothing frees a key and nobody asks who takes one (100,000 creates): no key is printed.
+  if (freedBy.size === 0 && !listTakers) return takers;
+  for (const of of facts.list) {
+    const takes = takenKey(facts, of);
+    if (takes === undefined) continue;
+    const { action } = of;
+    if (listTakers) {
+      // Pushed, not copied: a copy per taker was garbage at 100,000 creates.
+      const taking = takers.get(takes);
+      if (taking === undefined) takers.set(takes, [action.key]);
+      else taking.push(action.key);
+    }
+    for (const freer of freedBy.get(takes) ?? []) {
+      if (freer !== of && !before.of(freer.action).has(action.key)) edges.add(action, freer.action.key);
+    }
+  }
+  return takers;
+}
+
+/**
+ * Ordering rule 3 of docs/plan.md, for unique items: one edge per hostport.
+ * An edge that takes a hostport another edge of ours serves waits for that
+ * edge's delete, or for the update that drops it. A second copy of the
+ * taker's own entry holding it goes first, though it would otherwise wait
+ * for the copy kept (rule 7): the service gives the item to the kept copy
+ * only once the other lets it go.
+ */
+export function freeItemsBeforeTaking(
+  inputs: PlanInputs,
+  claims: ReadonlyMap<LiveObject, DesiredEntry>,
+  actions: readonly DraftAction[],
+  edges: DependencyEdges,
+): void {
+  for (const { takers, releases } of itemTakeovers(inputs, claims, actions)) {
+    for (const taker of takers) {
+      for (const release of releases) {
+        edges.remove(release, taker.key);
+        edges.add(taker, release.key);
+      }
+    }
+  }
+}

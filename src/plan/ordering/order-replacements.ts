@@ -1,0 +1,62 @@
+import type { DraftAction } from '../draft-action.js';
+import { EntryCreate } from '../entry-create.js';
+import type { DependencyEdges } from './dependency-edges.js';
+import { type OrderingFacts, takenKey } from './ordering-facts.js';
+
+/**
+ * Ordering rule 7 of docs/plan.md: a replace creates first and deletes
+ * last, so a name never points at nothing, unless the key its old object
+ * holds is wanted (by the replacement itself or by another action): then the
+ * old object goes first and rule 3 makes the takers wait for it. A replaced
+ * allow rule also goes first: removing an allow only narrows access, and
+ * waiting for its successor would tie it into the access ordering (rule 4).
+ * `takers`: the keys of the actions taking each key value (rule 3).
+ */
+export function orderReplacements(
+  facts: OrderingFacts,
+  replacements: ReadonlyMap<string, string>,
+  takers: ReadonlyMap<string, readonly string[]>,
+  edges: DependencyEdges,
+): void {
+  // No map of every action by key for a plan without a replace (100,000 creates).
+  if (replacements.size === 0) return;
+  const byKey = new Map(facts.list.map((of) => [of.action.key, of]));
+  for (const [deleteKey, createKey] of replacements) {
+    const remove = byKey.get(deleteKey);
+    if (remove === undefined) continue;
+    const create = byKey.get(createKey);
+    const keyWanted = remove.frees !== undefined && (takers.get(remove.frees) ?? []).length > 0;
+    // An access rule whose old key another action takes (a deny moving to
+    // another policy while an allow takes its old CIDR) needs no edge of its
+    // own: the taker waits for the delete (rule 3) and the access ordering
+    // places the create and the delete; tying them here too made a cycle
+    // with the deny's delete waiting for its own create.
+    const keyWantedByOther = keyWanted && (create && takenKey(facts, create)) !== remove.frees;
+    if (keyWantedByOther && remove.access !== undefined) continue;
+    if (!keyWanted && remove.access !== 'allow') edges.add(remove.action, createKey);
+    else if (create !== undefined) edges.add(create.action, deleteKey);
+  }
+}
+
+/**
+ * Ordering rule 7 of docs/plan.md, for a replace a kill interrupted: a
+ * second copy of an entry (a killed replace, a lost create answer) is
+ * deleted only once the copy the entry keeps is in place, after every action
+ * that creates or updates it; not after one that takes the key this copy
+ * frees, which waits for this delete (rule 3).
+ */
+export function deleteSecondCopiesLast(facts: OrderingFacts, edges: DependencyEdges): void {
+  const copies = facts.list.filter((of) => secondCopyOf(of.action) !== undefined);
+  for (const remove of copies) {
+    const entryAddress = secondCopyOf(remove.action);
+    for (const of of facts.list) {
+      if (of.action.change !== entryAddress || of.action.op === 'delete') continue;
+      if (remove.frees !== undefined && takenKey(facts, of) === remove.frees) continue;
+      edges.add(remove.action, of.action.key);
+    }
+  }
+}
+
+function secondCopyOf(action: DraftAction): string | undefined {
+  return action instanceof EntryCreate ? undefined : action.secondCopyOf;
+}

@@ -1,0 +1,189 @@
+import type { AddressRange, Kind, ModuleRule } from '../../kinds/kind.js';
+import type { DraftAction } from '../draft-action.js';
+import { EntryCreate } from '../entry-create.js';
+import type { PlanInputs } from '../plan-inputs.js';
+import { uniqueKeyValue } from '../unique-keys.js';
+
+/**
+ * What the ordering rules know of one drafted action: worked out from the
+ * draft (what it does to its object) and its kind's hooks, never written by
+ * a rule.
+ */
+export interface ActionFacts {
+  readonly action: DraftAction;
+  /** The live object it changes; absent for creates. */
+  readonly objectId: string | undefined;
+  /** Uniqueness-key value it takes (an update that moves its key), prefixed by kind. */
+  readonly takes: string | undefined;
+  /**
+   * A create's spec, from which its uniqueness-key value is printed when an
+   * ordering rule asks (takenKey), instead of `takes`: of 100,000 creates
+   * none is asked unless something frees a key, and the printed value was
+   * ~85 bytes kept per action.
+   */
+  readonly takenFrom: Readonly<Record<string, unknown>> | undefined;
+  /** Uniqueness-key value it frees (a delete, an update that moves its key). */
+  readonly frees: string | undefined;
+  /** allow or deny, for kinds with an access decision. */
+  readonly access: 'allow' | 'deny' | undefined;
+  /** The addresses an access rule covers; absent when unknown, and then it overlaps every rule. */
+  readonly range: AddressRange | undefined;
+  /** For an update that moves an access rule: the range it leaves (`range` is where it arrives). */
+  readonly movedFrom: AddressRange | undefined;
+  /**
+   * The key of the PATCH that parked this rule (ordering rule 8): this one
+   * moves it on, so what it narrows (the spot) undoes what that one widened,
+   * and it is not waited for by it.
+   */
+  readonly unparks: string | undefined;
+  /**
+   * The key of the create of a temporary deny that covers where this deny
+   * rule moves (rule 8): that one narrows the target early, so this move only
+   * widens, and belongs to the late phase.
+   */
+  readonly guardedBy: string | undefined;
+  /** For a write or removal of a guard module (rule 6): whether it closes the edge to clients or opens it. */
+  readonly guard: GuardFact | undefined;
+  /** A module write that switches an endpoint from one list of IP policies to another (rule 5). */
+  readonly switchesPolicies: boolean;
+}
+
+/** What a guard module's action does (ModuleRule.guard). */
+export interface GuardFact {
+  readonly effect: 'closes' | 'opens';
+  readonly swapsAtOnce: boolean;
+}
+
+/** Facts by drafted action, in the drafts' order: `list[i]` is of `actions[i]`. */
+export interface OrderingFacts {
+  readonly list: readonly ActionFacts[];
+  readonly kindsByName: PlanInputs['kindsByName'];
+}
+
+/** The second phase: the ordering facts of every drafted action. */
+export function orderingFactsOf(actions: readonly DraftAction[], inputs: PlanInputs): OrderingFacts {
+  const list = new Array<ActionFacts>(actions.length);
+  for (let at = 0; at < actions.length; at += 1)
+    list[at] = factsOf(actions[at] as DraftAction, inputs.kindsByName.get((actions[at] as DraftAction).kind));
+  return { list, kindsByName: inputs.kindsByName };
+}
+
+function factsOf(action: DraftAction, kind: Kind | undefined): ActionFacts {
+  if (action instanceof EntryCreate)
+    return facts(action, undefined, kind === undefined ? {} : createFacts(kind, action.createdSpec()));
+  const { before, after } = action;
+  let keys: KeyFacts = {};
+  if (kind !== undefined && action.module === undefined) {
+    if (action.op === 'create' && after !== undefined) keys = createFacts(kind, after);
+    else if (action.op === 'delete' && before !== undefined) keys = specFacts(kind, before, 'frees');
+    else if ((action.op === 'update' || action.op === 'adopt') && before !== undefined && after !== undefined)
+      keys = keyMove(kind, before, after);
+  }
+  const module = action.module === undefined ? undefined : moduleRuleOf(kind, action.module);
+  return facts(action, module, keys);
+}
+
+/** The key and access facts of a spec. */
+type KeyFacts = Partial<
+  Pick<ActionFacts, 'takes' | 'takenFrom' | 'frees' | 'access' | 'range' | 'movedFrom'>
+>;
+
+function facts(action: DraftAction, module: ModuleRule | undefined, keys: KeyFacts): ActionFacts {
+  const plain = action instanceof EntryCreate ? undefined : action;
+  const parking = plain?.parking;
+  return {
+    action,
+    objectId: plain?.objectId,
+    takes: keys.takes,
+    takenFrom: keys.takenFrom,
+    frees: keys.frees,
+    access: keys.access,
+    range: keys.range,
+    movedFrom: keys.movedFrom,
+    unparks: parking !== undefined && 'unparks' in parking ? parking.unparks : undefined,
+    guardedBy: parking !== undefined && 'guardedBy' in parking ? parking.guardedBy : undefined,
+    guard: module?.guard === undefined || plain === undefined ? undefined : guardFact(plain, module),
+    switchesPolicies:
+      plain?.op === 'put-module' &&
+      module?.namesIpPolicies === true &&
+      plain.before !== null &&
+      plain.before !== undefined,
+  };
+}
+
+/** A create's facts: its access decision and range, and the spec its key is printed from. */
+function createFacts(kind: Kind, spec: Readonly<Record<string, unknown>>): KeyFacts {
+  const facts = accessFacts(kind, spec);
+  return kind.uniqueKey === undefined || kind.uniqueKey.length === 0 ? facts : { ...facts, takenFrom: spec };
+}
+
+/**
+ * Uniqueness-key value (taken or freed, as `role` says), access decision and
+ * address range of a spec.
+ */
+function specFacts(kind: Kind, spec: Readonly<Record<string, unknown>>, role: 'takes' | 'frees'): KeyFacts {
+  const facts = accessFacts(kind, spec);
+  const key = uniqueKeyValue(kind, spec);
+  return key === undefined ? facts : { ...facts, [role]: key };
+}
+
+/** Access decision and address range of a spec (Kind.accessDecision). */
+function accessFacts(kind: Kind, spec: Readonly<Record<string, unknown>>): KeyFacts {
+  const decision = kind.accessDecision;
+  if (decision === undefined) return {};
+  const value = spec[decision.field];
+  const access = value === decision.allow ? 'allow' : value === decision.deny ? 'deny' : undefined;
+  if (access === undefined) return {};
+  const range = decision.range?.(spec);
+  return range === undefined ? { access } : { access, range };
+}
+
+/**
+ * An update that changes the uniqueness key frees the old value and takes
+ * the new one; for an access rule it also leaves one range and arrives at
+ * another, which the access ordering treats like a delete and a create. An
+ * update that keeps its key has no such facts.
+ */
+function keyMove(
+  kind: Kind,
+  before: Readonly<Record<string, unknown>>,
+  after: Readonly<Record<string, unknown>>,
+): KeyFacts {
+  const { frees, range: movedFrom } = specFacts(kind, before, 'frees');
+  const { takes, access, range } = specFacts(kind, after, 'takes');
+  if (takes === undefined || frees === undefined || takes === frees) return {};
+  return {
+    takes,
+    frees,
+    ...(access === undefined ? {} : { access }),
+    ...(range === undefined ? {} : { range }),
+    ...(movedFrom === undefined ? {} : { movedFrom }),
+  };
+}
+
+function moduleRuleOf(kind: Kind | undefined, name: string): ModuleRule | undefined {
+  return kind?.modules.find((module) => module.name === name);
+}
+
+/** Whether a guard module action closes its edge (or route) to clients or opens it. */
+function guardFact(action: DraftAction & { readonly after: unknown }, module: ModuleRule): GuardFact {
+  const value =
+    action.op === 'delete-module' ? undefined : (action.after as { enabled?: unknown } | null | undefined);
+  const opens = value === null || value === undefined || value.enabled === false;
+  return { effect: opens ? 'opens' : 'closes', swapsAtOnce: module.guard?.swapsAtOnce === true };
+}
+
+/**
+ * The uniqueness-key value an action takes: as worked out, or, for a
+ * create, printed from its spec each time it is asked (see `takenFrom`).
+ */
+export function takenKey(facts: OrderingFacts, of: ActionFacts): string | undefined {
+  if (of.takes !== undefined || of.takenFrom === undefined) return of.takes;
+  const kind = facts.kindsByName.get(of.action.kind);
+  return kind === undefined ? undefined : uniqueKeyValue(kind, of.takenFrom);
+}
+
+/** Whether an action belongs to a kind whose rules decide access. */
+export function isAccessRule(facts: OrderingFacts, of: ActionFacts): boolean {
+  return of.access !== undefined && facts.kindsByName.get(of.action.kind)?.accessDecision !== undefined;
+}
