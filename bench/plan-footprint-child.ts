@@ -6,6 +6,7 @@ import { setFlagsFromString } from 'node:v8';
 import { parse } from 'yaml';
 import { createApiClient } from '../src/api/client.js';
 import { RequestBudget } from '../src/api/request-budget.js';
+import { heapGrowthFlags, limitHeapGrowth } from '../src/cli/heap-growth.js';
 import { writePieces } from '../src/cli/write-pieces.js';
 import type { KindName } from '../src/kinds/kind-name.js';
 import { readLiveState } from '../src/kinds/read-live-state.js';
@@ -13,7 +14,6 @@ import { KINDS } from '../src/kinds/registry.js';
 import { loadDesiredState } from '../src/manifest/load-desired-state.js';
 import { planChanges } from '../src/plan/plan-changes.js';
 import { planTextChunks } from '../src/plan/render-text.js';
-import { heapGrowthFlags, limitHeapGrowth } from '../src/plan-session/heap-growth.js';
 import { withDesiredStrings } from '../src/plan-session/share-desired-strings.js';
 
 /** What the child prints on its one stdout line. Times in milliseconds, memory in MB. */

@@ -16,7 +16,6 @@ import type { ManifestError } from '../manifest/manifest-error.js';
 import { formatLocation } from '../manifest/source-location.js';
 import type { Plan } from '../plan/plan.js';
 import { planTextChunks } from '../plan/render-text.js';
-import { limitHeapGrowth } from '../plan-session/heap-growth.js';
 import { manifestsRead, manifestsReadLines } from '../plan-session/manifests-read.js';
 import { preparePlan } from '../plan-session/prepare-plan.js';
 import { visibleText } from '../visible-text.js';
@@ -26,6 +25,7 @@ import { useColor } from './color-choice.js';
 import type { CommandContext, CommandOutcome } from './command-context.js';
 import { type Connection, openConnection } from './connection.js';
 import { parseDuration, parsePositiveInteger } from './duration-option.js';
+import { limitHeapGrowth } from './heap-growth.js';
 import { wantsDetail } from './log-level.js';
 import { loggerFor } from './logger.js';
 import { manifestErrorLines } from './manifest-error-lines.js';
@@ -216,6 +216,7 @@ function writeManifestErrors(errors: readonly ManifestError[], flags: ApplyFlags
   for (const line of manifestErrorLines(errors, wantsDetail(flags.logLevel))) ctx.stderr.write(`${line}\n`);
 }
 
+/** The load of the manifests, its parsing workers under the heap growth limit the command set (heap-growth.ts). */
 function loadOptions(flags: ApplyFlags, ctx: CommandContext, connection: Connection): LoadOptions {
   return {
     env: ctx.env,
@@ -223,5 +224,6 @@ function loadOptions(flags: ApplyFlags, ctx: CommandContext, connection: Connect
     allowOutsideRoot: flags.allowOutsideRoot ?? false,
     cwd: ctx.cwd,
     onSecret: (value) => connection.secrets.add(value),
+    parsing: { runtimeFlags: limitHeapGrowth() },
   };
 }

@@ -8,7 +8,6 @@ import type { SavedNarrowing } from '../plan/saved-plan.js';
 import { SavedPlanJudge, type SavedPlanJudgement } from '../plan/saved-plan-judge.js';
 import { combinedNarrowing } from '../plan/saved-plan-narrowing.js';
 import type { SavedPlanHeader } from '../plan/saved-plan-reader.js';
-import { heapGrowthFlags } from '../plan-session/heap-growth.js';
 import { manifestsRead, manifestsReadLines } from '../plan-session/manifests-read.js';
 import { readAndPlan } from '../plan-session/prepare-plan.js';
 import { visibleText } from '../visible-text.js';
@@ -58,11 +57,8 @@ export async function savedPlanToApply(
       `${file}: the plan was made for --target ${header.narrowing.targets.join(' ')}, and this command's --target selects none of it`,
     );
   }
-  // As preparePlan loads: the parsing workers keep the heap's growth limited (heap-growth.ts).
-  const loaded = await loadDesiredState(manifestPaths, {
-    ...load,
-    parsing: { runtimeFlags: heapGrowthFlags },
-  });
+  // `load` carries the heap growth limit the command set for the parsing workers (heap-growth.ts).
+  const loaded = await loadDesiredState(manifestPaths, load);
   if (!loaded.ok) return { manifestErrors: loaded.errors };
   const read = manifestsRead(loaded.value, manifestPaths, noPathGiven);
   for (const line of manifestsReadLines(read, { always: true })) ctx.stderr.write(`${line}\n`);

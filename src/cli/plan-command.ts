@@ -6,7 +6,6 @@ import type { Plan } from '../plan/plan.js';
 import { type PlanStats, planJsonChunks } from '../plan/render-json.js';
 import { planTextChunks } from '../plan/render-text.js';
 import { savedPlanChunks, toSavedPlan } from '../plan/saved-plan.js';
-import { limitHeapGrowth } from '../plan-session/heap-growth.js';
 import {
   type ManifestsRead,
   manifestsRead,
@@ -19,6 +18,7 @@ import { useColor } from './color-choice.js';
 import type { CommandContext, CommandOutcome } from './command-context.js';
 import { openConnection } from './connection.js';
 import { parseDuration } from './duration-option.js';
+import { limitHeapGrowth } from './heap-growth.js';
 import { renderDiagnostics } from './json-diagnostics.js';
 import { wantsDetail } from './log-level.js';
 import { loggerFor } from './logger.js';
@@ -37,7 +37,7 @@ export async function runPlan(
   const planOptions = parsePlanOptions(flags);
   const maxChars = parseMaxChars(flags.maxChars);
   const caWarningMs = parseDuration('--ca-expiry-warning', flags.caExpiryWarning);
-  limitHeapGrowth();
+  const runtimeFlags = limitHeapGrowth();
   // On a terminal, the read's progress is a row rewritten in place; every other line on stderr goes above it.
   const row = commandCtx.stderr.isTTY === true ? new TerminalRow(commandCtx.stderr) : undefined;
   const ctx = row === undefined ? commandCtx : writingAboveRow(commandCtx, row);
@@ -59,6 +59,7 @@ export async function runPlan(
         allowOutsideRoot: flags.allowOutsideRoot ?? false,
         cwd: ctx.cwd,
         onSecret: (value) => connection.secrets.add(value),
+        parsing: { runtimeFlags },
       },
       plan: planOptions,
       signal: ctx.shutdown,

@@ -1,7 +1,6 @@
 import { EdgesyncError, OptionError } from '../errors.js';
 import { KINDS } from '../kinds/registry.js';
 import { compileManifestSchema } from '../manifest/manifest-schema.js';
-import { limitHeapGrowth } from '../plan-session/heap-growth.js';
 import { systemClock } from '../watch/daemon-clock.js';
 import { type ListenAddress, parseListenAddress } from '../watch/listen-address.js';
 import { runDaemon } from '../watch/run-daemon.js';
@@ -9,6 +8,7 @@ import { WatchMetrics } from '../watch/watch-metrics.js';
 import type { CommandContext, CommandOutcome } from './command-context.js';
 import { openConnection } from './connection.js';
 import { parseDuration, parsePercentage, parsePositiveInteger } from './duration-option.js';
+import { limitHeapGrowth } from './heap-growth.js';
 import { createLogger } from './logger.js';
 import { parsePlanOptions } from './plan-options.js';
 import type { WatchFlags } from './watch-flags.js';
@@ -35,7 +35,7 @@ export async function runWatch(
   if (intervalMs < 1000) {
     throw new OptionError('--interval', `expected at least 1s (found "${flags.interval}")`);
   }
-  limitHeapGrowth();
+  const runtimeFlags = limitHeapGrowth();
   const logger = createLogger({ format: flags.logFormat, level: flags.logLevel, color: flags.color });
   const metrics = new WatchMetrics(KINDS);
   const connection = await openConnection(flags, {
@@ -55,6 +55,7 @@ export async function runWatch(
         cwd: ctx.cwd,
         validator: compileManifestSchema(),
         onSecret: (value) => connection.secrets.add(value),
+        parsing: { runtimeFlags },
       },
       plan,
       api: connection.api,

@@ -265,7 +265,7 @@ export interface ParsingOptions {
    */
   readonly callerParses?: boolean;
   /**
-   * V8 flags the process set at run time (plan-session/heap-growth.ts),
+   * V8 flags the process set at run time (cli/heap-growth.ts),
    * which a new isolate may reset: set again once each worker is up. While
    * they are set, the load also waits for its workers' isolates before it
    * parses or builds anything more, so that none of its own allocations

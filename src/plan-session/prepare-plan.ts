@@ -11,7 +11,6 @@ import type { ManifestError } from '../manifest/manifest-error.js';
 import type { Plan } from '../plan/plan.js';
 import { planChanges } from '../plan/plan-changes.js';
 import type { PlanOptions } from '../plan/planner-options.js';
-import { heapGrowthFlags } from './heap-growth.js';
 import { withDesiredStrings } from './share-desired-strings.js';
 
 export interface PreparedPlan {
@@ -48,10 +47,7 @@ export async function preparePlan(
   api: EdgeApi,
   options: PreparePlanOptions,
 ): Promise<Result<PreparedPlan, ManifestError>> {
-  const loaded = await loadDesiredState(paths, {
-    ...options.load,
-    parsing: { ...options.load?.parsing, runtimeFlags: heapGrowthFlags },
-  });
+  const loaded = await loadDesiredState(paths, options.load);
   if (!loaded.ok) return loaded;
   const desired = loaded.value;
   options.onLoaded?.(desired, { readsById: readsById(desired, options.plan.kinds ?? KINDS) });

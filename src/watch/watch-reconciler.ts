@@ -14,7 +14,6 @@ import type { Plan } from '../plan/plan.js';
 import { planChanges } from '../plan/plan-changes.js';
 import type { PlanOptions } from '../plan/planner-options.js';
 import { summaryToJson } from '../plan/render-json.js';
-import { heapGrowthFlags } from '../plan-session/heap-growth.js';
 import { manifestsRead, manifestsReadToJson } from '../plan-session/manifests-read.js';
 import type { DaemonClock } from './daemon-clock.js';
 import {
@@ -250,7 +249,6 @@ export class WatchReconciler {
       ...this.#options.load,
       kinds: this.#options.kinds,
       memo: this.#memo,
-      parsing: { ...this.#options.load?.parsing, runtimeFlags: heapGrowthFlags },
     });
     if (loaded.ok) {
       this.#lastValid = loaded.value;

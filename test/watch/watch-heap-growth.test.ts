@@ -24,7 +24,7 @@ async function youngGenerationBytes(daemon: DaemonProcess): Promise<number> {
 }
 
 // Node 20's V8 grows the young generation only by --semi-space-growth-factor, so what the limit
-// promises shows there; Node 26's resizes it by heuristics as well (test/plan-session/heap-growth.test.ts).
+// promises shows there; Node 26's resizes it by heuristics as well (test/cli/heap-growth.test.ts).
 describe.runIf(Number(process.versions.node.split('.')[0]) < 22)(
   'edgesync watch limits the heap growth whatever the account size',
   () => {

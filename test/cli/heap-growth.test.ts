@@ -38,12 +38,12 @@ describe('limitHeapGrowth', () => {
         await writeFile(
           join(dir, 'young.mjs'),
           `import { getHeapSpaceStatistics } from 'node:v8';
-const { heapGrowthFlags, limitHeapGrowth } = await import(${module('plan-session/heap-growth.js')});
+const { limitHeapGrowth } = await import(${module('cli/heap-growth.js')});
 const { loadDesiredState } = await import(${module('manifest/load-desired-state.js')});
 const young = () => getHeapSpaceStatistics().find((space) => space.space_name === 'new_space').space_size;
-limitHeapGrowth();
+const runtimeFlags = limitHeapGrowth();
 const limited = young();
-const loaded = await loadDesiredState(['m'], { parsing: { poolStartBytes: 0, runtimeFlags: heapGrowthFlags } });
+const loaded = await loadDesiredState(['m'], { parsing: { poolStartBytes: 0, runtimeFlags } });
 // What a load of many entries does: objects that survive scavenges, which would make V8 grow the young generation.
 const kept = [];
 for (let index = 0; index < 2_000_000; index += 1) {

@@ -13,7 +13,9 @@ let limited = false;
 /**
  * Limits the heap's growth for the rest of the process: `plan`, `apply`,
  * `show` and `watch` call it as they start, the bench's child too, so that it
- * measures what the CLI does.
+ * measures what the CLI does. A decision of the process, so the commands
+ * make it, not the plan session: what they load, they load with the flags
+ * this returns (LoadOptions.parsing's `runtimeFlags`).
  *
  * - V8 collects the old generation once it has grown 30% past its live size.
  *   A plan of 100,000 entries holds about 120 MB (the entries and the live
@@ -26,7 +28,7 @@ let limited = false;
  *   time), up to 32 MB on Node 20 and 64 MB on Node 26, committed for the rest
  *   of the run. On Node 20 it keeps the size it has when the limit is set.
  *   Node 26's V8 also resizes it by heuristics this factor does not bound
- *   (test/plan-session/heap-growth.test.ts), yet limited from the start it
+ *   (test/cli/heap-growth.test.ts), yet limited from the start it
  *   peaks far lower there too.
  *
  * From the start, at any size: limited only from 2 MB of manifests on, 10,000
@@ -39,10 +41,12 @@ let limited = false;
  * young generation's maximum, for one, is fixed when the isolate starts).
  * See docs/performance.md (CPU and memory).
  */
-export function limitHeapGrowth(): void {
-  if (limited) return;
-  limited = true;
-  setLimitFlags();
+export function limitHeapGrowth(): RuntimeV8Flags {
+  if (!limited) {
+    limited = true;
+    setLimitFlags();
+  }
+  return heapGrowthFlags;
 }
 
 /**
