@@ -1,6 +1,6 @@
 import { DraftBook, type Drafts } from './drafts.js';
 import { checkAdoptions, LiveMatcher } from './match-live.js';
-import type { PlanInputs } from './plan-inputs.js';
+import type { KindRules, PlanInputs } from './plan-inputs.js';
 import { planModulesOnlyEntry } from './plan-modules.js';
 import { planPrunes } from './plan-prunes.js';
 import { planManagedEntry } from './plan-resources.js';
@@ -21,10 +21,12 @@ export function draftPlan(inputs: PlanInputs): Drafts {
   const book = new DraftBook(inputs, [...adoptions.errors, ...sharedKeys.errors, ...keyMatches.errors]);
   const matcher = new LiveMatcher(inputs, keyMatches.keyMatched);
   for (const kind of kindsInReferenceOrder([...inputs.kindsByName.values()])) {
+    const rules = inputs.rules.get(kind) as KindRules;
     for (const entry of inputs.desired.entries) {
       if (entry.kind !== kind.name || adoptions.skipped.has(entry)) continue;
-      if (kind.ownership === 'metadata') planManagedEntry(book, matcher, kind, entry);
-      else planModulesOnlyEntry(book, kind, entry);
+      const spec = inputs.normalizedSpecs.get(entry) ?? entry.spec;
+      if (kind.ownership === 'metadata') planManagedEntry(book, matcher, rules, entry, spec);
+      else planModulesOnlyEntry(book, rules, entry, spec);
     }
   }
   planPrunes(book);

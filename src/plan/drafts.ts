@@ -8,7 +8,7 @@ import type { DraftAction, DraftChange, PlainDraft, PlainDraftChange } from './d
 import { CreatesOfKind, type EntryCreate, EntryCreateChange } from './entry-create.js';
 import type { PendingId } from './pending-id.js';
 import type { PlanError, ResourceChange } from './plan.js';
-import { type PlanInputs, rulesOf } from './plan-inputs.js';
+import type { KindRules, PlanInputs } from './plan-inputs.js';
 
 /**
  * What drafting returns: every change and action the plan needs, in the
@@ -102,12 +102,12 @@ export class DraftBook {
     if (entry?.protect === true) this.protectedChanges.add(draft);
   }
 
-  /** What the EntryCreates of `kind` share in this plan. */
-  createsOf(kind: Kind): CreatesOfKind {
-    let shared = this.#createsOfKind.get(kind);
+  /** What the EntryCreates of a kind share in this plan. */
+  createsOf(rules: KindRules): CreatesOfKind {
+    let shared = this.#createsOfKind.get(rules.kind);
     if (shared === undefined) {
-      shared = new CreatesOfKind(rulesOf(this.inputs, kind), this.inputs.owner, this.sharedFieldChanges);
-      this.#createsOfKind.set(kind, shared);
+      shared = new CreatesOfKind(rules, this.inputs.owner, this.sharedFieldChanges);
+      this.#createsOfKind.set(rules.kind, shared);
     }
     return shared;
   }

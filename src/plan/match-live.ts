@@ -5,7 +5,7 @@ import { diffFields } from './compare-fields.js';
 import { sourceOf } from './draft-action.js';
 import { copiesOf, isObjectList } from './live-index.js';
 import type { PlanError } from './plan.js';
-import { normalizedSpecOf, type PlanInputs } from './plan-inputs.js';
+import type { PlanInputs } from './plan-inputs.js';
 import { METADATA_FIELD, referencedIds } from './spec-fields.js';
 
 /** Entries that two adopt by one ID: the later ones, reported and left out of the plan. */
@@ -67,7 +67,11 @@ export class LiveMatcher {
    * object of its name; undefined when there is none. A PlanError when the
    * `id` cannot be adopted.
    */
-  match(kind: Kind, entry: DesiredEntry): { object: LiveObject; adopting: boolean } | undefined | PlanError {
+  match(
+    kind: Kind,
+    entry: DesiredEntry,
+    spec: Readonly<Record<string, unknown>>,
+  ): { object: LiveObject; adopting: boolean } | undefined | PlanError {
     const inputs = this.#inputs;
     if (entry.id === undefined) {
       const keyed = this.#keyMatched.get(entry);
@@ -84,7 +88,7 @@ export class LiveMatcher {
       const candidates = copiesOf(marked).filter(
         (object) => !this.#takenByOthers.has(object.id) && !this.#adopted.has(object.id),
       );
-      const object = pickCopy(inputs, kind, entry, candidates);
+      const object = pickCopy(inputs, kind, spec, candidates);
       return object ? { object, adopting: false } : undefined;
     }
     const object = inputs.liveById.get(entry.id);
@@ -123,11 +127,10 @@ export class LiveMatcher {
 function pickCopy(
   inputs: PlanInputs,
   kind: Kind,
-  entry: DesiredEntry,
+  spec: Readonly<Record<string, unknown>>,
   candidates: readonly LiveObject[],
 ): LiveObject | undefined {
   if (candidates.length <= 1) return candidates[0];
-  const spec = normalizedSpecOf(inputs, kind, entry);
   // Reference fields hold names in the entry and IDs live: they are compared once resolved, later.
   const compared = kind.fields.filter(
     (rule) => rule.name !== METADATA_FIELD && rule.references === undefined,

@@ -5,12 +5,18 @@ import type { DesiredEntry } from '../manifest/desired-state.js';
 import { diffFields, maskSensitive } from './compare-fields.js';
 import { draftAction, sourceOf } from './draft-action.js';
 import type { DraftBook } from './drafts.js';
-import { normalizedSpecOf, rulesOf } from './plan-inputs.js';
+import type { KindRules } from './plan-inputs.js';
 import { resolveSpec } from './resolve-references.js';
 import { ROUTES_KEY, secretsOf } from './spec-fields.js';
 
 /** An entry of a kind edgesync manages only the modules of (tcp/tls edges): the object must exist. */
-export function planModulesOnlyEntry(book: DraftBook, kind: Kind, entry: DesiredEntry): void {
+export function planModulesOnlyEntry(
+  book: DraftBook,
+  rules: KindRules,
+  entry: DesiredEntry,
+  normalized: Readonly<Record<string, unknown>>,
+): void {
+  const { kind } = rules;
   const address = `${kind.name}.${entry.name}`;
   const object = entry.id === undefined ? undefined : book.inputs.liveById.get(entry.id);
   if (entry.id === undefined || object === undefined || object.kind !== kind.name) {
@@ -24,8 +30,8 @@ export function planModulesOnlyEntry(book: DraftBook, kind: Kind, entry: Desired
   }
   book.claim(object, entry);
   book.recordResolvedId(kind, address, object.id);
-  const spec = resolveSpec(book, kind, entry, normalizedSpecOf(book.inputs, kind, entry));
-  const secrets = secretsOf(kind, spec, rulesOf(book.inputs, kind).hasSensitiveFields);
+  const spec = resolveSpec(book, kind, entry, normalized);
+  const secrets = secretsOf(kind, spec, rules.hasSensitiveFields);
   if (planModules(book, kind, entry, spec, object, false, secrets) === 0) book.unchanged += 1;
 }
 

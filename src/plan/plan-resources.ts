@@ -17,7 +17,7 @@ import {
 import type { LiveMatcher } from './match-live.js';
 import { pendingId, pendingPathSegment } from './pending-id.js';
 import type { FieldChange, Operation } from './plan.js';
-import { normalizedSpecOf, rulesOf } from './plan-inputs.js';
+import type { KindRules } from './plan-inputs.js';
 import { planModules, reportRoutesOnNewObject } from './plan-modules.js';
 import { resolveSpec } from './resolve-references.js';
 import { METADATA_FIELD, secretsOf } from './spec-fields.js';
@@ -41,18 +41,19 @@ interface EntryBody {
 export function planManagedEntry(
   book: DraftBook,
   matcher: LiveMatcher,
-  kind: Kind,
+  rules: KindRules,
   entry: DesiredEntry,
+  normalized: Readonly<Record<string, unknown>>,
 ): void {
   const { inputs } = book;
+  const { kind } = rules;
   const address = flat(kind.name, '.', entry.name);
-  const match = matcher.match(kind, entry);
+  const match = matcher.match(kind, entry, normalized);
   if (match !== undefined && 'code' in match) {
     book.errors.push(match);
     return;
   }
-  const rules = rulesOf(inputs, kind);
-  const spec = resolveSpec(book, kind, entry, normalizedSpecOf(inputs, kind, entry));
+  const spec = resolveSpec(book, kind, entry, normalized);
   const marker = entryMarker(inputs.owner, entry);
   const userMetadata = normalizeUserMetadata(spec[METADATA_FIELD]) as Record<string, unknown> | undefined;
   const body: EntryBody = {
@@ -61,7 +62,7 @@ export function planManagedEntry(
     secrets: secretsOf(kind, spec, rules.hasSensitiveFields),
   };
   if (match === undefined) {
-    planCreate(book, kind, entry, body);
+    planCreate(book, rules, entry, body);
     return;
   }
   const { object, adopting } = match;
@@ -148,14 +149,15 @@ function flat(...pieces: string[]): string {
   return pieces.join('');
 }
 
-function planCreate(book: DraftBook, kind: Kind, entry: DesiredEntry, body: EntryBody): void {
+function planCreate(book: DraftBook, rules: KindRules, entry: DesiredEntry, body: EntryBody): void {
+  const { kind } = rules;
   const address = flat(kind.name, '.', entry.name);
   const key = flat(CREATE_PREFIX, address);
   book.recordResolvedId(kind, address, pendingId(key));
   reportRoutesOnNewObject(book, kind, entry, body.spec);
   const followUps = followUpActions(kind, entry, body, key, address);
   if (followUps.length === 0) {
-    book.addEntryCreate(new EntryCreate(book.createsOf(kind), entry, body.spec, key));
+    book.addEntryCreate(new EntryCreate(book.createsOf(rules), entry, body.spec, key));
     return;
   }
   book.addChange(
