@@ -22,9 +22,12 @@ export function draftPlan(inputs: PlanInputs): Drafts {
   const matcher = new LiveMatcher(inputs, keyMatches.keyMatched);
   for (const kind of kindsInReferenceOrder([...inputs.kindsByName.values()])) {
     const rules = inputs.rules.get(kind) as KindRules;
+    // By position: an entry's normalized spec is at the same place of `specs`.
+    let at = -1;
     for (const entry of inputs.desired.entries) {
+      at += 1;
       if (entry.kind !== kind.name || adoptions.skipped.has(entry)) continue;
-      const spec = inputs.normalizedSpecs.get(entry) ?? entry.spec;
+      const spec = inputs.specs[at] ?? entry.spec;
       if (kind.ownership === 'metadata') planManagedEntry(book, matcher, rules, entry, spec);
       else planModulesOnlyEntry(book, rules, entry, spec);
     }

@@ -27,10 +27,11 @@ export interface PlanInputs {
   readonly managed: MarkedByKindAndName;
   /**
    * Each entry's spec through its kind's `normalizeDesired`, computed once
-   * (several steps compare it), held only where it differs from the entry's
-   * spec: read it with `normalizedSpecOf`.
+   * (several steps compare it): `specs[i]` is `desired.entries[i]`'s. Where
+   * normalizing changes nothing (most entries) it is the entry's own spec, not
+   * a copy.
    */
-  readonly normalizedSpecs: ReadonlyMap<DesiredEntry, Readonly<Record<string, unknown>>>;
+  readonly specs: readonly Readonly<Record<string, unknown>>[];
   /** Kinds named by some kind's reference fields: only their entries' IDs are looked up by name. */
   readonly referencedKinds: ReadonlySet<KindName>;
   /** Desired entries by kind, then name (see DesiredByName). */
@@ -64,7 +65,7 @@ export function planInputs(desired: DesiredState, live: LiveState, options: Plan
     rules: new Map([...kindsByName.values()].map((kind) => [kind, kindRules(kind)])),
     liveById,
     managed,
-    normalizedSpecs: normalizedSpecs(desired.entries, kindsByName),
+    specs: normalizedSpecs(desired.entries, kindsByName),
     referencedKinds: referencedKindsOf(kinds),
     desiredByName: new DesiredByName(desired.entries),
   };
@@ -88,22 +89,21 @@ function kindRules(kind: Kind): KindRules {
 function normalizedSpecs(
   entries: readonly DesiredEntry[],
   kindsByName: ReadonlyMap<KindName, Kind>,
-): Map<DesiredEntry, Readonly<Record<string, unknown>>> {
-  const normalized = new Map<DesiredEntry, Readonly<Record<string, unknown>>>();
-  for (const entry of entries) {
-    const kind = kindsByName.get(entry.kind);
-    if (kind === undefined) continue;
-    const spec = kind.normalizeDesired(entry.spec);
-    // Held only where normalizing changed something: see normalizedSpecOf.
-    if (!sameSpec(entry.spec, spec)) normalized.set(entry, spec);
+): Readonly<Record<string, unknown>>[] {
+  // Sized once: grown by push, a list of 100,000 leaves its earlier copies as garbage.
+  const specs = new Array<Readonly<Record<string, unknown>>>(entries.length);
+  for (let at = 0; at < entries.length; at += 1) {
+    const { kind: name, spec } = entries[at] as DesiredEntry;
+    const normalized = kindsByName.get(name)?.normalizeDesired(spec) ?? spec;
+    specs[at] = sameSpec(spec, normalized) ? spec : normalized;
   }
-  return normalized;
+  return specs;
 }
 
 /**
  * Whether normalizing changed nothing (same keys in the same order, same
  * values): most entries are written canonically, and a copy of each held
- * for the whole plan, in a map of 100,000, was ~40 MB (docs/performance.md).
+ * for the whole plan was ~40 MB at 100,000 (docs/performance.md).
  */
 function sameSpec(
   spec: Readonly<Record<string, unknown>>,
@@ -153,21 +153,4 @@ export class DesiredByName {
   has(kind: KindName, name: string): boolean {
     return this.byKind().get(kind)?.has(name) ?? false;
   }
-}
-
-/** The entry's normalized spec (see `normalizedSpecs`). */
-export function normalizedSpecOf(
-  inputs: PlanInputs,
-  kind: Kind,
-  entry: DesiredEntry,
-): Readonly<Record<string, unknown>> {
-  const normalized = inputs.normalizedSpecs.get(entry);
-  if (normalized !== undefined) return normalized;
-  // Every entry of a kind in use was normalized up front; one not held normalized to its own spec.
-  return inputs.kindsByName.get(entry.kind) === kind ? entry.spec : kind.normalizeDesired(entry.spec);
-}
-
-/** The kind's rules in this plan; made on the spot for a kind outside the registry in use. */
-export function rulesOf(inputs: PlanInputs, kind: Kind): KindRules {
-  return inputs.rules.get(kind) ?? kindRules(kind);
 }

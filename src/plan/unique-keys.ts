@@ -6,7 +6,7 @@ import { formatLocation } from '../manifest/source-location.js';
 import { diffFields } from './compare-fields.js';
 import { type DraftAction, sourceOf } from './draft-action.js';
 import type { PlanError } from './plan.js';
-import { normalizedSpecOf, type PlanInputs, rulesOf } from './plan-inputs.js';
+import type { KindRules, PlanInputs } from './plan-inputs.js';
 
 /** The uniqueness-key value of a spec, prefixed by kind; undefined for kinds without one. */
 export function uniqueKeyValue(kind: Kind, spec: Readonly<Record<string, unknown>>): string | undefined {
@@ -89,21 +89,28 @@ export interface SharedKeys {
 export function checkUniqueKeys(inputs: PlanInputs): SharedKeys {
   const sharingKey = new Set<DesiredEntry>();
   const errors: PlanError[] = [];
-  const firstByKind = new Map<Kind, UniqueKeyIndex<DesiredEntry>>();
-  for (const entry of inputs.desired.entries) {
+  const entries = inputs.desired.entries;
+  const specs = inputs.specs;
+  const specOf = (at: number): Readonly<Record<string, unknown>> => specs[at] ?? {};
+  // Entries by their position: the normalized specs are found there.
+  const firstByKind = new Map<Kind, UniqueKeyIndex<number>>();
+  let at = -1;
+  for (const entry of entries) {
+    at += 1;
     const kind = inputs.kindsByName.get(entry.kind);
     if (kind?.uniqueKey === undefined || kind.uniqueKey.length === 0) continue;
     let firsts = firstByKind.get(kind);
     if (firsts === undefined) {
-      firsts = new UniqueKeyIndex(kind.uniqueKey, (other) => normalizedSpecOf(inputs, kind, other));
+      firsts = new UniqueKeyIndex(kind.uniqueKey, specOf);
       firstByKind.set(kind, firsts);
     }
-    const spec = normalizedSpecOf(inputs, kind, entry);
-    const first = firsts.holderOf(spec);
-    if (first === undefined) {
-      firsts.hold(spec, entry);
+    const spec = specOf(at);
+    const firstAt = firsts.holderOf(spec);
+    if (firstAt === undefined) {
+      firsts.hold(spec, at);
       continue;
     }
+    const first = entries[firstAt] as DesiredEntry;
     sharingKey.add(first);
     sharingKey.add(entry);
     errors.push({
@@ -149,10 +156,12 @@ export function matchUniqueKeys(
   // Holders taken by an entry that shares its key: only another such entry finds the same holder, and
   // a set of every holder taken was a set of 100,000 IDs at the plan's peak.
   const taken = new Set<string>();
+  let at = -1;
   for (const entry of inputs.desired.entries) {
+    at += 1;
     const kind = inputs.kindsByName.get(entry.kind);
     if (entry.id !== undefined || skipped.has(entry) || kind?.uniqueKey === undefined) continue;
-    const spec = normalizedSpecOf(inputs, kind, entry);
+    const spec = inputs.specs[at] ?? entry.spec;
     const holder = holdersByKind.get(kind)?.holderOf(spec);
     // Two entries with one key are reported by checkUniqueKeys; the first keeps the holder.
     if (holder === undefined || adopted.has(holder.id) || taken.has(holder.id)) continue;
@@ -160,7 +169,8 @@ export function matchUniqueKeys(
       errors.push(keyHeld(kind, entry, holder));
       continue;
     }
-    if (diffFields(rulesOf(inputs, kind).replacingFields, spec, holder.spec, '').length > 0) continue;
+    if (diffFields((inputs.rules.get(kind) as KindRules).replacingFields, spec, holder.spec, '').length > 0)
+      continue;
     if (sharingKey.has(entry)) taken.add(holder.id);
     // The entry's own object, the only one of its name: matching finds it by name just the same,
     // and a converged account needs no map of 100,000 matches.

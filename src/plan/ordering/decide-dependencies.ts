@@ -6,7 +6,7 @@ import { freeItemsBeforeTaking, freeKeysBeforeTaking } from './free-keys-before-
 import { moveReferencesBeforeDeletes } from './move-references-before-deletes.js';
 import { neverOpenGuards } from './never-open-guards.js';
 import { neverWidenAccess } from './never-widen-access.js';
-import { deleteSecondCopiesLast, orderReplacements } from './order-replacements.js';
+import { orderReplacements } from './order-replacements.js';
 import type { OrderingFacts } from './ordering-facts.js';
 import { switchPoliciesBetweenPhases } from './switch-policies-between-phases.js';
 import { waitForCreatedIds } from './wait-for-created-ids.js';
@@ -22,10 +22,9 @@ export interface Dependencies {
  * The third phase: the dependency edges of the drafted actions, by ordering
  * rules 1 to 7 of docs/plan.md, from the drafts and their ordering facts.
  * `parked`: the edges a parked move brings with it (rule 8, park-moves.ts),
- * none before a move is parked. The rules run in this order because some
- * read what an earlier one decided: rule 3 skips a freer that already waits
- * for its taker, rule 7 asks rule 3 who takes each key, and the hostport
- * part of rule 3 overrides the wait of a second copy (rule 7).
+ * none before a move is parked. Rules 1 to 3 run first, in order, because
+ * rule 3 skips a freer that already waits for its taker; rule 7 is given
+ * what rule 3 found (who takes each key, which hostports change hands).
  */
 export function decideDependencies(
   drafts: Drafts,
@@ -34,13 +33,12 @@ export function decideDependencies(
   parked: DependencyEdges,
 ): Dependencies {
   const edges = new DependencyEdges(parked);
-  deleteSecondCopiesLast(facts, edges);
-  freeItemsBeforeTaking(inputs, drafts.claims, drafts.actions, edges);
   waitForCreatedIds(drafts.actions, edges);
   const errors = moveReferencesBeforeDeletes(facts, inputs, drafts.claims, edges);
+  const takeovers = freeItemsBeforeTaking(inputs, drafts.claims, drafts.actions, edges);
   // Who takes which key is asked only about replacements: 100,000 creates and none is a map of 100,000 lists.
   const takers = freeKeysBeforeTaking(facts, edges, drafts.replacements.size > 0);
-  orderReplacements(facts, drafts.replacements, takers, edges);
+  orderReplacements(facts, drafts.replacements, takers, takeovers, edges);
   neverWidenAccess(facts, edges);
   neverOpenGuards(facts, edges);
   switchPoliciesBetweenPhases(facts, edges);

@@ -21,11 +21,6 @@ export class DependencyEdges {
     else keys.add(key);
   }
 
-  /** Makes `waiter` no longer wait for the action with `key`. */
-  remove(waiter: DraftAction, key: string): void {
-    this.#waitsFor.get(waiter)?.delete(key);
-  }
-
   /** The keys `waiter` waits for. */
   of(waiter: DraftAction): ReadonlySet<string> {
     return this.#waitsFor.get(waiter) ?? NOTHING;

@@ -2,7 +2,7 @@ import type { LiveObject } from '../../kinds/live-state.js';
 import type { DesiredEntry } from '../../manifest/desired-state.js';
 import type { DraftAction } from '../draft-action.js';
 import type { PlanInputs } from '../plan-inputs.js';
-import { itemTakeovers } from '../unique-keys.js';
+import { type ItemTakeover, itemTakeovers } from '../unique-keys.js';
 import { DependencyEdges } from './dependency-edges.js';
 import { type ActionFacts, type OrderingFacts, takenKey } from './ordering-facts.js';
 
@@ -53,23 +53,19 @@ export function freeKeysBeforeTaking(
 /**
  * Ordering rule 3 of docs/plan.md, for unique items: one edge per hostport.
  * An edge that takes a hostport another edge of ours serves waits for that
- * edge's delete, or for the update that drops it. A second copy of the
- * taker's own entry holding it goes first, though it would otherwise wait
- * for the copy kept (rule 7): the service gives the item to the kept copy
- * only once the other lets it go.
+ * edge's delete, or for the update that drops it. Returns the takeovers:
+ * a second copy of the taker's own entry holding the item goes first, though
+ * it would otherwise wait for the copy kept (rule 7), since the service
+ * gives the item to the kept copy only once the other lets it go.
  */
 export function freeItemsBeforeTaking(
   inputs: PlanInputs,
   claims: ReadonlyMap<LiveObject, DesiredEntry>,
   actions: readonly DraftAction[],
   edges: DependencyEdges,
-): void {
-  for (const { takers, releases } of itemTakeovers(inputs, claims, actions)) {
-    for (const taker of takers) {
-      for (const release of releases) {
-        edges.remove(release, taker.key);
-        edges.add(taker, release.key);
-      }
-    }
-  }
+): readonly ItemTakeover[] {
+  const takeovers = itemTakeovers(inputs, claims, actions);
+  for (const { takers, releases } of takeovers)
+    for (const taker of takers) for (const release of releases) edges.add(taker, release.key);
+  return takeovers;
 }

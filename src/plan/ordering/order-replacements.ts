@@ -1,5 +1,5 @@
 import type { DraftAction } from '../draft-action.js';
-import { EntryCreate } from '../entry-create.js';
+import type { ItemTakeover } from '../unique-keys.js';
 import type { DependencyEdges } from './dependency-edges.js';
 import { type OrderingFacts, takenKey } from './ordering-facts.js';
 
@@ -10,14 +10,19 @@ import { type OrderingFacts, takenKey } from './ordering-facts.js';
  * old object goes first and rule 3 makes the takers wait for it. A replaced
  * allow rule also goes first: removing an allow only narrows access, and
  * waiting for its successor would tie it into the access ordering (rule 4).
- * `takers`: the keys of the actions taking each key value (rule 3).
+ * A replace a kill interrupted left two copies of an entry (or a create
+ * whose answer was lost did): the copy not kept is deleted last, once the
+ * kept one is in place. `takers`: the keys of the actions taking each key
+ * value, `takeovers`: the hostports that change hands (both rule 3's).
  */
 export function orderReplacements(
   facts: OrderingFacts,
   replacements: ReadonlyMap<string, string>,
   takers: ReadonlyMap<string, readonly string[]>,
+  takeovers: readonly ItemTakeover[],
   edges: DependencyEdges,
 ): void {
+  deleteSecondCopiesLast(facts, takeovers, edges);
   // No map of every action by key for a plan without a replace (100,000 creates).
   if (replacements.size === 0) return;
   const byKey = new Map(facts.list.map((of) => [of.action.key, of]));
@@ -39,24 +44,28 @@ export function orderReplacements(
 }
 
 /**
- * Ordering rule 7 of docs/plan.md, for a replace a kill interrupted: a
- * second copy of an entry (a killed replace, a lost create answer) is
- * deleted only once the copy the entry keeps is in place, after every action
- * that creates or updates it; not after one that takes the key this copy
- * frees, which waits for this delete (rule 3).
+ * A second copy of an entry is deleted only once the copy the entry keeps
+ * is in place, after every action that creates or updates it; not after one
+ * that takes the key this copy frees, which waits for this delete (rule 3),
+ * nor after one that takes a hostport this copy lets go (rule 3: the copy
+ * goes first).
  */
-export function deleteSecondCopiesLast(facts: OrderingFacts, edges: DependencyEdges): void {
-  const copies = facts.list.filter((of) => secondCopyOf(of.action) !== undefined);
+function deleteSecondCopiesLast(
+  facts: OrderingFacts,
+  takeovers: readonly ItemTakeover[],
+  edges: DependencyEdges,
+): void {
+  const copies = facts.list.filter((of) => of.action.secondCopyOf !== undefined);
+  if (copies.length === 0) return;
+  const handedOver = (remove: DraftAction, taker: DraftAction): boolean =>
+    takeovers.some(({ takers, releases }) => releases.includes(remove) && takers.includes(taker));
   for (const remove of copies) {
-    const entryAddress = secondCopyOf(remove.action);
+    const entryAddress = remove.action.secondCopyOf;
     for (const of of facts.list) {
       if (of.action.change !== entryAddress || of.action.op === 'delete') continue;
       if (remove.frees !== undefined && takenKey(facts, of) === remove.frees) continue;
+      if (handedOver(remove.action, of.action)) continue;
       edges.add(remove.action, of.action.key);
     }
   }
-}
-
-function secondCopyOf(action: DraftAction): string | undefined {
-  return action instanceof EntryCreate ? undefined : action.secondCopyOf;
 }
