@@ -41,7 +41,7 @@ export function assemblePlan(
   const keys = plannedKeysAskedAbout(narrowed, edges, isNarrowed);
   const nodes: Action[] = inKindOrder(narrowed.actions, (action) => kindIndex(action.kind)).map((action) => {
     const dependsOn = keptDependencies(edges.of(action), keys);
-    return action instanceof EntryCreate ? action.assembled(dependsOn) : plainAction(action, dependsOn);
+    return action instanceof EntryCreate ? action.waitingFor(dependsOn) : plainAction(action, dependsOn);
   });
   const ordered = topologicalOrder(nodes, (action) => action.dependsOn);
   const cycle: PlanError[] = ordered.ok
@@ -125,7 +125,8 @@ function plannedKeysAskedAbout(
 function narrowedChange(draft: DraftChange, keys: ReadonlySet<string>): ResourceChange {
   const drafted = draft.actionKeys;
   const kept = keptKeys(drafted, keys);
-  return kept === drafted ? draft : Object.assign(draft, { actionKeys: kept });
+  // A copy, the drafts left as drafted: only a plain change can lose a key (a create's one action is why it is here).
+  return kept === drafted ? draft : { ...draft, actionKeys: kept };
 }
 
 /**

@@ -21,7 +21,8 @@ import { METADATA_FIELD, ROUTES_KEY, secretsOf } from './spec-fields.js';
  * share) and derives the rest when read: address, request, marker, secrets'
  * places. Its change (EntryCreateChange) derives the field changes and the
  * reason the same way. As plain objects, a create's action and change held
- * ~920 bytes until the plan was written, most of the plan's peak (issue 18).
+ * ~920 bytes until the plan was written, most of the plan's peak
+ * (docs/performance.md).
  *
  * Its Action properties are its own and enumerable, in a plain Action's
  * order, and the rest is private: a spread, JSON.stringify, Object.keys and
@@ -37,7 +38,7 @@ export class EntryCreate {
   declare readonly request: ApiRequest;
   declare readonly sensitivePaths: readonly string[];
   declare readonly marker: { readonly owner: string; readonly name: string };
-  declare dependsOn: readonly string[];
+  declare readonly dependsOn: readonly string[];
   declare readonly source: SourceLocation;
   // What only a plain draft has (draft-action.ts): a create of an entry's object has none of it.
   declare readonly objectId: undefined;
@@ -66,18 +67,20 @@ export class EntryCreate {
     ['source', derived((create: EntryCreate) => create.#entry.location)],
   ];
 
+  /** `dependsOn`: none while drafting; the plan's, once assembled (see `waitingFor`). */
   constructor(
     shared: CreatesOfKind,
     entry: DesiredEntry,
     spec: Readonly<Record<string, unknown>>,
     key: string,
+    dependsOn: readonly string[] = NONE,
   ) {
     this.#entry = entry;
     this.#spec = spec;
     this.#shared = shared;
     (this as { key: string }).key = key;
     for (const [name, descriptor] of EntryCreate.#before) Object.defineProperty(this, name, descriptor);
-    this.dependsOn = NONE;
+    (this as { dependsOn: readonly string[] }).dependsOn = dependsOn;
     for (const [name, descriptor] of EntryCreate.#after) Object.defineProperty(this, name, descriptor);
   }
 
@@ -91,15 +94,22 @@ export class EntryCreate {
     return this.#spec;
   }
 
-  /** What it sets, for people: see EntryCreateChange. */
-  creationChanges(): FieldChange[] {
-    return creationChanges(this.#shared.kind, this.#spec, this.#shared.fieldChanges);
+  /**
+   * The plan's Action of this draft, waiting for `dependsOn`: the draft
+   * itself when it waits for nothing (most creates), else a create of the
+   * same parts that waits for them.
+   */
+  waitingFor(dependsOn: readonly string[]): Action {
+    const create =
+      dependsOn.length === 0
+        ? this
+        : new EntryCreate(this.#shared, this.#entry, this.#spec, this.key, dependsOn);
+    return create as unknown as Action;
   }
 
-  /** This draft as the plan's Action, waiting for `dependsOn`. */
-  assembled(dependsOn: readonly string[]): Action {
-    this.dependsOn = dependsOn;
-    return this as unknown as Action;
+  /** What people read about it: its change, made of the same parts. */
+  resourceChange(): EntryCreateChange {
+    return new EntryCreateChange(this.#shared, this.#entry, this.#spec, this.key);
   }
 
   #request(): ApiRequest {
@@ -130,23 +140,40 @@ export class EntryCreateChange {
   declare readonly changes: readonly FieldChange[];
   declare readonly reason: string;
   declare readonly source: SourceLocation;
-  /** Its one action. Frozen: nothing edits a create's list in place (park-moves edits only updates'). */
-  declare readonly actionKeys: string[];
-  readonly #action: EntryCreate;
+  /** Its one action. Frozen: nothing edits a create's list. */
+  declare readonly actionKeys: readonly string[];
+  readonly #key: string;
+  readonly #entry: DesiredEntry;
+  readonly #spec: Readonly<Record<string, unknown>>;
+  readonly #shared: CreatesOfKind;
 
   static readonly #properties: readonly (readonly [string, PropertyDescriptor])[] = [
-    ['address', derived((change: EntryCreateChange) => change.#action.change)],
+    ['address', derived((change: EntryCreateChange) => change.#key.slice(CREATE_PREFIX.length))],
     ['op', derived(() => 'create')],
-    ['kind', derived((change: EntryCreateChange) => change.#action.kind)],
-    ['name', derived((change: EntryCreateChange) => change.#action.name)],
-    ['changes', derived((change: EntryCreateChange) => change.#action.creationChanges())],
+    ['kind', derived((change: EntryCreateChange) => change.#shared.kind.name)],
+    ['name', derived((change: EntryCreateChange) => change.#entry.name)],
+    [
+      'changes',
+      derived((change: EntryCreateChange) =>
+        creationChanges(change.#shared.kind, change.#spec, change.#shared.fieldChanges),
+      ),
+    ],
     ['reason', derived(() => NOT_LIVE)],
-    ['source', derived((change: EntryCreateChange) => change.#action.source)],
-    ['actionKeys', derived((change: EntryCreateChange) => Object.freeze([change.#action.key]))],
+    ['source', derived((change: EntryCreateChange) => change.#entry.location)],
+    ['actionKeys', derived((change: EntryCreateChange) => Object.freeze([change.#key]))],
   ];
 
-  constructor(action: EntryCreate) {
-    this.#action = action;
+  /** The parts of its create (EntryCreate), not the create: the plan may hold another create of them. */
+  constructor(
+    shared: CreatesOfKind,
+    entry: DesiredEntry,
+    spec: Readonly<Record<string, unknown>>,
+    key: string,
+  ) {
+    this.#key = key;
+    this.#entry = entry;
+    this.#spec = spec;
+    this.#shared = shared;
     for (const [name, descriptor] of EntryCreateChange.#properties)
       Object.defineProperty(this, name, descriptor);
   }

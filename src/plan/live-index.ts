@@ -35,7 +35,7 @@ export function forEachMarked(
  * The live objects of the planned kinds, by ID. A kind is indexed the first
  * time an ID with its prefix is looked up: planning 100,000 rules looks up
  * their policies' IDs, not theirs, and a map of every object was ~4 MB held
- * through planning, and as much garbage while it grew (issue 18). An ID not
+ * through planning, and as much garbage while it grew. An ID not
  * found under its prefix's kind is looked up among every object.
  */
 export class LiveById {
