@@ -84,6 +84,8 @@ function runCli(cwd: string, args: readonly string[], env: Record<string, string
   });
 }
 
+const READ_LINE = 'read . (node_modules and hidden directories such as .git are skipped)';
+
 describe('edgesync over HTTPS (as a process, the emulator behind a TLS proxy)', () => {
   let emulator: RunningEmulator;
   let proxy: Awaited<ReturnType<typeof startTlsProxy>>;
@@ -144,8 +146,9 @@ describe('edgesync over HTTPS (as a process, the emulator behind a TLS proxy)', 
     });
 
     expect(run.code).toBe(1);
+    // What was read comes first (before the account is read), then the error, on one line of its own.
     expect(run.stderr).toBe(
-      `edgesync: the server at ${plain} speaks plain HTTP; use ${emulator.url} in EDGE_API_URL (--api-url)\n`,
+      `${READ_LINE}\nedgesync: the server at ${plain} speaks plain HTTP; use ${emulator.url} in EDGE_API_URL (--api-url)\n`,
     );
   });
 
@@ -158,8 +161,9 @@ describe('edgesync over HTTPS (as a process, the emulator behind a TLS proxy)', 
     });
 
     expect(run.code).toBe(1);
+    // What was read comes first (before the account is read), then the error, on one line of its own.
     expect(run.stderr).toBe(
-      `edgesync: the server at ${plain} speaks HTTPS; use ${proxy.url} in EDGE_API_URL (--api-url)\n`,
+      `${READ_LINE}\nedgesync: the server at ${plain} speaks HTTPS; use ${proxy.url} in EDGE_API_URL (--api-url)\n`,
     );
     expect(run.stderr).not.toContain(emulator.apiKey);
   });
