@@ -1,10 +1,11 @@
 import type { KindName } from '../kinds/kind-name.js';
 import type { LiveObject } from '../kinds/live-state.js';
-import { type DraftChange, NONE, plainAction } from './draft-action.js';
+import { type DraftChange, plainAction } from './draft-action.js';
 import type { Drafts } from './drafts.js';
 import { EntryCreate } from './entry-create.js';
 import { forEachMarked, isManagedObject } from './live-index.js';
 import type { Narrowed } from './narrow-plan.js';
+import { NONE } from './no-strings.js';
 import type { DependencyEdges } from './ordering/dependency-edges.js';
 import { PARKING_GUARD_PREFIX } from './ordering/park-moves.js';
 import {

@@ -4,6 +4,7 @@ import type { KindName } from '../kinds/kind-name.js';
 import type { DesiredEntry } from '../manifest/desired-state.js';
 import type { SourceLocation } from '../manifest/source-location.js';
 import type { EntryCreate, EntryCreateChange } from './entry-create.js';
+import { NONE } from './no-strings.js';
 import type { Action, Operation, ResourceChange } from './plan.js';
 
 /**
@@ -60,13 +61,6 @@ export interface PlainDraftChange extends ResourceChange {
 
 /** Drafted changes: plain ones, and the compact change of an entry's create. */
 export type DraftChange = PlainDraftChange | EntryCreateChange;
-
-/**
- * The one empty list of every action without secrets or dependencies, most of
- * them: an empty list each was ~32 bytes kept per action. Frozen, as it is
- * shared.
- */
-export const NONE: readonly string[] = Object.freeze([]);
 
 /** The parts of a PlainDraft that callers give; the rest are worked out or left unset. */
 export type DraftParts = Pick<PlainDraft, 'key' | 'op' | 'kind' | 'name' | 'change' | 'request'> &

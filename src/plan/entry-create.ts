@@ -8,7 +8,7 @@ import { encodeMetadata, normalizeUserMetadata } from '../kinds/ownership-marker
 import type { DesiredEntry } from '../manifest/desired-state.js';
 import type { SourceLocation } from '../manifest/source-location.js';
 import { diffFields, type SharedFieldChanges } from './compare-fields.js';
-import { NONE } from './draft-action.js';
+import { NONE } from './no-strings.js';
 import type { Action, FieldChange } from './plan.js';
 import type { KindRules } from './plan-inputs.js';
 import { METADATA_FIELD, ROUTES_KEY, secretsOf } from './spec-fields.js';

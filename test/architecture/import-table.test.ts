@@ -21,14 +21,10 @@ const REGISTRY_DEFAULTS_LEFT: ReadonlyMap<string, string> = new Map([
   ['manifest/check-entries.ts', 'kind-folders'],
   ['manifest/field-path.ts', 'kind-folders'],
   ['manifest/load-desired-state.ts', 'kind-folders'],
-  ['plan/plan-changes.ts', 'planner-phases'],
   ['plan-session/prepare-plan.ts', 'planner-phases'],
-  ['plan-session/share-desired-strings.ts', 'planner-phases'],
+  ['plan/plan-inputs.ts', 'registry'],
+  ['plan/saved-plan-judge.ts', 'registry'],
   ['export/export-account.ts', 'files-export'],
-  ['watch/cache-writing-api.ts', 'daemon-safety'],
-  ['watch/full-read-cycle.ts', 'daemon-safety'],
-  ['watch/targeted-read.ts', 'daemon-safety'],
-  ['watch/watch-reconciler.ts', 'daemon-safety'],
 ]);
 
 interface Allowance {

@@ -26,8 +26,6 @@ const NOT_YET_BEHIND_A_HOOK: ReadonlyMap<string, string> = new Map([
     'manifest/ca-expiry.ts',
     'kind-folders: the CA check becomes the expiry hook that daemon-safety adds to Kind',
   ],
-  ['plan/order-actions.ts', 'planner-phases: GUARD_MODULES and POLICY_MODULES become ordering hooks on Kind'],
-  ['watch/watch-reconciler.ts', 'daemon-safety: the CA expiry gauge through the expiry hook on Kind'],
 ]);
 
 /** Every module of src/ but the kind folders and the registry that imports them. */
