@@ -40,14 +40,14 @@ export async function runCliStartBench(quick: boolean): Promise<BenchSection> {
         'edgesync --version / node -e 0',
         round(median(version) / nodeMs, 2),
         'x',
-        'goal ≤ 1.6x (issue 18); medians of the same run, interleaved',
+        'goal ≤ 1.6x; medians of the same run, interleaved',
       ),
       figure(
         SECTION,
         'edgesync validate examples/manifests / node -e 0',
         round(median(validate) / nodeMs, 2),
         'x',
-        'goal ≤ 2.5x (issue 18)',
+        'goal ≤ 2.5x',
       ),
       figure(
         SECTION,

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm start`'s prestart, and the tests' globalSetup (test/support/build-once.ts):
 // build only what is stale. A full `npm run build` (tsc, then the CLI bundle)
-// was 14 of `npm start`'s 15 s although nothing had changed (issue 19).
+// was 14 of `npm start`'s 15 s although nothing had changed.
 // Plain JavaScript so that it runs on a fresh clone, before anything is
 // compiled; there dist/ is missing, so everything is stale and it builds.
 import { execFileSync } from 'node:child_process';

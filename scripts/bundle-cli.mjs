@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run build`, second step: bundles the compiled CLI (dist/src/cli/) into
-// dist/cli/, the `edgesync` binary. Issue 18: `validate` loaded about 200
+// dist/cli/, the `edgesync` binary. Unbundled, `validate` loaded about 200
 // files (our modules, yaml's 80 CommonJS files, commander's), and resolving
 // and reading them was most of its start time; one file per lazily loaded
 // command is far less.
@@ -44,7 +44,7 @@ const BUNDLED_PACKAGES = new Set([
 /**
  * commander requires `node:child_process` when it loads, for the external
  * subcommands (`git-style` executables) edgesync does not have; on Node 26
- * that require was about 3 ms of every command's start (issue 18). The
+ * that require was about 3 ms of every command's start (docs/performance.md). The
  * bundle requires it when commander spawns, which it never does here.
  */
 const COMMANDER_CHILD_PROCESS = "const childProcess = require('node:child_process');";
@@ -68,7 +68,7 @@ const lazyCommanderChildProcess = {
  * The generated manifest validator requires Ajv's runtime helpers (ucs2length,
  * one small function) through createRequire, which rolldown cannot see; on
  * Node 26 that started the CommonJS loader and its package.json lookups,
- * about 2 ms of `validate` (issue 18). Dropping the createRequire line leaves
+ * about 2 ms of `validate` (docs/performance.md). Dropping the createRequire line leaves
  * plain `require()` calls, which rolldown bundles with CommonJS semantics.
  */
 const GENERATED_VALIDATOR_REQUIRE = 'const require = createRequire(import.meta.url);';
@@ -88,7 +88,7 @@ const bundledAjvRuntime = {
 /**
  * Loading and checking manifests (yaml, the kinds, the schema validator) in
  * one chunk: `validate` loaded it as eight, and each chunk is a file to stat
- * and read, a cache to read and a script to compile (issue 18). Not the error
+ * and read, a cache to read and a script to compile (docs/performance.md). Not the error
  * classes and kind names that run-edgesync.js and the command line load for
  * every command, so that `--help` still loads none of it; not a kind's part
  * of the emulator (`src/kinds/<kind>/emulator*.ts`), which only the emulator loads.

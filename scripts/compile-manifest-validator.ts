@@ -2,7 +2,7 @@
  * `npm run schemas` (after assemble-schemas): compiles the committed
  * schemas/manifest.schema.json ahead of time into
  * src/manifest/manifest-validator.generated.ts, so that no command pays for
- * loading Ajv and compiling the schema at start (issue 18).
+ * loading Ajv and compiling the schema at start (docs/performance.md).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

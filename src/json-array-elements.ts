@@ -4,7 +4,7 @@
  * rest of the document is kept as text with those arrays left empty, and
  * parsed at the end. A saved plan of 100,000 changes is a 200 MB file: read
  * whole, it was one string, then one parsed tree next to the plan made of it
- * (734 MB peak, issue 18); read this way, each element is garbage as soon as
+ * (734 MB peak, docs/performance.md); read this way, each element is garbage as soon as
  * it is converted.
  *
  * Paths name object keys from the top (`['plan', 'changes']`). What is not

@@ -1,7 +1,7 @@
 /**
  * Large JSON documents written piece by piece. A plan of 100,000 creates is
  * about 190 MB of JSON: built as one object tree and stringified as one
- * string, it needed about 700 MB (issue 18). `jsonChunks` yields the same
+ * string, it needed about 700 MB (docs/performance.md). `jsonChunks` yields the same
  * text as `JSON.stringify(value, null, indent)` in pieces, and the lists
  * marked with `lazyJsonArray` or `lazyJsonEntries` are turned into JSON one
  * item at a time, so only one item's JSON is held at once.

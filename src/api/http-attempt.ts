@@ -88,7 +88,7 @@ const CONNECT_TIMEOUT_MS = 10_000;
  *
  * node:http rather than global `fetch`: fetch's streams and its own module
  * cost about 1 ms of CPU per request and 150 ms to start, which was most of
- * reading 100 pages (issue 18). Redirects are answers, not followed: one
+ * reading 100 pages (docs/performance.md). Redirects are answers, not followed: one
  * must not send the key somewhere else. Compressed bodies are accepted and
  * decoded as fetch did.
  */

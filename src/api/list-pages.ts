@@ -135,7 +135,7 @@ export async function* listPages<T>(
       );
     }
     // Asked for before this page is handed over: the service prepares it while the caller works
-    // through this one (issue 18).
+    // through this one (docs/performance.md).
     if (nextUrl && source.readAhead === true) {
       inFlight = requestPage(source, nextUrl);
       // The request is written to the socket on a later tick, which would come only after the

@@ -29,7 +29,7 @@ const PRUNED_TO = 300;
 /**
  * Loads the CommonJS chunks of the `edgesync` bundle (dist/cli/chunks/, made
  * by scripts/bundle-cli.mjs) with a V8 code cache written after the command
- * ran (issue 18: start time).
+ * ran (start time: docs/performance.md).
  *
  * Why not Node's own compile cache: it stores what V8 compiled when the module
  * was compiled, which is only the top level. Every function is compiled when

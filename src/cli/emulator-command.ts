@@ -92,7 +92,7 @@ const PARENT_CHECK_MS = 500;
  * parent PID changes: it was re-parented to init or a subreaper). npm runs
  * `sh -c edgesync …`, which runs node, and forwards no signal: `kill %1` in a
  * shell without job control (a script) stops npm alone, and node was left
- * serving the port (issue 19, the README tour). Started directly (`node …`,
+ * serving the port (as the README tour starts it). Started directly (`node …`,
  * a container, a service manager, `nohup … &`), the emulator is left alone:
  * there the signal reaches it, and detaching it on purpose must keep working.
  */

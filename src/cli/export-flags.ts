@@ -44,7 +44,7 @@ function collectList(value: string, previous: readonly string[] = []): string[] 
 /**
  * The kinds whose ownership is `modules-only` (src/kinds/registry.ts), as
  * much of them as export's flags need. Written out because loading the kind
- * registry costs every command its start time (issue 18);
+ * registry costs every command its start time (docs/performance.md);
  * test/cli/lazy-commands.test.ts checks this list against the registry.
  */
 export const MODULE_ONLY_KINDS = [

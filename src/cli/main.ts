@@ -7,7 +7,7 @@ import { outputStream } from './output-stream.js';
 
 // Node 22.1+ keeps V8's compiled code of the modules Node loads from here on
 // (this file, and packages the commands require, such as pino) in the OS temp
-// directory, so the next run skips compiling them (issue 18: start time). The
+// directory, so the next run skips compiling them (start time: docs/performance.md). The
 // bundle's own chunks get a fuller cache of their own (cached-chunks.ts). Node
 // 20 has no such cache: the feature test makes this a no-op there. A cache
 // directory that cannot be written is reported by the return value, never
@@ -15,7 +15,7 @@ import { outputStream } from './output-stream.js';
 (nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 
 async function main(argv: readonly string[]): Promise<number> {
-  // `edgesync --version` alone answers before commander and the commands load (issue 18: start time).
+  // `edgesync --version` alone answers before commander and the commands load (start time: docs/performance.md).
   if (argv.length === 3 && (argv[2] === '--version' || argv[2] === '-V')) {
     outputStream(1, () => process.stdout).write(`${VERSION}\n`);
     return EXIT.ok;

@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
  * stdout or stderr for the commands. On a pipe, `process.stdout` is a
  * net.Socket, and making it loads `net` and its modules: 5-10 ms of CPU of
  * every `edgesync validate` on Node 26 whose output a script or CI reads
- * (issue 18). A pipe, a socket or a file gets a plain Writable that writes
+ * (docs/performance.md). A pipe, a socket or a file gets a plain Writable that writes
  * each chunk at once with fs.writeSync, as Node's stdout does on Linux
  * (synchronously); anything else (a terminal) gets `process.stdout` itself
  * (colours, columns). Told apart by fstat: `tty.isatty` would load `net` too.

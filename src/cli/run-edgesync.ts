@@ -19,7 +19,7 @@ type ErrorCode =
 
 /**
  * The emulator's and the exporter's codes: their modules are not loaded for
- * every command (issue 18: `validate` never loads them), so their lists are
+ * every command (`validate` never loads them: start time, docs/performance.md), so their lists are
  * not spread into the table; every one of them exits 1 unless it has a row.
  */
 type UnlistedFamilyCode = `emulator_${ServiceErrorCode}` | ExportErrorCode;

@@ -20,7 +20,7 @@ function* batches(pieces: Iterable<string>): Generator<string> {
  * Writes text made piece by piece (a plan's renderers yield one object at a
  * time) in batches, waiting when the stream asks to: the output of a plan of
  * 100,000 changes (33 MB of text, 190 MB of JSON) is never held whole
- * (issue 18).
+ * (docs/performance.md).
  */
 export async function writePieces(stream: Writable, pieces: Iterable<string>): Promise<void> {
   for (const batch of batches(pieces)) {

@@ -19,7 +19,7 @@ export function canonicalJson(value: unknown): string {
   if (Array.isArray(value) && value.every(isPlainValue)) return JSON.stringify(value);
   // Pieces joined once: `out +=` built a rope of ~32-byte nodes per piece, which the planner kept
   // (metadata in every request body, a unique key per action): ~500 bytes per action at 100,000
-  // where the flat string is ~100 (issue 18).
+  // where the flat string is ~100 (docs/performance.md).
   // One list of pieces reused from call to call, unless a call is already using it: the live read
   // prints every object it reads (its fingerprint), 100,000 at a time. It keeps its capacity: written
   // over by index and cut to this call's count, not emptied, since emptying an array drops its
@@ -50,7 +50,7 @@ const MAX_KEPT_PIECES = 4096;
 /**
  * sha256 (hex) of the canonical JSON of `value`. The one-shot `hash`, not a
  * Hash object per value: half the time for the small objects the live read
- * fingerprints, 10,000 at a time (issue 18).
+ * fingerprints, 10,000 at a time (docs/performance.md).
  */
 export function canonicalHash(value: unknown): string {
   return hash('sha256', canonicalJson(value), 'hex');

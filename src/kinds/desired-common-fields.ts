@@ -12,7 +12,7 @@ export function normalizeDesiredFields(
 ): Record<string, unknown> {
   // The object `withoutUndefined({ ...spec, description, metadata, ...own })` gives, keys in the same
   // order, built in one pass: the spread copy and its entry pairs were most of the garbage of
-  // normalizing 100,000 entries (issue 18).
+  // normalizing 100,000 entries (docs/performance.md).
   const description = spec.description === '' ? undefined : spec.description;
   const metadata = normalizeUserMetadata(spec.metadata);
   const result: Record<string, unknown> = {};

@@ -33,7 +33,7 @@ export interface FieldRule {
   /**
    * Few values, repeated across entries (a rule's policy ID, allow or deny):
    * the loader keeps one copy of each string (sharedCopy), not one per
-   * entry, which was about 6 MB at 100,000 rules (issue 18).
+   * entry, which was about 6 MB at 100,000 rules (docs/performance.md).
    */
   readonly recurs?: boolean;
 }

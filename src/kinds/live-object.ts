@@ -41,7 +41,7 @@ const NO_OUTPUTS: Readonly<Record<string, unknown>> = Object.freeze({});
  * `metadata` in its place (last when the record has none), absent values
  * dropped, without the spread copy, and with every property inside the
  * object (inlineRecord). It runs once per object read and per create, so
- * 100,000 of them are held while planning (issue 18).
+ * 100,000 of them are held while planning (docs/performance.md).
  */
 export function withMetadata(
   record: Readonly<Record<string, unknown>>,

@@ -2,7 +2,7 @@
  * One copy of strings that recur across the objects of a read: the policy
  * every rule names, the owner in every marker. JSON.parse gives each object
  * its own copy, and the live state of 100,000 rules kept 100,000 of each
- * (issue 18). Bounded: once full it starts again, so a daemon reading for
+ * (docs/performance.md). Bounded: once full it starts again, so a daemon reading for
  * months holds at most this many.
  */
 const copies = new Map<string, string>();

@@ -35,7 +35,7 @@ interface Remembered {
 }
 
 /**
- * The daemon's memory of each manifest file between loads (issue 15): a file
+ * The daemon's memory of each manifest file between loads: a file
  * whose bytes and real path are unchanged gives the same entries, so a change to
  * one file of many re-parses that file only. The checks across files still
  * run over the whole set every time. A file no longer walked is forgotten

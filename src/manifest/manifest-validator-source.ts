@@ -17,7 +17,7 @@ export const MANIFEST_AJV_OPTIONS: Options = {
 
 /**
  * Loads Ajv only when a schema must be compiled at run time: the CLI and the
- * daemon use the validator compiled ahead of time (issue 18: start time),
+ * daemon use the validator compiled ahead of time (start time: docs/performance.md),
  * and Ajv's load plus the compile cost them several hundred milliseconds.
  */
 export function loadAjv(): typeof AjvClass {

@@ -416,7 +416,7 @@ class ParsePool {
   /** What a worker reported before it exited (its 'exit' comes after its last answers). */
   readonly #failure = new WeakMap<Worker, Error>();
   readonly #queue: Job[] = [];
-  // Imported here: a run whose files are all small never loads the worker machinery (issue 18: start time).
+  // Imported here: a run whose files are all small never loads the worker machinery (start time: docs/performance.md).
   readonly #workerClass = import('node:worker_threads').then((module) => module.Worker);
   #closed = false;
   #started = 0;

@@ -30,7 +30,7 @@ export function fieldEquals(rule: FieldRule, desired: unknown, live: unknown, li
   if (liveExists && rule.sensitive === true && live === undefined && desired !== undefined) return true;
   // Two strings (or one value twice) compare as their JSON does without printing it: most fields of
   // most entries are plain strings, and the JSON of each was garbage that planning 100,000 no-ops
-  // made twice per field (issue 18). An empty string is unset, as is undefined.
+  // made twice per field (docs/performance.md). An empty string is unset, as is undefined.
   if (desired === live) return true;
   // A string against nothing (every field of a create) differs without printing either.
   if (
@@ -69,7 +69,7 @@ export function fieldChange(path: string, rule: FieldRule, before: unknown, afte
   const showBefore = !sensitive && !isUnset(before);
   const showAfter = !sensitive && !isUnset(after);
   // One literal per shape rather than spreads of temporary objects: a plan of 100,000 creates
-  // holds about five of these per create (issue 18). Keys in the same order.
+  // holds about five of these per create (docs/performance.md). Keys in the same order.
   if (showBefore && showAfter) return { path, before, after, sensitive, forcesReplace };
   if (showBefore) return { path, before, sensitive, forcesReplace };
   if (showAfter) return { path, after, sensitive, forcesReplace };
@@ -80,7 +80,7 @@ export function fieldChange(path: string, rule: FieldRule, before: unknown, afte
  * The FieldChanges that set a field to a plain value from nothing, one per
  * field and value, for the creates of one plan to share: 100,000 rules set
  * `action` to one of two values and `ip_policy_id` to one of a few, and a
- * FieldChange each was ~56 bytes kept with the plan (issue 18). FieldChanges
+ * FieldChange each was ~56 bytes kept with the plan (docs/performance.md). FieldChanges
  * are never written to. At most MAX_SHARED_VALUES values per field are
  * remembered, so a field whose every value differs (a CIDR) costs a bounded map.
  */
@@ -118,7 +118,7 @@ export function diffFields(
   shared?: SharedFieldChanges,
 ): FieldChange[] {
   const changes: FieldChange[] = [];
-  // An index loop: an iterator per call in cold code, several calls per entry planned (issue 18).
+  // An index loop: an iterator per call in cold code, several calls per entry planned (docs/performance.md).
   for (let at = 0; at < rules.length; at += 1) {
     const rule = rules[at] as FieldRule;
     const after = desired?.[rule.name];
@@ -132,6 +132,6 @@ export function diffFields(
     );
   }
   // A copy of its own length: a list grown by push holds 17 slots, and the plan keeps one per
-  // create (~100 bytes of empty slots each at 100,000 creates, issue 18).
+  // create (~100 bytes of empty slots each at 100,000 creates, docs/performance.md).
   return changes.length === 0 ? changes : changes.slice();
 }

@@ -29,7 +29,7 @@ export function isPendingId(value: unknown): value is PendingId {
 /** Keys of the create actions whose IDs `value` (a request body) waits for. */
 export function pendingKeysIn(value: unknown): string[] {
   // One list filled in place, in document order: a list per level of every body was most of
-  // the cost of this walk at 100,000 actions (issue 18).
+  // the cost of this walk at 100,000 actions (docs/performance.md).
   const keys: string[] = [];
   collectPendingKeys(value, keys);
   return keys;
@@ -39,7 +39,7 @@ function collectPendingKeys(value: unknown, keys: string[]): void {
   if (typeof value !== 'object' || value === null) return;
   if (isPendingId(value)) keys.push(value.$createdBy);
   // Index and for…in loops: Object.values and an iterator per object were garbage of their own,
-  // the plan running once and cold (issue 18). Bodies are plain objects: for…in sees their own fields.
+  // the plan running once and cold (docs/performance.md). Bodies are plain objects: for…in sees their own fields.
   else if (Array.isArray(value))
     for (let at = 0; at < value.length; at += 1) collectPendingKeys(value[at], keys);
   else for (const field in value) collectPendingKeys((value as Record<string, unknown>)[field], keys);

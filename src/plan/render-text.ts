@@ -69,7 +69,7 @@ export function renderPlanText(plan: Plan, options: RenderTextOptions = {}): str
 /**
  * The text of `renderPlanText` in pieces of whole lines, each object's block
  * made when it is written: 100,000 creates are 33 MB of text, which a
- * command writes this way without holding it (issue 18).
+ * command writes this way without holding it (docs/performance.md).
  */
 export function* planTextChunks(plan: Plan, options: RenderTextOptions = {}): Generator<string> {
   const colors = palette(options.color ?? false);

@@ -86,7 +86,7 @@ export interface ApplyRecord {
   readonly failures: readonly { readonly action: string; readonly message: string }[];
 }
 
-/** The live-state cache and the read share (issue 15), as `/status` shows them. */
+/** The live-state cache and the read share, as `/status` shows them. */
 export interface LiveCacheStatus {
   /** Every kind is held from a full read (none dropped since). */
   readonly complete: boolean;

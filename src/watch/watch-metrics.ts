@@ -46,7 +46,7 @@ export class WatchMetrics {
   readonly heldDeletes: Gauge;
   /** Whether the reconcile loop counts as stuck, read at scrape time; set by the daemon. */
   loopIsStuck: () => boolean = () => false;
-  // Live-state cache and read share (issue 15): kept in one block, apart from the rest.
+  // Live-state cache and read share: kept in one block, apart from the rest.
   readonly budgetRequests: Counter<'purpose'>;
   readonly cacheAge: Gauge;
   readonly fullCycleSeconds: Gauge;
@@ -116,7 +116,7 @@ export class WatchMetrics {
       'edgesync_last_success_timestamp_seconds',
       'Unix time of the last reconcile that left the account as the manifests say (or, observing, that planned).',
     );
-    // Live-state cache and read share (issue 15).
+    // Live-state cache and read share.
     this.budgetRequests = counter(
       'edgesync_budget_requests_total',
       'Requests of the budget (every attempt) by purpose: full-read (startup, background resync, after a surprise), targeted-read (what a change touches), write.',

@@ -16,7 +16,7 @@ import {
 import { findLostValues, findWidenings, momentsOf } from './access-model.js';
 
 /**
- * The three cases of issue 13, replayed in the order the planner used to
+ * The three access-widening cases the old planner had, replayed in the order the planner used to
  * answer them: the checker must see each break. The planner's own plans for
  * the same changes are checked alongside and must not break.
  */
@@ -70,7 +70,7 @@ async function widenings(h: AccessHarness, run: () => Promise<unknown>): Promise
   return findWidenings(start, end, moments).map((w) => `${w.moment} ${w.subject} ${w.opening}`);
 }
 
-describe('issue 13, case 1: renaming a deny rule', () => {
+describe('case 1: renaming a deny rule', () => {
   const before = [ruleEntry('wide', '10.70.0.0/16', 'allow'), ruleEntry('old-name', '10.70.1.0/24', 'deny')];
   const after = [ruleEntry('wide', '10.70.0.0/16', 'allow'), ruleEntry('new-name', '10.70.1.0/24', 'deny')];
 
@@ -108,7 +108,7 @@ describe('issue 13, case 1: renaming a deny rule', () => {
   });
 });
 
-describe('issue 13, case 2: moving CIDRs with PATCH', () => {
+describe('case 2: moving CIDRs with PATCH', () => {
   const before = [
     ruleEntry('wide-70', '10.70.0.0/16', 'allow'),
     ruleEntry('mover-70', '10.70.1.0/24', 'deny'),
@@ -173,7 +173,7 @@ describe('issue 13, case 2: moving CIDRs with PATCH', () => {
   );
 });
 
-describe('issue 13, case 3: a replace killed between create and delete, then reverted', () => {
+describe('case 3: a replace killed between create and delete, then reverted', () => {
   it('the old recovery keeps the newest copy and deletes the one that matched: the checker sees the address lost', async () => {
     harness = await startAccessHarness(SEED);
     const h = harness;

@@ -22,7 +22,7 @@ async function reservedAddrs(emulator: RunningEmulator): Promise<{ id: string; m
   return ((await response.json()) as { reserved_addrs: { id: string; metadata?: string }[] }).reserved_addrs;
 }
 
-describe('protect: true holds against the CLI (issue 13)', () => {
+describe('protect: true holds against the CLI', () => {
   let emulator: RunningEmulator | undefined;
   let dir: string | undefined;
 

@@ -10,7 +10,7 @@ const HAS_OPENSSL = spawnSync('openssl', ['version']).status === 0;
 /** edgesync as a process in `cwd`, with PATH alone. */
 const run = (args: readonly string[], cwd: string) => runEdgesyncProcess(args, { cwd });
 
-describe.skipIf(!HAS_OPENSSL)('a CA that expires soon is warned of in validate and plan (issue 19)', () => {
+describe.skipIf(!HAS_OPENSSL)('a CA that expires soon is warned of in validate and plan', () => {
   let dir: string;
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'edgesync-ca-expiry-'));

@@ -13,7 +13,7 @@ const run = promisify(execFile);
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CHUNKS_DIR = join(REPO_ROOT, 'dist', 'cli', 'chunks');
 
-describe('the bundle chunks are compiled with a code cache written after the command ran (issue 18)', () => {
+describe('the bundle chunks are compiled with a code cache written after the command ran', () => {
   let dir: string | undefined;
   afterEach(async () => {
     if (dir !== undefined) await rm(dir, { recursive: true, force: true });

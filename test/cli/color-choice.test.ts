@@ -26,7 +26,7 @@ function planStdout(args: readonly string[], env: Record<string, string>): Promi
   return new Promise((done) => child.on('close', () => done(stdout)));
 }
 
-describe('colour: --no-color, NO_COLOR only when non-empty, FORCE_COLOR (issue 19)', () => {
+describe('colour: --no-color, NO_COLOR only when non-empty, FORCE_COLOR', () => {
   it('plan without a TTY: FORCE_COLOR colours, --no-color and a non-empty NO_COLOR win, an empty NO_COLOR does not count', async () => {
     const [plain, forced, flagged, emptyNoColor, noColor] = await Promise.all([
       planStdout(['plan'], {}),

@@ -25,7 +25,7 @@ function optionCount(help: string): number {
   return options.split('\n').filter((line) => /^ {2}(-\w, )?--(?!help)/.test(line)).length;
 }
 
-describe('every flag can come from the environment as EDGESYNC_<FLAG> (issue 19)', () => {
+describe('every flag can come from the environment as EDGESYNC_<FLAG>', () => {
   let dir: string;
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'edgesync-env-flags-'));

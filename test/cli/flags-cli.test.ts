@@ -7,7 +7,7 @@ import { runEdgesyncProcess } from '../support/edgesync-cli.js';
 /** edgesync as a process in `cwd`, with PATH alone. */
 const run = (args: readonly string[], cwd: string) => runEdgesyncProcess(args, { cwd });
 
-describe('duration and rate flags take units on every command (issue 17.5)', () => {
+describe('duration and rate flags take units on every command', () => {
   let dir: string | undefined;
   afterEach(async () => {
     if (dir !== undefined) await rm(dir, { recursive: true, force: true });

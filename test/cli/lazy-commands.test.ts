@@ -96,7 +96,7 @@ const NOT_FOR_VALIDATE = /^dist\/src\/((emulator|watch|export|apply)\/|kinds\/[^
 /** Packages only other commands need: the logger, the metrics, the file watcher. */
 const PACKAGES_NOT_FOR_VALIDATE = /node_modules\/(pino|pino-pretty|prom-client|chokidar)\//;
 
-describe('each command loads its modules only when it runs (issue 18)', () => {
+describe('each command loads its modules only when it runs', () => {
   let dir: string | undefined;
   afterEach(async () => {
     if (dir !== undefined) await rm(dir, { recursive: true, force: true });

@@ -15,7 +15,7 @@ function commandsOf(help: string): string[] {
   return [...section.matchAll(/^ {2}([a-z]+)\b/gm)].map((match) => match[1] as string);
 }
 
-describe('--no-color is accepted by every command (issue 19), as a process', () => {
+describe('--no-color is accepted by every command, as a process', () => {
   let dir: string;
 
   beforeEach(async () => {

@@ -20,7 +20,7 @@ async function runPiped(args: readonly string[], dir: string) {
   return { code, stdout, stderr, loaded };
 }
 
-describe('stdout and stderr on a pipe or a file are written without net (issue 18)', () => {
+describe('stdout and stderr on a pipe or a file are written without net', () => {
   let dir: string | undefined;
   afterEach(async () => {
     if (dir !== undefined) await rm(dir, { recursive: true, force: true });

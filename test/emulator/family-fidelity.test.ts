@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EmulatorHandle, openEmulator } from './emulator-client.js';
 
-/** Issue 12's rows: what the family's clients send, what the real service refuses, what it returns. */
+/** The family's rules (docs/emulator.md): what the family's clients send, what the real service refuses, what it returns. */
 const POLICY = 'ipp_FidelityPolicy0000000000001';
 const SPARE_POLICY = 'ipp_FidelitySparePolicy00000001';
 const EDGE = 'edghts_FidelityEdge000000000000001';

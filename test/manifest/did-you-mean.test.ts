@@ -63,7 +63,7 @@ function nest(path: readonly Step[], leaf: Record<string, unknown>): unknown {
   return step === '[]' ? [nest(rest, leaf)] : { [step]: nest(rest, leaf) };
 }
 
-describe('a misspelled field gets "did you mean" with its place (issue 19)', () => {
+describe('a misspelled field gets "did you mean" with its place', () => {
   let dir: string;
 
   beforeAll(async () => {

@@ -12,7 +12,7 @@ import { loadDesiredState } from '../../src/manifest/load-desired-state.js';
 import { BUILT_CLI } from '../support/built-cli.js';
 
 /**
- * Issue 12's rows that a manifest can express: `validate` refuses locally,
+ * The family's rules (docs/emulator.md) that a manifest can express: `validate` refuses locally,
  * at file:line:col, what the service would refuse, and accepts what it accepts.
  */
 const CA_PEM = readFileSync(new URL('../fixtures/certs/corp-root.pem', import.meta.url), 'utf8');

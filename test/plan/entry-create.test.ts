@@ -6,7 +6,7 @@ import { CORP_PEM, desiredState, entry, liveState, OWNER, POLICY } from './build
 
 /**
  * An EntryCreate holds a few facts and derives its Action properties when
- * read (issue 18). Whoever reads a plan must not be able to tell: a spread,
+ * read. Whoever reads a plan must not be able to tell: a spread,
  * JSON, Object.keys and structuredClone see the properties a plain Action has,
  * in its order, with the values the create request needs.
  */

@@ -749,7 +749,7 @@ describe('planChanges: safety', () => {
 
   it.each([
     {
-      title: 'default: two deletes in a 12-object account are under the floor of 5 (issue 16.8)',
+      title: 'default: two deletes in a 12-object account are under the floor of 5',
       owned: 12,
       pruned: 2,
       maxDestroy: undefined,

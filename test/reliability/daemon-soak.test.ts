@@ -24,7 +24,7 @@ const run = promisify(execFile);
 const SOAK_MS = Number(process.env.EDGESYNC_SOAK_SECONDS ?? '120') * 1000;
 /** Where the RSS chart goes; EDGESYNC_SOAK_CHART=docs/reliability-rss.svg refreshes the one in the docs. */
 const CHART_PATH = process.env.EDGESYNC_SOAK_CHART ?? join(tmpdir(), 'edgesync-soak-rss.svg');
-/** Entries of the big directory (issue 14: a million). */
+/** Entries of the big directory (a million: the hostile-tree case). */
 const BULK_ENTRIES = Number(process.env.EDGESYNC_SOAK_ENTRIES ?? '1000000');
 /** The issue's bounds on the daemon under hostile trees. */
 const RSS_LIMIT_MB = 150;
@@ -55,7 +55,7 @@ async function liveCidrs(emulator: RunningEmulator): Promise<string[]> {
 
 /**
  * A hostile change to the watched tree: makes it, and returns how to undo it.
- * Each is one of issue 14's cases; the ones that make the manifests invalid
+ * Each is one of the hostile-tree cases; the ones that make the manifests invalid
  * (a FIFO, /dev/zero, a link out of the root, a file past 5 MB) hold the
  * daemon on its last valid state until they are undone.
  */

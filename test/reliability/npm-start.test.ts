@@ -38,7 +38,7 @@ function npmStart(cwd: string): Promise<{ code: number | null; stdout: string; s
   });
 }
 
-describe('npm start builds only when dist/ is stale (issue 19)', () => {
+describe('npm start builds only when dist/ is stale', () => {
   let clone: string;
 
   beforeAll(async () => {

@@ -22,7 +22,7 @@ async function exportedNames(): Promise<Set<string>> {
   );
 }
 
-describe('docs/operations.md alert rules (issue 19)', () => {
+describe('docs/operations.md alert rules', () => {
   it('parse as a Prometheus rule file and name only metrics the daemon exports', async () => {
     const doc = await readFile('docs/operations.md', 'utf8');
     const block = /```yaml\n(groups:\n[\s\S]*?)```/.exec(doc)?.[1];

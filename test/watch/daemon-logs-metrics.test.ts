@@ -79,7 +79,7 @@ function jsonLines(stderr: string): Record<string, unknown>[] {
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
-describe('logs and metrics an operator reads (issue 19)', () => {
+describe('logs and metrics an operator reads', () => {
   let dir: string;
   beforeAll(() => assertBuilt());
   beforeEach(async () => {

@@ -25,7 +25,7 @@ function rules(cidr: string): string {
   return `version: 1\nip_policy_rules:\n  office:\n    ip_policy_id: ${POLICY}\n    cidr: ${cidr}\n    action: allow\n`;
 }
 
-describe('which commit is live (issue 19)', () => {
+describe('which commit is live', () => {
   let dir: string;
   let daemon: DaemonProcess | undefined;
   let emulator: RunningEmulator | undefined;

@@ -28,7 +28,7 @@ async function healthz(daemon: DaemonProcess): Promise<number> {
 }
 
 /**
- * Issue 14, case 1: `ln -s . d/loop` and `ln -s ../d d/up` in a watched
+ * A hostile tree, case 1: `ln -s . d/loop` and `ln -s ../d d/up` in a watched
  * directory took the daemon from 89 MB to 905 MB in 12 s, stopped /healthz,
  * ignored SIGTERM and never applied a change made before. Here the daemon
  * starts with loops in place, gets more while running, then a link to `/`.

@@ -14,7 +14,7 @@ function manifest(withGuarded: boolean): string {
   return `version: 1\nip_policy_rules:\n${keep}${withGuarded ? guarded : ''}`;
 }
 
-describe('edgesync watch and protect: true (issue 13)', () => {
+describe('edgesync watch and protect: true', () => {
   let emulator: RunningEmulator | undefined;
   let dir: string | undefined;
   let daemon: DaemonProcess | undefined;

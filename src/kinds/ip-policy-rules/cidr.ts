@@ -77,7 +77,7 @@ function longestZeroRun(groups: readonly string[]): number {
 function parseStrictAddress(text: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
   // ipaddr.js also accepts IPv4 forms such as "0x7f.1" that the service does not: only dotted quads count.
   // parseDottedQuad is that test without ipaddr.js's isValidFourPartDecimal, which builds and throws an
-  // Error for every IPv6 text it is asked about (most of the planner's time at 10,000 rules, issue 18).
+  // Error for every IPv6 text it is asked about (most of the planner's time at 10,000 rules, docs/performance.md).
   const octets = parseDottedQuad(text);
   if (octets !== undefined) return new ipaddr.IPv4([...octets]);
   if (!text.includes(':')) return undefined;
@@ -134,7 +134,7 @@ function ipv4Range(value: string): CidrRange | undefined {
   const prefix = Number(prefixText);
   if (prefix > 32) return undefined;
   // In 32-bit unsigned numbers, made BigInts only at the end: the BigInt masks were six BigInts per
-  // rule planned, most of the plan's time in cidrRange at 10,000 rules (issue 18).
+  // rule planned, most of the plan's time in cidrRange at 10,000 rules (docs/performance.md).
   const number = ((octets[0] << 24) >>> 0) + (octets[1] << 16) + (octets[2] << 8) + octets[3];
   const networkMask = prefix === 0 ? 0 : (0xffffffff << (32 - prefix)) >>> 0;
   const first = (number & networkMask) >>> 0;
