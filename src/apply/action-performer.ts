@@ -4,6 +4,7 @@ import { EdgesyncError } from '../errors.js';
 import { resolvePendingIds } from '../plan/pending-id.js';
 import type { Action } from '../plan/plan.js';
 import { isAbortedBeforeSending, isAlreadyAbsent, mayHaveLanded } from './action-failure.js';
+import { ignoredEmptyLists } from './ignored-empty-lists.js';
 import { ActionInterruptedError, OutcomeUnsettledError } from './interruption-outcomes.js';
 import type { MarkerLookup } from './marker-lookup.js';
 import { moduleWriteLanded } from './unknown-outcome.js';
@@ -173,7 +174,11 @@ export class ActionPerformer {
 
   async #sendWrite(action: Action, request: ApiRequest): Promise<ActionDone> {
     const response = await this.#send<{ id?: unknown }>(action, request);
-    if (request.method !== 'POST') return {};
+    if (request.method !== 'POST') {
+      const ignored = ignoredEmptyLists(request.body, response.body);
+      if (ignored.length > 0) throw emptyListIgnored(request, ignored);
+      return {};
+    }
     const id = response.body?.id;
     if (typeof id !== 'string') {
       throw new EdgesyncError(
@@ -222,6 +227,19 @@ export class ActionPerformer {
       kind: action.kind,
     });
   }
+}
+
+/**
+ * The service answered a write of an empty list with the old items: it
+ * reads `[]` as "not sent", and no request of the spec clears the list.
+ * Not retried: the same write would be ignored again.
+ */
+function emptyListIgnored(request: ApiRequest, fields: readonly string[]): EdgesyncError {
+  const named = fields.join(', ');
+  return new EdgesyncError(
+    'unexpected_response',
+    `${request.method} ${request.path} sent ${named} as an empty list, and the service's answer still holds the old items: this service ignores an empty list, so edgesync cannot clear ${named}; keep at least one item, or clear it in the service's console`,
+  );
 }
 
 const NOT_SENT = 'not sent: the apply was interrupted first';

@@ -1,5 +1,7 @@
+import { parseVariant, resolveVariants } from '../emulator/emulator-variants.js';
 import { loadSeedFile } from '../emulator/seed.js';
 import { type EmulatorOptions, startEmulator } from '../emulator/server.js';
+import { ERROR_CODE_STYLES, type ErrorCodeStyle } from '../emulator/service-error.js';
 import { OptionError } from '../errors.js';
 import type { CommandContext, CommandOutcome } from './command-context.js';
 import { parseDuration, parseRate } from './duration-option.js';
@@ -52,6 +54,23 @@ async function emulatorOptions(flags: EmulatorFlags): Promise<EmulatorOptions> {
       throw invalidOption('--not-found-code', 'letters, digits and underscores', flags.notFoundCode);
     }
     options.notFoundCode = flags.notFoundCode;
+  }
+  if (flags.variant !== undefined && flags.variant.length > 0) {
+    const given: Record<string, string> = {};
+    try {
+      for (const text of flags.variant) {
+        const { name, value } = parseVariant(text);
+        given[name] = value;
+      }
+      options.variants = resolveVariants(given);
+    } catch (error) {
+      throw new OptionError('--variant', error instanceof Error ? error.message : String(error));
+    }
+  }
+  if (flags.errorCodes !== undefined) {
+    if (!(ERROR_CODE_STYLES as readonly string[]).includes(flags.errorCodes))
+      throw invalidOption('--error-codes', ERROR_CODE_STYLES.join(' or '), flags.errorCodes);
+    options.errorCodes = flags.errorCodes as ErrorCodeStyle;
   }
   return options;
 }

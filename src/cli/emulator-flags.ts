@@ -13,6 +13,20 @@ export interface EmulatorFlags {
   readonly dropRate?: string;
   readonly pageSizeMax?: string;
   readonly notFoundCode?: string;
+  /** `unset-module=null-ok`, each as given; repeatable, or comma-separated. */
+  readonly variant?: readonly string[];
+  readonly errorCodes?: string;
+}
+
+/** Every `--variant` given, in order; one flag (or EDGESYNC_VARIANT) may hold several, comma-separated. */
+function collectVariants(value: string, previous: readonly string[] = []): string[] {
+  return [
+    ...previous,
+    ...value
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item !== ''),
+  ];
 }
 
 export const addEmulatorFlags: AddCommandFlags<[flags: EmulatorFlags]> = (command) =>
@@ -36,4 +50,13 @@ export const addEmulatorFlags: AddCommandFlags<[flags: EmulatorFlags]> = (comman
     .option('--drop-rate <p>', 'share (0-1) of writes applied and then dropped without a response')
     .option('--page-size-max <n>', 'largest list page (1-100), for pagination tests')
     .option('--not-found-code <code>', 'answer every 404 with this one error_code (a terser service)')
+    .option(
+      '--variant <name=value>',
+      'answer an undocumented behaviour one way: unset-module=not-found|null-ok, empty-list=clears|ignored; repeatable',
+      collectVariants,
+    )
+    .option(
+      '--error-codes <style>',
+      "error_code style: words (invalid_field) or family (ERR_NGROK_7117, the service family's form)",
+    )
     .option(...NO_COLOR_ACCEPTED);

@@ -1,5 +1,5 @@
 import { isRecord } from '../json-value.js';
-import type { Handler, RouteDefinition } from './handler.js';
+import type { Handler, HandlerEnv, RouteDefinition } from './handler.js';
 import { invalidField, ServiceError } from './service-error.js';
 
 /**
@@ -49,14 +49,33 @@ export function unwrapModuleBody(body: unknown, params: Readonly<Record<string, 
   return module;
 }
 
-function withBody(handler: Handler, unwrap: typeof unwrapPatchBody): Handler {
-  return (request, env) => handler({ ...request, body: unwrap(request.body, request.params) }, env);
+/**
+ * Variant `empty-list=ignored`: a PATCH's empty list reads as not sent, as a
+ * service would that decodes into fields the family's clients leave out
+ * when empty. The PATCH then answers 200 with the object unchanged.
+ */
+function withoutEmptyLists(body: unknown, env: HandlerEnv): unknown {
+  if (env.variants['empty-list'] !== 'ignored' || !isRecord(body)) return body;
+  return Object.fromEntries(
+    Object.entries(body).filter(([, value]) => !(Array.isArray(value) && value.length === 0)),
+  );
+}
+
+function unwrapPatch(body: unknown, params: Readonly<Record<string, string>>, env: HandlerEnv): unknown {
+  return withoutEmptyLists(unwrapPatchBody(body, params), env);
+}
+
+function withBody(
+  handler: Handler,
+  unwrap: (body: unknown, params: Readonly<Record<string, string>>, env: HandlerEnv) => unknown,
+): Handler {
+  return (request, env) => handler({ ...request, body: unwrap(request.body, request.params, env) }, env);
 }
 
 /** Every PATCH and PUT route, taking the family's bodies as well as the bare ones. */
 export function acceptFamilyBodies(routes: readonly RouteDefinition[]): RouteDefinition[] {
   return routes.map((route) => {
-    if (route.method === 'PATCH') return { ...route, handler: withBody(route.handler, unwrapPatchBody) };
+    if (route.method === 'PATCH') return { ...route, handler: withBody(route.handler, unwrapPatch) };
     if (route.method === 'PUT') return { ...route, handler: withBody(route.handler, unwrapModuleBody) };
     return route;
   });

@@ -1,7 +1,9 @@
 import { randomInt } from 'node:crypto';
 import { EdgesyncError } from '../errors.js';
+import { type EmulatorVariants, resolveVariants } from './emulator-variants.js';
 import { MAX_PAGE_SIZE } from './pagination.js';
 import type { EmulatorSeed } from './seed.js';
+import { ERROR_CODE_STYLES, type ErrorCodeStyle } from './service-error.js';
 
 /** A rolling-window budget: at most `requests` in any `windowMs` milliseconds. */
 export interface RateLimitSpec {
@@ -44,6 +46,19 @@ export interface EmulatorOptions {
    * Clients must then decide by status alone.
    */
   readonly notFoundCode?: string;
+  /**
+   * How the emulator answers what the family does not document (GET or
+   * DELETE of an unset module, an empty list in a PATCH): one answer of
+   * each, src/emulator/emulator-variants.ts. Names left out keep their default.
+   * @default DEFAULT_VARIANTS
+   */
+  readonly variants?: Partial<EmulatorVariants>;
+  /**
+   * `family`: every error body's `error_code` is in the family's form
+   * (`ERR_NGROK_7117`), so tests show that no behaviour of a client depends
+   * on the emulator's words. @default 'words'
+   */
+  readonly errorCodes?: ErrorCodeStyle;
   /** Source of randomness for faults and drops. @default Math.random */
   readonly random?: () => number;
   /** Milliseconds since the epoch, for timestamps, IDs and the rate limit window. @default Date.now */
@@ -102,6 +117,12 @@ export function checkEmulatorOptions(options: EmulatorOptions): void {
   if (rateLimit !== undefined && !(rateLimit.requests >= 1 && rateLimit.windowMs >= 1)) {
     throw invalidOption(
       `rateLimit must allow at least 1 request in a window of at least 1 ms, found ${rateLimit.requests}/${rateLimit.windowMs}ms`,
+    );
+  }
+  if (options.variants !== undefined) resolveVariants(options.variants);
+  if (options.errorCodes !== undefined && !ERROR_CODE_STYLES.includes(options.errorCodes)) {
+    throw invalidOption(
+      `errorCodes must be ${ERROR_CODE_STYLES.join(' or ')}, found "${options.errorCodes}"`,
     );
   }
   if (options.apiKey !== undefined && options.apiKey.length === 0) {

@@ -12,6 +12,8 @@ export type FieldRule = (
       readonly type: 'string';
       /** Limit in UTF-8 bytes, as the spec counts. */
       readonly maxBytes?: number;
+      /** How the family words a value over `maxBytes`, and its error number. */
+      readonly tooLong?: { readonly message: string; readonly familyCode: number };
       readonly oneOf?: readonly string[];
       readonly format?: 'url' | 'hostport' | 'non-empty';
       /** A pattern the whole value must match, and how to say so. */
@@ -41,7 +43,12 @@ export type ObjectRules = Readonly<Record<string, FieldRule>>;
 
 const UINT32_MAX = 4_294_967_295;
 
-export const DESCRIPTION_RULE: FieldRule = { type: 'string', maxBytes: 255 };
+/** The family's error 504 words the limit in characters; the spec's limit, in bytes, is the one applied. */
+export const DESCRIPTION_RULE: FieldRule = {
+  type: 'string',
+  maxBytes: 255,
+  tooLong: { message: 'A description is limited to 255 characters', familyCode: 504 },
+};
 export const METADATA_RULE: FieldRule = { type: 'string', maxBytes: 4096 };
 
 /**
@@ -115,6 +122,16 @@ function checkValue(value: unknown, rule: FieldRule, path: string): unknown {
       if (typeof value !== 'string') throw invalidField(path, `must be a string (found ${describe(value)})`);
       if (rule.maxBytes !== undefined) {
         const bytes = Buffer.byteLength(value, 'utf8');
+        if (bytes > rule.maxBytes && rule.tooLong !== undefined) {
+          const { message, familyCode } = rule.tooLong;
+          throw new ServiceError(
+            400,
+            'invalid_field',
+            `${path}: ${message} (at most ${rule.maxBytes} bytes of UTF-8; found ${bytes})`,
+            path,
+            familyCode,
+          );
+        }
         if (bytes > rule.maxBytes)
           throw invalidField(path, `must be at most ${rule.maxBytes} bytes (found ${bytes})`);
       }

@@ -1,3 +1,4 @@
+import type { EmulatorVariants } from './emulator-variants.js';
 import type { ResourceIds } from './resource-id.js';
 import type { EmulatorStore } from './store.js';
 
@@ -22,6 +23,8 @@ export interface HandlerEnv {
   readonly now: () => number;
   /** Largest page a list answers with (at most 100). */
   readonly pageSizeMax: number;
+  /** How the undocumented behaviours are answered (EmulatorOptions.variants). */
+  readonly variants: EmulatorVariants;
 }
 
 export interface HandlerResult {

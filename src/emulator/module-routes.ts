@@ -1,4 +1,5 @@
-import type { HandlerEnv, HandlerRequest, RouteDefinition } from './handler.js';
+import type { HandlerEnv, HandlerRequest, HandlerResult, RouteDefinition } from './handler.js';
+import { ServiceError } from './service-error.js';
 
 /** How the endpoints of one module reach the record that holds it. */
 export interface ModuleEndpoint<R> {
@@ -14,9 +15,24 @@ export interface ModuleEndpoint<R> {
   readonly clear: (record: R) => void;
 }
 
+function isModuleNotSet(error: unknown): boolean {
+  return error instanceof ServiceError && error.errorCode === 'module_not_set';
+}
+
 /**
- * PUT, GET and DELETE of one module of an edge or route. DELETE of a module
- * that is not configured answers 404 module_not_set, like GET.
+ * What GET or DELETE of a module that is not set answers when the family's
+ * undocumented answer is taken to be a success (variant `unset-module=null-ok`):
+ * GET 200 with null, DELETE 204. Otherwise the 404 module_not_set stands.
+ */
+function unsetModuleAnswer(error: unknown, env: HandlerEnv, success: HandlerResult): HandlerResult {
+  if (isModuleNotSet(error) && env.variants['unset-module'] === 'null-ok') return success;
+  throw error;
+}
+
+/**
+ * PUT, GET and DELETE of one module of an edge or route. GET or DELETE of a
+ * module that is not configured answers 404 module_not_set, or as the
+ * `unset-module` variant says (src/emulator/emulator-variants.ts).
  */
 export function moduleRoutes<R>(endpoint: ModuleEndpoint<R>): RouteDefinition[] {
   const { template, find, set, render, clear } = endpoint;
@@ -34,14 +50,25 @@ export function moduleRoutes<R>(endpoint: ModuleEndpoint<R>): RouteDefinition[] 
     {
       method: 'GET',
       template,
-      handler: (request, env) => ({ status: 200, body: render(find(request, env), env) }),
+      handler: (request, env) => {
+        const record = find(request, env);
+        try {
+          return { status: 200, body: render(record, env) };
+        } catch (error) {
+          return unsetModuleAnswer(error, env, { status: 200, body: null });
+        }
+      },
     },
     {
       method: 'DELETE',
       template,
       handler: (request, env) => {
         const record = find(request, env);
-        render(record, env);
+        try {
+          render(record, env);
+        } catch (error) {
+          return unsetModuleAnswer(error, env, { status: 204 });
+        }
         clear(record);
         env.store.changed();
         return { status: 204 };

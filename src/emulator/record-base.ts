@@ -1,8 +1,8 @@
 import type { EmulatedCollection } from './emulated-collection.js';
 import type { HandlerEnv } from './handler.js';
 import type { BaseRecord } from './records.js';
-import { isWellFormedId } from './resource-id.js';
-import { invalidField, notFound, ServiceError } from './service-error.js';
+import { isIdOfKind, isWellFormedId } from './resource-id.js';
+import { invalidField, invalidId, notFound, ServiceError } from './service-error.js';
 import { formatTimestamp } from './timestamp.js';
 
 /**
@@ -56,6 +56,8 @@ export function findRecord<R extends BaseRecord>(
   collection: EmulatedCollection<R>,
   id: string | undefined,
 ): R {
+  // The family refuses an ID of the wrong kind or shape before it looks: 400, not 404.
+  if (id !== undefined && !isIdOfKind(collection.idPrefix, id)) throw invalidId(id, collection.idPrefix);
   const record = id === undefined ? undefined : env.store.get(collection, id);
   if (!record) throw notFound(`${collection.title} ${id}`);
   return record;

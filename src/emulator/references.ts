@@ -1,7 +1,8 @@
 import type { EmulatedCollection } from './emulated-collection.js';
 import type { HandlerEnv } from './handler.js';
 import type { BaseRecord } from './records.js';
-import { ServiceError } from './service-error.js';
+import { isIdOfKind } from './resource-id.js';
+import { invalidId, ServiceError } from './service-error.js';
 import type { StoreCollection } from './store.js';
 
 export interface Ref {
@@ -14,17 +15,9 @@ export function refTo(env: HandlerEnv, target: EmulatedCollection, id: string): 
   return { id, uri: `${env.baseUrl}${target.path}/${id}` };
 }
 
-/** 400 `reference_not_found` unless `id` has the target's prefix and exists. */
+/** 400 `invalid_id` unless `id` is an ID of the target's kind, then 400 `reference_not_found` unless it exists. */
 export function checkReference(env: HandlerEnv, target: EmulatedCollection, id: string, field: string): void {
-  const prefix = target.idPrefix;
-  if (!id.startsWith(prefix)) {
-    throw new ServiceError(
-      400,
-      'reference_not_found',
-      `${field}: "${id}" is not an ID starting with ${prefix}`,
-      field,
-    );
-  }
+  if (!isIdOfKind(target.idPrefix, id)) throw invalidId(id, target.idPrefix, field);
   if (!env.store.has(target, id)) {
     throw new ServiceError(400, 'reference_not_found', `${field}: ${id} does not exist`, field);
   }

@@ -15,7 +15,7 @@ import {
 import type { RequestStats } from './request-stats.js';
 import type { RollingWindowLimiter } from './rolling-window-limiter.js';
 import type { RouteResolution } from './router.js';
-import { ServiceError, serviceErrorBody } from './service-error.js';
+import { type ErrorCodeStyle, ServiceError, serviceErrorBody } from './service-error.js';
 
 /** Everything one request is served with; built once by startEmulator. */
 export interface PipelineSettings {
@@ -30,6 +30,8 @@ export interface PipelineSettings {
   readonly maxBodyBytes: number;
   /** See EmulatorOptions.notFoundCode. */
   readonly notFoundCode: string | undefined;
+  /** See EmulatorOptions.errorCodes. */
+  readonly errorCodes: ErrorCodeStyle;
   readonly newOperationId: () => string;
   /** See EmulatorOptions.onWriteApplied. */
   readonly onWriteApplied: ((write: AppliedWrite) => void) | undefined;
@@ -39,9 +41,28 @@ const STATS_PATH = '/_emulator/stats';
 
 /** Headers every answer carries, so browser clients can read the operation ID and Retry-After. */
 const CORS_HEADERS = {
-  'access-control-allow-origin': '*',
   'access-control-expose-headers': `${OPERATION_ID_HEADER}, retry-after`,
+  vary: 'Origin',
 };
+
+/** `scheme://host[:port]` and nothing else: what a browser sends, and all that is ever echoed. */
+const ORIGIN = /^[a-z][a-z0-9+.-]*:\/\/[A-Za-z0-9.[\]:-]+$/;
+
+/**
+ * The family echoes the request's Origin with credentials allowed, where a
+ * `*` would forbid credentials. Echoing is safe here: the emulator reads no
+ * cookie, so a page can only call it with the key it already holds, and the
+ * key is a header no browser adds by itself. Only a well-formed origin is
+ * echoed (never a header value with anything else in it); without one, no
+ * CORS origin header is sent at all.
+ */
+function setCorsHeaders(request: IncomingMessage, response: ServerResponse): void {
+  for (const [name, value] of Object.entries(CORS_HEADERS)) response.setHeader(name, value);
+  const origin = request.headers.origin;
+  if (typeof origin !== 'string' || !ORIGIN.test(origin)) return;
+  response.setHeader('access-control-allow-origin', origin);
+  response.setHeader('access-control-allow-credentials', 'true');
+}
 
 /** One request on its way to an answer. */
 interface Exchange {
@@ -60,7 +81,7 @@ function routeKeyOf(method: string, resolution: RouteResolution): string {
 }
 
 function sendError(settings: PipelineSettings, exchange: Exchange, error: ServiceError): void {
-  const body = serviceErrorBody(error, exchange.operationId, settings.notFoundCode);
+  const body = serviceErrorBody(error, exchange.operationId, settings.notFoundCode, settings.errorCodes);
   sendJson(exchange.response, error.status, body, { ...error.headers });
 }
 
@@ -160,7 +181,7 @@ async function handle(settings: PipelineSettings, request: IncomingMessage, resp
   const method = request.method ?? 'GET';
   const url = new URL(request.url ?? '/', 'http://emulator.invalid');
   const operationId = settings.newOperationId();
-  for (const [name, value] of Object.entries(CORS_HEADERS)) response.setHeader(name, value);
+  setCorsHeaders(request, response);
   response.setHeader(OPERATION_ID_HEADER, operationId);
   const raw = await readBody(request, settings.maxBodyBytes);
   if (raw.tooLarge) response.setHeader('connection', 'close');

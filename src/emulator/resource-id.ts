@@ -56,3 +56,15 @@ const OPAQUE_PATTERN = new RegExp(`^[0-9A-Za-z]{${OPAQUE_LENGTH}}$`);
 export function isWellFormedId(prefix: string, id: string): boolean {
   return id.startsWith(prefix) && OPAQUE_PATTERN.test(id.slice(prefix.length));
 }
+
+const ID_BODY = /^[0-9A-Za-z]+$/;
+
+/**
+ * True when `id` is `prefix` followed by base62 characters: what the
+ * emulator takes as an ID of a kind before it looks it up. The family's own
+ * IDs are 27 characters after the prefix; the length is not checked here,
+ * so a test may name a missing object by any readable ID.
+ */
+export function isIdOfKind(prefix: string, id: string): boolean {
+  return id.startsWith(prefix) && ID_BODY.test(id.slice(prefix.length));
+}

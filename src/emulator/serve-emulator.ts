@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { EmulatedCollection, EmulatorPart } from './emulated-collection.js';
 import { checkEmulatorOptions, type EmulatorOptions, generateApiKey } from './emulator-options.js';
+import { resolveVariants } from './emulator-variants.js';
 import type { HandlerEnv } from './handler.js';
 import { MAX_PAGE_SIZE } from './pagination.js';
 import { DataFile } from './persistence.js';
@@ -71,6 +72,7 @@ export async function serveEmulator(
     baseUrl: '',
     now,
     pageSizeMax: options.pageSizeMax ?? MAX_PAGE_SIZE,
+    variants: resolveVariants(options.variants),
   };
   const { dataFile } = await openAccount(options, env, served.collections);
   const listener = createRequestListener({
@@ -89,6 +91,7 @@ export async function serveEmulator(
     latencyMs: options.latencyMs ?? 0,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     notFoundCode: options.notFoundCode,
+    errorCodes: options.errorCodes ?? 'words',
     onWriteApplied: options.onWriteApplied,
     newOperationId: () => ids.next(OPERATION_ID_PREFIX),
   });

@@ -10,6 +10,8 @@ export const KIND_ERROR_CODES = [
   'unknown_module',
   /** Reading the live state of a kind failed; `cause` holds the ApiError. */
   'live_read_failed',
+  /** The service answered a read of an object named by ID with 400: it refuses the ID itself (`id` names it). */
+  'id_refused',
 ] as const;
 
 export type KindErrorCode = (typeof KIND_ERROR_CODES)[number];

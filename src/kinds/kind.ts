@@ -271,8 +271,19 @@ export interface Kind {
 
   /** POST for a new resource; `spec` is normalized with references resolved, `metadata` the final string. */
   createRequest(spec: Readonly<Record<string, unknown>>, metadata: string): ApiRequest;
-  /** PATCH with only `changed` (manifest-shaped keys, references resolved; `metadata` as the final string). */
+  /**
+   * PATCH with only `changed` (manifest-shaped keys, references resolved;
+   * `metadata` as the final string). A field cleared by a request of its own
+   * (`clearRequest`) is left out when `changed` clears it.
+   */
   updateRequest(id: string, changed: Readonly<Record<string, unknown>>): ApiRequest;
+  /**
+   * Optional: the request of its own that clears `field` of object `id`,
+   * for a field no PATCH can clear (the family reads a PATCH's null as "not
+   * sent"): a reserved address detaches its endpoint configuration with a
+   * DELETE. Undefined for a field a PATCH clears.
+   */
+  clearRequest?(id: string, field: string): ApiRequest | undefined;
   deleteRequest(id: string): ApiRequest;
   /** PUT (or the parent's PATCH) that sets a module to `value`, or the DELETE that removes it when `value` is null. */
   moduleRequest(

@@ -44,8 +44,13 @@ export interface MetadataKindOptions
   readonly normalizeOwn?: (spec: Readonly<Record<string, unknown>>) => Readonly<Record<string, unknown>>;
   /** Values the create body sends for fields the spec leaves out (`region: 'us'`). */
   readonly createDefaults?: Readonly<Record<string, unknown>>;
-  /** What a PATCH sends to clear a field (default ""): `endpoint_configuration_id: null`. */
+  /** What a PATCH sends to clear a field (default ""). */
   readonly clearedAs?: Readonly<Record<string, unknown>>;
+  /**
+   * Fields no PATCH clears, each with the request of its own that does
+   * (Kind.clearRequest): a PATCH never carries them cleared.
+   */
+  readonly clearedBy?: Readonly<Record<string, (id: string) => ApiRequest>>;
 }
 
 /**
@@ -71,7 +76,14 @@ export function metadataKind(options: MetadataKindOptions): Kind {
     });
   }
 
-  const { listKey = name, normalizeOwn, createDefaults = {}, clearedAs = {} } = options;
+  const { listKey = name, normalizeOwn, createDefaults = {}, clearedAs = {}, clearedBy = {} } = options;
+  /** The changed fields a PATCH carries: not those cleared by a request of their own. */
+  const patched = (changed: Readonly<Record<string, unknown>>): Record<string, unknown> => {
+    const kept: Record<string, unknown> = { ...changed };
+    for (const field of Object.keys(clearedBy))
+      if (kept[field] === undefined || kept[field] === null) delete kept[field];
+    return kept;
+  };
   return {
     name,
     title,
@@ -97,8 +109,9 @@ export function metadataKind(options: MetadataKindOptions): Kind {
     updateRequest: (id, changed): ApiRequest => ({
       method: 'PATCH',
       path: `${path}/${id}`,
-      body: patchBody(changed, updatable, clearedAs),
+      body: patchBody(patched(changed), updatable, clearedAs),
     }),
+    clearRequest: (id, field) => (Object.hasOwn(clearedBy, field) ? clearedBy[field]?.(id) : undefined),
     deleteRequest: (id): ApiRequest => ({ method: 'DELETE', path: `${path}/${id}` }),
     moduleRequest: rejectModule(name),
     moduleReadRequest: rejectModule(name),

@@ -1,6 +1,7 @@
 import type { EdgeApi } from '../api/edge-api.js';
 import type { Result } from '../errors.js';
 import type { Kind } from '../kinds/kind.js';
+import { KindError } from '../kinds/kind-error.js';
 import type { KindName } from '../kinds/kind-name.js';
 import type { LiveState } from '../kinds/live-state.js';
 import { readLiveState } from '../kinds/read-live-state.js';
@@ -8,6 +9,7 @@ import { KINDS } from '../kinds/registry.js';
 import type { DesiredState } from '../manifest/desired-state.js';
 import { type LoadOptions, loadDesiredState } from '../manifest/load-desired-state.js';
 import type { ManifestError } from '../manifest/manifest-error.js';
+import { formatLocation } from '../manifest/source-location.js';
 import type { Plan } from '../plan/plan.js';
 import { planChanges } from '../plan/plan-changes.js';
 import type { PlanOptions } from '../plan/planner-options.js';
@@ -64,14 +66,46 @@ export async function readAndPlan(
   options: Pick<PreparePlanOptions, 'plan' | 'signal'>,
 ): Promise<{ readonly live: LiveState; readonly plan: Plan }> {
   const kinds = options.plan.kinds ?? KINDS;
-  const live = await readLiveState(api, {
-    kinds,
-    idsByKind: moduleOnlyIds(desired, kinds),
-    keep: withDesiredStrings(desired, options.plan.owner),
-    ...(options.signal ? { signal: options.signal } : {}),
-  });
+  let live: LiveState;
+  try {
+    live = await readLiveState(api, {
+      kinds,
+      idsByKind: moduleOnlyIds(desired, kinds),
+      keep: withDesiredStrings(desired, options.plan.owner),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+  } catch (error) {
+    throw atManifestId(error, desired);
+  }
   options.signal?.throwIfAborted();
   return { live, plan: planChanges(desired, live, options.plan) };
+}
+
+/**
+ * A read that failed because the service refused an ID (a 400, not a 404:
+ * the ID is of the wrong kind or shape) names the manifest place of the
+ * `id:` that gave it, file:line:col, so a mistyped ID is never taken for a
+ * missing object and is found at once.
+ */
+function atManifestId(error: unknown, desired: DesiredState): unknown {
+  let refused: KindError | undefined;
+  for (let cause: unknown = error; cause instanceof Error; cause = cause.cause) {
+    if (cause instanceof KindError && cause.code === 'id_refused') refused = cause;
+  }
+  if (refused === undefined) return error;
+  const { kind, id } = refused;
+  const entry = desired.entries.find((candidate) => candidate.kind === kind && candidate.id === id);
+  if (entry === undefined) return error;
+  const location = entry.fieldLocations['/id'] ?? entry.location;
+  return new KindError(
+    'id_refused',
+    `${formatLocation(location)}: ${kind}.${entry.name}.id: ${refused.message}`,
+    {
+      kind,
+      ...(id === undefined ? {} : { id }),
+      cause: error,
+    },
+  );
 }
 
 /** The GETs a read of the account makes besides its listings: one per module of each module-only edge named. */

@@ -15,6 +15,7 @@ import {
   NOT_LIVE,
 } from './entry-create.js';
 import type { LiveMatcher } from './match-live.js';
+import { ownClears } from './own-clears.js';
 import { pendingId, pendingPathSegment } from './pending-id.js';
 import type { FieldChange, Operation } from './plan.js';
 import type { KindRules } from './plan-inputs.js';
@@ -113,26 +114,45 @@ export function planManagedEntry(
       : renamedFrom !== undefined
         ? `renamed from ${kind.name}.${renamedFrom}${changedNames.length > 0 ? `; ${changedNames.join(', ')} changed` : ''}`
         : `${changedNames.length > 0 ? changedNames.join(', ') : 'ownership marker'} changed`;
-    const request = kind.updateRequest(object.id, updateBody);
+    const source = sourceOf(entry, `/${fieldChanges[0]?.path ?? ''}`);
+    const common = {
+      op,
+      kind: kind.name,
+      name: entry.name,
+      change: address,
+      secrets: body.secrets,
+      objectId: object.id,
+      before: object.spec,
+      after: spec,
+    } as const;
+    // A field the kind clears by a request of its own is not in the PATCH, which is left out when nothing else changed.
+    const clears = ownClears(kind, object.id, updateBody);
+    const drafts: PlainDraft[] = [];
+    if (Object.keys(updateBody).some((field) => !clears.some((clear) => clear.field === field))) {
+      drafts.push(
+        draftAction({
+          ...common,
+          key: `${op}:${address}`,
+          request: kind.updateRequest(object.id, updateBody),
+          source,
+        }),
+      );
+    }
+    for (const clear of clears) {
+      drafts.push(
+        draftAction({
+          ...common,
+          key: `${op}:${address}#${clear.field}`,
+          request: clear.request,
+          source: sourceOf(entry, `/${clear.field}`),
+        }),
+      );
+    }
     book.addChange(
       { address, op, kind: kind.name, name: entry.name, id: object.id, changes: displayed, reason },
       entry,
-      sourceOf(entry, `/${fieldChanges[0]?.path ?? ''}`),
-      [
-        draftAction({
-          key: `${op}:${address}`,
-          op,
-          kind: kind.name,
-          name: entry.name,
-          change: address,
-          request,
-          secrets: body.secrets,
-          source: sourceOf(entry, `/${fieldChanges[0]?.path ?? ''}`),
-          objectId: object.id,
-          before: object.spec,
-          after: spec,
-        }),
-      ],
+      source,
+      drafts,
     );
   }
   // Modules absent from the entry are removed only from objects edgesync created, not adopted ones.

@@ -215,6 +215,12 @@ class WriteReader {
       }
       add(kind.updateRequest(object.id, changed));
       made.set(`DELETE ${kind.deleteRequest(object.id).path}`, PRESENT);
+      // A field cleared by a request of its own (a detach): that DELETE holds when the field is unset.
+      for (const rule of kind.fields) {
+        const clear = kind.clearRequest?.(object.id, rule.name);
+        if (clear !== undefined)
+          made.set(`${clear.method} ${clear.path}`, object.spec[rule.name] === undefined ? ABSENT : PRESENT);
+      }
     }
     for (const [target, module, value] of moduleValues(kind, object)) {
       try {

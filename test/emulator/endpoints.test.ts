@@ -72,7 +72,10 @@ describe('emulator endpoints', () => {
       endpoint_configuration_id: EC,
       metadata: 'm',
     });
-    const detached = await h.call('PATCH', `/reserved_addrs/${id}`, { endpoint_configuration_id: null });
+    const nullPatch = await h.call('PATCH', `/reserved_addrs/${id}`, { endpoint_configuration_id: null });
+    const stillAttached = await h.call('GET', `/reserved_addrs/${id}`);
+    const detach = await h.call('DELETE', `/reserved_addrs/${id}/endpoint_configuration`);
+    const detached = await h.call('GET', `/reserved_addrs/${id}`);
 
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({
@@ -87,6 +90,10 @@ describe('emulator endpoints', () => {
       uri: `${base}/endpoint_configurations/${EC}`,
     });
     expect(attached.body.metadata).toBe('m');
+    // The family reads null as "not sent": a PATCH with nothing else is an empty update, and never detaches.
+    expect([nullPatch.status, nullPatch.body.error_code]).toEqual([400, 'invalid_body']);
+    expect(stillAttached.body.endpoint_configuration?.id).toBe(EC);
+    expect(detach.status).toBe(204);
     expect(detached.body.endpoint_configuration).toBeNull();
     expect((await h.call('DELETE', `/reserved_addrs/${id}`)).status).toBe(204);
   });

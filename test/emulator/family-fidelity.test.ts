@@ -527,7 +527,10 @@ describe('the emulator behaves like the service family', () => {
       const unknown = await fetch(`${h.emulator.url}/nowhere`, { method: 'OPTIONS' });
 
       expect(preflight.status).toBe(204);
-      expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+      // The family echoes the origin with credentials allowed, where `*` would forbid credentials.
+      expect(preflight.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
+      expect(preflight.headers.get('access-control-allow-credentials')).toBe('true');
+      expect(preflight.headers.get('vary')).toContain('Origin');
       expect(preflight.headers.get('access-control-allow-methods')).toContain('PATCH');
       expect(preflight.headers.get('access-control-allow-headers')).toContain('Service-Version');
       expect(unknown.status).toBe(404);

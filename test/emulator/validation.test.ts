@@ -106,7 +106,7 @@ const CASES: readonly Case[] = [
     path: '/ip_policy_rules',
     body: { ...RULE, ip_policy_id: EC },
     status: 400,
-    code: 'reference_not_found',
+    code: 'invalid_id',
     field: 'ip_policy_id',
   },
   {
@@ -419,7 +419,7 @@ const CASES: readonly Case[] = [
     path: `/edges/tls/${TLS}/mutual_tls`,
     body: { certificate_authority_ids: [POLICY] },
     status: 400,
-    code: 'reference_not_found',
+    code: 'invalid_id',
     field: 'certificate_authority_ids',
   },
   {

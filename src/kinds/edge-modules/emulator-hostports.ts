@@ -41,6 +41,8 @@ export function checkHostportsFree(env: HandlerEnv, hostports: readonly string[]
           'conflict',
           `hostports: ${clash} is already served by edge ${edge.id}`,
           'hostports',
+          // The family's "hostport already in use" (its Kubernetes operator branches on it).
+          7132,
         );
     }
   }

@@ -1,4 +1,5 @@
 import PQueue from 'p-queue';
+import { ApiError } from '../../api/api-error.js';
 import type { ApiRequest } from '../../api/edge-api.js';
 import { expectId, expectObject } from '../api-json.js';
 import type { EntryProblem, Kind, ModuleRule, ModuleTarget, ReadLiveContext } from '../kind.js';
@@ -81,12 +82,28 @@ export function moduleEdgeKind(options: ModuleEdgeKindOptions): Kind {
       return true;
     } catch (error) {
       if (isNotFound(error)) return false;
-      throw error;
+      throw refusedId(error, id);
     }
   }
 
   /**
-   * A module read's 404 means "not set" whatever its body says; the spec
+   * A GET carries nothing but its path: a 400 refuses the ID in it (the
+   * family's "The ID … is invalid", for one of the wrong kind or shape). It
+   * is no "not set" and no "gone": the read fails, naming the ID, so the
+   * caller can point at the manifest line that gave it.
+   */
+  function refusedId(error: unknown, id: string): unknown {
+    if (!(error instanceof ApiError) || error.status !== 400) return error;
+    return new KindError(
+      'id_refused',
+      `the service refused ${id} as ${options.title} ID (HTTP 400: ${error.msg || error.message})`,
+      { kind: name, id, cause: error },
+    );
+  }
+
+  /**
+   * A module read's 404 means "not set" whatever its body says, and so does
+   * a 200 with null (a service may answer either: docs/emulator.md); the spec
    * names no error codes to tell an unset module from a missing edge. When
    * every module is unset, the edge read decides whether the edge is there.
    * A module write to a missing edge fails with 404 too, so nothing is lost.
@@ -104,7 +121,7 @@ export function moduleEdgeKind(options: ModuleEdgeKindOptions): Kind {
           );
           assembled[moduleName] = response.body;
         } catch (error) {
-          if (!isNotFound(error)) throw error;
+          if (!isNotFound(error)) throw refusedId(error, id);
           assembled[moduleName] = null;
           unset += 1;
         }

@@ -10,7 +10,8 @@ import { moduleRoutes } from '../../emulator/module-routes.js';
 import { listPage } from '../../emulator/pagination.js';
 import { newBaseRecord, patchDescriptionMetadata, renderBase } from '../../emulator/record-base.js';
 import type { BaseRecord } from '../../emulator/records.js';
-import { notFound, ServiceError } from '../../emulator/service-error.js';
+import { isIdOfKind } from '../../emulator/resource-id.js';
+import { invalidId, notFound, ServiceError } from '../../emulator/service-error.js';
 import { IP_POLICIES } from '../referenced-resources/emulator.js';
 import {
   checkOneAuthModule,
@@ -32,6 +33,7 @@ export interface HttpsEdgeRouteRecord extends BaseRecord {
 
 /** The collection of HTTPS edges (emulator.ts), which routes belong to. */
 const HTTPS_EDGES_NAME = 'https_edges';
+const HTTPS_EDGE_ID_PREFIX = 'edghts_';
 
 function ipRestrictionPolicies(record: HttpsEdgeRouteRecord): readonly string[] {
   const ids = record.modules.ip_restriction?.ip_policy_ids;
@@ -99,6 +101,8 @@ function checkModules(env: HandlerEnv, checked: Readonly<Record<string, unknown>
 }
 
 function findEdgeId(env: HandlerEnv, edgeId: string | undefined): string {
+  if (edgeId !== undefined && !isIdOfKind(HTTPS_EDGE_ID_PREFIX, edgeId))
+    throw invalidId(edgeId, HTTPS_EDGE_ID_PREFIX);
   if (edgeId === undefined || !env.store.has(HTTPS_EDGES_NAME, edgeId))
     throw notFound(`HTTPS edge ${edgeId}`);
   return edgeId;
@@ -110,6 +114,8 @@ function findRoute(
   id: string | undefined,
 ): HttpsEdgeRouteRecord {
   const edge = findEdgeId(env, edgeId);
+  if (id !== undefined && !isIdOfKind(HTTPS_EDGE_ROUTES.idPrefix, id))
+    throw invalidId(id, HTTPS_EDGE_ROUTES.idPrefix);
   const record = id === undefined ? undefined : env.store.get(HTTPS_EDGE_ROUTES, id);
   if (!record || record.edge_id !== edge) throw notFound(`route ${id} of HTTPS edge ${edge}`);
   return record;

@@ -31,6 +31,7 @@ import {
   HTTPS_EDGE_ROUTES,
   renderHttpsEdgeRoute,
 } from './emulator-edge-routes.js';
+import { type HostportFault, hostportFault } from './hostport.js';
 
 export interface HttpsEdgeRecord extends EdgeRecord {
   mutual_tls: MutualTlsModule | null;
@@ -77,7 +78,59 @@ export const HTTPS_EDGES: EdgeCollection<HttpsEdgeRecord> = {
   seed: seedHttpsEdge,
 };
 
-const EDGE_RULES = edgeRules(['mutual_tls', 'tls_termination']);
+/** Each hostport is judged by checkHttpsHostports, in the family's words. */
+const EDGE_RULES = {
+  ...edgeRules(['mutual_tls', 'tls_termination']),
+  hostports: { type: 'string-list' },
+} as const;
+
+/**
+ * The family's errors for an HTTPS edge's hostports, in the order it judges:
+ * 7116 not `name:port` with a DNS name, 7117 an IP address (its operator
+ * reads 7117 as "domain not found": an address is never a reserved domain),
+ * 7118 a port other than 443. The split between the three numbers is the
+ * emulator's reading of the family's sources (docs/emulator.md).
+ */
+const HOSTPORT_ERRORS: Readonly<
+  Record<HostportFault, { code: number; message: (hostport: string) => string }>
+> = {
+  malformed: {
+    code: 7116,
+    message: (hostport) =>
+      `The hostport '${hostport}' is invalid. A hostport is a domain name and a port, like example.com:443.`,
+  },
+  'not-a-domain': {
+    code: 7117,
+    message: (hostport) =>
+      `The domain '${hostport}' is not reserved. HTTPS edges serve reserved domains, not IP addresses.`,
+  },
+  port: {
+    code: 7118,
+    message: (hostport) => `The hostport '${hostport}' is invalid. HTTPS edges serve port 443 only.`,
+  },
+};
+
+function checkHttpsHostports(hostports: readonly string[]): void {
+  for (const hostport of hostports) {
+    const fault = hostportFault(hostport);
+    if (fault === undefined) continue;
+    const { code, message } = HOSTPORT_ERRORS[fault];
+    throw new ServiceError(400, 'invalid_field', message(hostport), 'hostports', code);
+  }
+}
+
+/**
+ * The family refuses a module set to null in the edge's update: a module is
+ * removed by its own DELETE. Here null is refused whatever the module.
+ */
+function refuseNullModule(module: string): ServiceError {
+  return new ServiceError(
+    400,
+    'invalid_field',
+    `${module}: modules cannot be removed by updating the edge; use the delete module API (DELETE /edges/https/{id}/${module})`,
+    module,
+  );
+}
 
 type EdgeModuleName = 'mutual_tls' | 'tls_termination';
 
@@ -95,11 +148,25 @@ export function renderHttpsEdge(record: HttpsEdgeRecord, env: HandlerEnv): Recor
   };
 }
 
-/** Checks every field first, then returns the changes: nothing is applied when any field is bad. */
-function checkEdgeBody(env: HandlerEnv, body: unknown): Partial<HttpsEdgeRecord> & Record<string, unknown> {
+/**
+ * Checks every field first, then returns the changes: nothing is applied
+ * when any field is bad. `updating`: a module may not be null.
+ */
+function checkEdgeBody(
+  env: HandlerEnv,
+  body: unknown,
+  updating = false,
+): Partial<HttpsEdgeRecord> & Record<string, unknown> {
   const checked = checkObject(body, EDGE_RULES);
+  if (updating) {
+    for (const module of ['mutual_tls', 'tls_termination'] as const)
+      if (checked[module] === null) throw refuseNullModule(module);
+  }
   const changes: Record<string, unknown> = {};
-  if (checked.hostports !== undefined) changes.hostports = [...new Set(checked.hostports as string[])];
+  if (checked.hostports !== undefined) {
+    checkHttpsHostports(checked.hostports as string[]);
+    changes.hostports = [...new Set(checked.hostports as string[])];
+  }
   if (checked.mutual_tls !== undefined) {
     changes.mutual_tls =
       checked.mutual_tls === null ? null : checkMutualTls(env, checked.mutual_tls, 'mutual_tls');
@@ -156,7 +223,7 @@ const EDGE_ROUTES: readonly RouteDefinition[] = [
     render: renderHttpsEdge,
     create: createHttpsEdge,
     update: (record, body, env) => {
-      const checked = checkEdgeBody(env, body);
+      const checked = checkEdgeBody(env, body, true);
       if (checked.hostports !== undefined) checkHostportsFree(env, checked.hostports, record.id);
       if (checked.hostports !== undefined) record.hostports = checked.hostports;
       if (checked.mutual_tls !== undefined) record.mutual_tls = checked.mutual_tls;

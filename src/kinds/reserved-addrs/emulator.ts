@@ -1,9 +1,14 @@
 import { randomInt } from 'node:crypto';
 import { collectionRoutes } from '../../emulator/collection-routes.js';
 import type { EmulatedCollection, EmulatorPart } from '../../emulator/emulated-collection.js';
-import { checkObject, METADATA_RULE, type ObjectRules } from '../../emulator/field-rules.js';
-import type { HandlerEnv } from '../../emulator/handler.js';
-import { newBaseRecord, renderBase } from '../../emulator/record-base.js';
+import {
+  checkObject,
+  DESCRIPTION_RULE,
+  METADATA_RULE,
+  type ObjectRules,
+} from '../../emulator/field-rules.js';
+import type { HandlerEnv, RouteDefinition } from '../../emulator/handler.js';
+import { findRecord, newBaseRecord, renderBase } from '../../emulator/record-base.js';
 import type { BaseRecord } from '../../emulator/records.js';
 import { checkReference, refTo } from '../../emulator/references.js';
 import { invalidField, ServiceError } from '../../emulator/service-error.js';
@@ -48,10 +53,10 @@ export const RESERVED_ADDRS: EmulatedCollection<ReservedAddrRecord> & { readonly
 
 export const REGIONS = ['au', 'eu', 'ap', 'us', 'jp', 'in', 'sa'] as const;
 
-// The spec's 255-byte description limit names rules, CAs, edges and routes,
-// not reserved addresses; the emulator follows the spec to the letter.
+// The spec's 255-byte description limit names rules, CAs, edges and routes and
+// leaves reserved addresses open; the family refuses a longer one (its error 504).
 const CREATE_RULES: ObjectRules = {
-  description: { type: 'string' },
+  description: DESCRIPTION_RULE,
   metadata: METADATA_RULE,
   region: { type: 'string', oneOf: REGIONS },
 };
@@ -60,7 +65,7 @@ const CREATE_RULES: ObjectRules = {
 const SEED_RULES: ObjectRules = { ...CREATE_RULES, addr: { type: 'string', format: 'hostport' } };
 
 const UPDATE_RULES: ObjectRules = {
-  description: { type: 'string' },
+  description: DESCRIPTION_RULE,
   metadata: METADATA_RULE,
   endpoint_configuration_id: { type: 'string', nullable: true },
 };
@@ -99,9 +104,12 @@ export function createReservedAddr(
   return record;
 }
 
-/** An empty string detaches, like null: the service family treats "" as unset. */
-function checkEndpointConfigurationId(env: HandlerEnv, value: unknown): string | null | undefined {
-  if (value === undefined || value === null || value === '') return value === '' ? null : value;
+/**
+ * The family's update field is left out when empty: null and "" read as not
+ * sent, so a PATCH never detaches (DELETE …/endpoint_configuration does).
+ */
+function checkEndpointConfigurationId(env: HandlerEnv, value: unknown): string | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
   if (typeof value !== 'string') throw invalidField('endpoint_configuration_id', 'must be a string or null');
   checkReference(env, ENDPOINT_CONFIGURATIONS, value, 'endpoint_configuration_id');
   return value;
@@ -114,14 +122,46 @@ const RESERVED_ADDR_ROUTES = collectionRoutes({
   update: (record, body, env) => {
     const checked = checkObject(body, UPDATE_RULES);
     const endpointConfigurationId = checkEndpointConfigurationId(env, checked.endpoint_configuration_id);
+    const { endpoint_configuration_id: _notSent, ...rest } = checked;
+    // Nothing left once the "not sent" null is dropped: the family's answer to an empty update.
+    if (endpointConfigurationId === undefined && Object.keys(rest).length === 0) {
+      throw new ServiceError(
+        400,
+        'invalid_body',
+        'an update needs at least one field to change (endpoint_configuration_id null is not sent; detach with DELETE /reserved_addrs/{id}/endpoint_configuration)',
+      );
+    }
     if (endpointConfigurationId !== undefined) record.endpoint_configuration_id = endpointConfigurationId;
     return checked;
   },
 });
 
+/**
+ * The family's detach (its Go client's `DeleteEndpointConfig`): 204 whether
+ * or not one was attached, as the family's other module deletes answer
+ * when the `unset-module` variant is `null-ok`; 404 otherwise, like a module.
+ */
+const DETACH_ROUTE: RouteDefinition = {
+  method: 'DELETE',
+  template: '/reserved_addrs/{id}/endpoint_configuration',
+  handler: (request, env) => {
+    const record = findRecord(env, RESERVED_ADDRS, request.params.id);
+    if (record.endpoint_configuration_id === null && env.variants['unset-module'] === 'not-found') {
+      throw new ServiceError(
+        404,
+        'module_not_set',
+        `no endpoint configuration is attached to reserved address ${record.id}`,
+      );
+    }
+    record.endpoint_configuration_id = null;
+    env.store.changed();
+    return { status: 204 };
+  },
+};
+
 /** Reserved addresses in the emulator, with the endpoint configurations they attach. */
 export const RESERVED_ADDRS_PART: EmulatorPart = {
   requires: [ENDPOINT_CONFIGURATIONS_PART],
   collections: [RESERVED_ADDRS],
-  routes: RESERVED_ADDR_ROUTES,
+  routes: [...RESERVED_ADDR_ROUTES, DETACH_ROUTE],
 };

@@ -33,7 +33,13 @@ export const reservedAddrs: Kind = metadataKind({
     endpoint_configuration_id: spec.endpoint_configuration_id ?? undefined,
   }),
   createDefaults: { region: DEFAULT_REGION },
-  // Detaching the endpoint configuration sends null; "" is no ID.
-  clearedAs: { endpoint_configuration_id: null },
+  // The family detaches with a DELETE of its own (its Go client's DeleteEndpointConfig):
+  // its update reads endpoint_configuration_id null as "not sent", so a PATCH never detaches.
+  clearedBy: {
+    endpoint_configuration_id: (id) => ({
+      method: 'DELETE',
+      path: `/reserved_addrs/${id}/endpoint_configuration`,
+    }),
+  },
   emulator: async () => (await import('./emulator.js')).RESERVED_ADDRS_PART,
 });
