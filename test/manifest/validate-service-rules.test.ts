@@ -170,7 +170,68 @@ const ROWS: readonly Row[] = [
     manifest: edge(`${'a'.repeat(64)}.example.com:443`),
     expected: 'invalid_hostport 5:9 https_edges.web.hostports[0]',
   },
-  { row: 'hostport with port 65535', manifest: edge('web.example.com:65535'), expected: 'ok' },
+  {
+    row: 'hostport with port 65535',
+    manifest: edge('web.example.com:65535'),
+    expected: 'invalid_hostport 5:9 https_edges.web.hostports[0]',
+  },
+  {
+    row: 'hostport with port 80',
+    manifest: edge('web.example.com:80'),
+    expected: 'invalid_hostport 5:9 https_edges.web.hostports[0]',
+  },
+  {
+    row: 'hostport on an IPv4 address',
+    manifest: edge('203.0.113.7:443'),
+    expected: 'invalid_hostport 5:9 https_edges.web.hostports[0]',
+  },
+  {
+    row: 'hostport on an IPv6 address',
+    manifest: edge('[2001:db8::1]:443'),
+    expected: 'schema 5:9 https_edges.web.hostports[0]',
+  },
+  {
+    row: 'hostport without a port',
+    manifest: edge('web.example.com'),
+    expected: 'schema 5:9 https_edges.web.hostports[0]',
+  },
+  { row: 'hostport on port 443', manifest: edge('web.example.com:443'), expected: 'ok' },
+  { row: 'hostport of a wildcard domain on port 443', manifest: edge('*.example.com:443'), expected: 'ok' },
+  {
+    row: 'reserved address description of 256 bytes',
+    manifest: `${HEADER}reserved_addrs:\n  bastion:\n    description: "${'é'.repeat(128)}"\n`,
+    expected: 'too_long 4:5 reserved_addrs.bastion.description',
+  },
+  {
+    row: 'reserved address description of 255 bytes',
+    manifest: `${HEADER}reserved_addrs:\n  bastion:\n    description: "${'é'.repeat(127)}d"\n`,
+    expected: 'ok',
+  },
+  {
+    row: 'a TCP edge id of a TLS edge',
+    manifest: `${HEADER}tcp_edges:\n  db:\n    id: edgtls_A1\n`,
+    expected: 'schema 4:5 tcp_edges.db.id',
+  },
+  {
+    row: 'an IP policy ID where an endpoint configuration goes',
+    manifest: `${HEADER}reserved_addrs:\n  bastion:\n    endpoint_configuration_id: ipp_A1\n`,
+    expected: 'schema 4:5 reserved_addrs.bastion.endpoint_configuration_id',
+  },
+  {
+    row: 'an endpoint configuration ID where an IP policy goes',
+    manifest: tcpEdge('      ip_policies: [ec_A1]\n'),
+    expected: 'schema 6:21 tcp_edges.db.ip_restriction.ip_policies[0]',
+  },
+  {
+    row: 'an IP policy ID where a CA goes',
+    manifest: mutualTls('      certificate_authorities: [ipp_A1]\n'),
+    expected: 'wrong_reference_kind 6:33 tls_edges.db.mutual_tls.certificate_authorities[0]',
+  },
+  {
+    row: 'a route id of an HTTPS edge',
+    manifest: `${HEADER}https_edges:\n  web:\n    id: edghts_A1\n    routes:\n      - id: edghts_A2\n        oidc: null\n`,
+    expected: 'schema 6:9 https_edges.web.routes[0].id',
+  },
   {
     row: 'mutual_tls enabled: false without certificate_authorities',
     manifest: mutualTls('      enabled: false\n'),

@@ -30,32 +30,44 @@ function isAddress(host: string): boolean {
   return isIP(bare) !== 0 || /^[0-9.]+$/.test(host);
 }
 
-/** What is wrong with an HTTPS edge's hostport, or undefined when the family would take it. */
-export function hostportFault(hostport: string): HostportFault | undefined {
+/** What is wrong, finer than the family's three numbers: a bad port number and a bad name are both `malformed`. */
+type HostportDefect = 'port-syntax' | 'name' | 'address' | 'port';
+
+function hostportDefect(hostport: string): HostportDefect | undefined {
   const colon = hostport.lastIndexOf(':');
-  if (colon <= 0) return 'malformed';
-  const host = hostport.slice(0, colon);
-  const portText = hostport.slice(colon + 1);
-  if (!/^\d{1,5}$/.test(portText) || Number(portText) < 1 || Number(portText) > 65535) return 'malformed';
-  if (isAddress(host)) return 'not-a-domain';
-  if (!isDnsName(host)) return 'malformed';
+  const host = colon === -1 ? hostport : hostport.slice(0, colon);
+  const portText = colon === -1 ? '' : hostport.slice(colon + 1);
+  if (!/^\d{1,5}$/.test(portText) || Number(portText) < 1 || Number(portText) > 65535) return 'port-syntax';
+  if (isAddress(host)) return 'address';
+  if (!isDnsName(host)) return 'name';
   if (Number(portText) !== HTTPS_PORT) return 'port';
   return undefined;
 }
 
+/** What is wrong with an HTTPS edge's hostport, or undefined when the family would take it. */
+export function hostportFault(hostport: string): HostportFault | undefined {
+  const defect = hostportDefect(hostport);
+  if (defect === undefined) return undefined;
+  if (defect === 'address') return 'not-a-domain';
+  return defect === 'port' ? 'port' : 'malformed';
+}
+
 /**
  * What is wrong with a `hostname:port` the service would refuse, or
- * undefined: a DNS name (labels per RFC 1123, at most 253 characters), not
- * an IP address, on port 443, the one port the family serves HTTPS edges on.
+ * undefined: a DNS name (labels per RFC 1123, at most 253 characters; a
+ * first label may be `*`), not an IP address, on port 443, the one port the
+ * family serves HTTPS edges on.
  */
 export function hostportProblem(hostport: string): string | undefined {
   const found = `(found ${JSON.stringify(hostport)})`;
-  switch (hostportFault(hostport)) {
+  switch (hostportDefect(hostport)) {
     case undefined:
       return undefined;
-    case 'malformed':
-      return `expected a DNS name of at most ${MAX_DNS_NAME} characters whose dot-separated labels are 1 to 63 letters, digits and inner hyphens (a first label may be *), then ":443" ${found}`;
-    case 'not-a-domain':
+    case 'port-syntax':
+      return `expected port ${HTTPS_PORT} after the last ":" ${found}`;
+    case 'name':
+      return `expected a DNS name of at most ${MAX_DNS_NAME} characters whose dot-separated labels are 1 to 63 letters, digits and inner hyphens ${found}`;
+    case 'address':
       return `expected a domain name, not an IP address: the service serves HTTPS edges on domains only ${found}`;
     case 'port':
       return `expected port ${HTTPS_PORT}: the service serves HTTPS edges on port ${HTTPS_PORT} only ${found}`;

@@ -24,9 +24,9 @@ export const HTTPS_EDGES_SCHEMA: KindSchema = {
           uniqueItems: true,
           items: {
             type: 'string',
-            pattern: '^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?:[0-9]{1,5}$',
+            pattern: '^(\\*\\.)?[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?:[0-9]{1,5}$',
             description:
-              'hostname:port, e.g. web.example.com:443: a DNS name (labels of 1 to 63 letters, digits and inner hyphens; at most 253 characters) and a port from 1 to 65535.',
+              'hostname:443, e.g. web.example.com:443: a domain name (labels of 1 to 63 letters, digits and inner hyphens, a first label may be *; at most 253 characters), not an IP address, on port 443, the one port the service serves HTTPS edges on.',
           },
         },
         description: {
