@@ -96,7 +96,7 @@ export function moduleEdgeKind(options: ModuleEdgeKindOptions): Kind {
     if (!(error instanceof ApiError) || error.status !== 400) return error;
     return new KindError(
       'id_refused',
-      `the service refused ${id} as ${options.title} ID (HTTP 400: ${error.msg || error.message})`,
+      `the service refused the ${options.title} ID ${id} (HTTP 400: ${error.msg || error.message})`,
       { kind: name, id, cause: error },
     );
   }

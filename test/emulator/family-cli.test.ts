@@ -1,0 +1,144 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { KINDS } from '../../src/kinds/registry.js';
+import { loadDesiredState } from '../../src/manifest/load-desired-state.js';
+import { readAndPlan } from '../../src/plan-session/prepare-plan.js';
+import { connectEmulator, type EmulatorConnection } from '../kinds/emulator-connection.js';
+import { finished, runEdgesyncProcess, spawnEdgesync } from '../support/edgesync-cli.js';
+
+/**
+ * edgesync against the family's rules where the spec is silent, the CLI as
+ * a process: it detaches an endpoint configuration with the family's DELETE
+ * (never a PATCH with null), and a GET the service answers 400 for an ID is
+ * no "gone": the read fails, naming the manifest line of that `id:`.
+ */
+const EC = 'ec_FamilyCliConfig000000000001';
+const TCP = 'edgtcp_FamilyCliTcp000000000000001';
+
+describe('edgesync against the family rules', () => {
+  let conn: EmulatorConnection;
+  let scratch: string;
+
+  beforeEach(async () => {
+    conn = await connectEmulator({
+      seed: { endpoint_configurations: [{ id: EC }], tcp_edges: [{ id: TCP }] },
+    });
+    scratch = await mkdtemp(join(tmpdir(), 'edgesync-family-cli-'));
+  });
+  afterEach(async () => {
+    await conn.close();
+    await rm(scratch, { recursive: true, force: true });
+  });
+
+  const edgesync = (...args: string[]) => runEdgesyncProcess(args, { emulator: conn.emulator });
+
+  it('detaches an endpoint configuration with DELETE …/endpoint_configuration, the rest by a PATCH without it', async () => {
+    const manifest = (description: string, extra: string) =>
+      `version: 1\nreserved_addrs:\n  bastion:\n    description: ${description}\n${extra}`;
+    await writeFile(join(scratch, 'addrs.yaml'), manifest('one', `    endpoint_configuration_id: ${EC}\n`));
+    const attached = await edgesync('apply', '--yes', scratch);
+    await writeFile(join(scratch, 'addrs.yaml'), manifest('two', ''));
+    await conn.resetStats();
+
+    const plan = await edgesync('plan', '--detailed-exitcode', scratch);
+    const detached = await edgesync('apply', '--yes', scratch);
+    const stats = await conn.stats();
+    const again = await edgesync('plan', '--detailed-exitcode', scratch);
+    const addrs = (
+      await conn.api.request<{ reserved_addrs: { description: string; endpoint_configuration: unknown }[] }>({
+        method: 'GET',
+        path: '/reserved_addrs',
+      })
+    ).body.reserved_addrs;
+
+    expect(attached.code, attached.stdout + attached.stderr).toBe(0);
+    expect(plan.code, plan.stderr).toBe(2);
+    expect(plan.stdout).toMatch(/endpoint_configuration_id/);
+    expect(detached.code, detached.stdout + detached.stderr).toBe(0);
+    expect(stats.byRoute['DELETE /reserved_addrs/{id}/endpoint_configuration']).toBe(1);
+    expect(stats.byRoute['PATCH /reserved_addrs/{id}']).toBe(1);
+    expect(stats.byStatus['400']).toBeUndefined();
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+    expect(addrs.map((addr) => [addr.description, addr.endpoint_configuration])).toEqual([['two', null]]);
+  });
+
+  it('reads a 400 for an ID as a refused ID, not as a missing edge, and names the manifest line of its id', async () => {
+    // validate refuses such an ID first; the manifest's ID is swapped after loading to reach the read.
+    await writeFile(
+      join(scratch, 'edges.yaml'),
+      `version: 1\ntcp_edges:\n  ssh:\n    id: ${TCP}\n    ip_restriction: null\n`,
+    );
+    const loaded = await loadDesiredState([scratch], { env: {} });
+    if (!loaded.ok) throw new Error('the manifest should load');
+    const refused = 'edgtcp_Not-An-Id';
+    const desired = {
+      ...loaded.value,
+      // A proxy, not a copy: an entry reads some fields through getters of its class.
+      entries: loaded.value.entries.map(
+        (entry) =>
+          new Proxy(entry, {
+            get: (target, key) => (key === 'id' ? refused : Reflect.get(target, key, target)),
+          }),
+      ),
+    };
+
+    const reading = readAndPlan(desired, conn.api, { plan: { owner: 'family-cli', kinds: KINDS } });
+
+    await expect(reading).rejects.toThrow(
+      new RegExp(
+        `edges\\.yaml:4:5: tcp_edges\\.ssh\\.id: the service refused the TCP edge ID ${refused} \\(HTTP 400: The ID ${refused} is invalid\\. Expected an ID with a prefix of edgtcp_\\)`,
+      ),
+    );
+  });
+});
+
+describe('edgesync emulator --variant', () => {
+  it('serves the variant named on the command line, and refuses one it does not know', async () => {
+    const child = spawnEdgesync([
+      'emulator',
+      '--rate-limit',
+      'off',
+      '--api-key',
+      'k',
+      '--variant',
+      'unset-module=null-ok,empty-list=ignored',
+      '--error-codes',
+      'family',
+    ]);
+    const run = finished(child);
+    try {
+      const url = await new Promise<string>((resolve) => {
+        const check = () => {
+          const line = run.output().stdout.split('\n')[0];
+          if (line?.startsWith('http')) resolve(line);
+          else setTimeout(check, 20);
+        };
+        check();
+      });
+      const headers = {
+        authorization: 'Bearer k',
+        'service-version': '2',
+        'content-type': 'application/json',
+      };
+      const tcp = await fetch(`${url}/edges/tcp`, { method: 'POST', headers, body: '{}' });
+      const id = ((await tcp.json()) as { id: string }).id;
+      const unset = await fetch(`${url}/edges/tcp/${id}/ip_restriction`, { headers });
+      const badId = await fetch(`${url}/edges/tcp/ipp_x/ip_restriction`, { headers });
+
+      expect([unset.status, await unset.json()]).toEqual([200, null]);
+      expect(((await badId.json()) as { error_code: string }).error_code).toBe('ERR_NGROK_227');
+    } finally {
+      child.kill('SIGTERM');
+      await run;
+    }
+
+    const refused = await runEdgesyncProcess(['emulator', '--variant', 'unset-module=maybe'], {
+      limitMs: 20_000,
+    });
+
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/--variant.*unset-module must be not-found or null-ok \(found "maybe"\)/);
+  });
+});
