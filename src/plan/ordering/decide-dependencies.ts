@@ -21,10 +21,12 @@ export interface Dependencies {
 /**
  * The third phase: the dependency edges of the drafted actions, by ordering
  * rules 1 to 7 of docs/plan.md, from the drafts and their ordering facts.
- * `parked`: the edges a parked move brings with it (rule 8, park-moves.ts),
- * none before a move is parked. Rules 1 to 3 run first, in order, because
- * rule 3 skips a freer that already waits for its taker; rule 7 is given
- * what rule 3 found (who takes each key, which hostports change hands).
+ * Each rule returns the edges it found, and they are gathered here, in the
+ * rules' order. `parked`: the edges a parked move brings with it (rule 8,
+ * park-moves.ts), none before a move is parked. Rules 1 to 3 run first, in
+ * order, because rule 3 skips a freer that already waits for its taker (the
+ * edges found before it); rule 7 is given what rule 3 found (who takes each
+ * key, which hostports change hands).
  */
 export function decideDependencies(
   drafts: Drafts,
@@ -32,15 +34,18 @@ export function decideDependencies(
   inputs: PlanInputs,
   parked: DependencyEdges,
 ): Dependencies {
-  const edges = new DependencyEdges(parked);
-  waitForCreatedIds(drafts.actions, edges);
-  const errors = moveReferencesBeforeDeletes(facts, inputs, drafts.claims, edges);
-  const takeovers = freeItemsBeforeTaking(inputs, drafts.claims, drafts.actions, edges);
+  const created = waitForCreatedIds(drafts.actions);
+  const references = moveReferencesBeforeDeletes(facts, inputs, drafts.claims);
+  const items = freeItemsBeforeTaking(inputs, drafts.claims, drafts.actions);
+  const earlier = new DependencyEdges(parked, [created, references.edges, items.edges]);
   // Who takes which key is asked only about replacements: 100,000 creates and none is a map of 100,000 lists.
-  const takers = freeKeysBeforeTaking(facts, edges, drafts.replacements.size > 0);
-  orderReplacements(facts, drafts.replacements, takers, takeovers, edges);
-  neverWidenAccess(facts, edges);
-  neverOpenGuards(facts, edges);
-  switchPoliciesBetweenPhases(facts, edges);
-  return { edges, errors };
+  const keys = freeKeysBeforeTaking(facts, earlier, drafts.replacements.size > 0);
+  const edges = new DependencyEdges(earlier, [
+    keys.edges,
+    orderReplacements(facts, drafts.replacements, keys.takers, items.takeovers),
+    neverWidenAccess(facts),
+    neverOpenGuards(facts),
+    switchPoliciesBetweenPhases(facts),
+  ]);
+  return { edges, errors: references.errors };
 }

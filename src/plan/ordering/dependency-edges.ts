@@ -1,21 +1,32 @@
 import type { DraftAction } from '../draft-action.js';
 
+/** One dependency an ordering rule found: `waiter` waits for the action whose key is `key`. */
+export interface Edge {
+  readonly waiter: DraftAction;
+  readonly key: string;
+}
+
 /**
- * Which actions each drafted action waits for, by key: what the ordering
- * rules decide, kept apart from the drafts. An action waits for nothing
- * until a rule says otherwise; only the actions that wait have a set.
+ * Which actions each drafted action waits for, by key: the edges the
+ * ordering rules returned, gathered, kept apart from the drafts. An action
+ * waits for nothing until a rule says otherwise; only the actions that wait
+ * have a set.
  */
 export class DependencyEdges {
   readonly #waitsFor = new Map<DraftAction, Set<string>>();
 
-  /** `edges`: edges to start from (a parked move's own, ordering rule 8). */
-  constructor(edges?: DependencyEdges) {
-    if (edges !== undefined)
-      for (const [waiter, keys] of edges.#waitsFor) this.#waitsFor.set(waiter, new Set(keys));
+  /**
+   * `from`: edges to start from (a parked move's own, ordering rule 8);
+   * `found`: the edges of the rules, in the order the rules run, so that each
+   * action's keys are in the order they were found.
+   */
+  constructor(from?: DependencyEdges, found: readonly (readonly Edge[])[] = []) {
+    if (from !== undefined)
+      for (const [waiter, keys] of from.#waitsFor) this.#waitsFor.set(waiter, new Set(keys));
+    for (const edges of found) for (const { waiter, key } of edges) this.#add(waiter, key);
   }
 
-  /** Makes `waiter` wait for the action with `key`. */
-  add(waiter: DraftAction, key: string): void {
+  #add(waiter: DraftAction, key: string): void {
     const keys = this.#waitsFor.get(waiter);
     if (keys === undefined) this.#waitsFor.set(waiter, new Set([key]));
     else keys.add(key);

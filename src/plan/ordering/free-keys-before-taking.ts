@@ -3,7 +3,7 @@ import type { DesiredEntry } from '../../manifest/desired-state.js';
 import type { DraftAction } from '../draft-action.js';
 import type { PlanInputs } from '../plan-inputs.js';
 import { type ItemTakeover, itemTakeovers } from '../unique-keys.js';
-import { DependencyEdges } from './dependency-edges.js';
+import type { DependencyEdges, Edge } from './dependency-edges.js';
 import { type ActionFacts, type OrderingFacts, takenKey } from './ordering-facts.js';
 
 /**
@@ -11,14 +11,16 @@ import { type ActionFacts, type OrderingFacts, takenKey } from './ordering-facts
  * object per uniqueness key (one rule per CIDR and IP policy), so whatever
  * takes a key waits for the delete or update that frees it. A freer that
  * already waits for the taker (a temporary rule's delete, drafted to follow
- * it) is not waited for. Returns the keys of the actions taking each key
- * value, when `listTakers` asks (rule 7 reads them).
+ * it) is not waited for: `earlier` holds the edges found before this rule.
+ * Returns its edges, and the keys of the actions taking each key value when
+ * `listTakers` asks (rule 7 reads them).
  */
 export function freeKeysBeforeTaking(
   facts: OrderingFacts,
-  edges: DependencyEdges,
+  earlier: DependencyEdges,
   listTakers: boolean,
-): Map<string, string[]> {
+): { readonly edges: Edge[]; readonly takers: Map<string, string[]> } {
+  const edges: Edge[] = [];
   const freedBy = new Map<string, ActionFacts[]>();
   for (const of of facts.list) {
     if (of.frees === undefined) continue;
@@ -26,13 +28,9 @@ export function freeKeysBeforeTaking(
     if (freers === undefined) freedBy.set(of.frees, [of]);
     else freers.push(of);
   }
-  // What each freer waits for before this rule adds anything (only freers are asked).
-  const before = new DependencyEdges();
-  for (const freers of freedBy.values())
-    for (const freer of freers) for (const key of edges.of(freer.action)) before.add(freer.action, key);
   const takers = new Map<string, string[]>();
   // Nothing frees a key and nobody asks who takes one (100,000 creates): no key is printed.
-  if (freedBy.size === 0 && !listTakers) return takers;
+  if (freedBy.size === 0 && !listTakers) return { edges, takers };
   for (const of of facts.list) {
     const takes = takenKey(facts, of);
     if (takes === undefined) continue;
@@ -44,10 +42,11 @@ export function freeKeysBeforeTaking(
       else taking.push(action.key);
     }
     for (const freer of freedBy.get(takes) ?? []) {
-      if (freer !== of && !before.of(freer.action).has(action.key)) edges.add(action, freer.action.key);
+      if (freer !== of && !earlier.of(freer.action).has(action.key))
+        edges.push({ waiter: action, key: freer.action.key });
     }
   }
-  return takers;
+  return { edges, takers };
 }
 
 /**
@@ -62,10 +61,11 @@ export function freeItemsBeforeTaking(
   inputs: PlanInputs,
   claims: ReadonlyMap<LiveObject, DesiredEntry>,
   actions: readonly DraftAction[],
-  edges: DependencyEdges,
-): readonly ItemTakeover[] {
+): { readonly edges: Edge[]; readonly takeovers: readonly ItemTakeover[] } {
+  const edges: Edge[] = [];
   const takeovers = itemTakeovers(inputs, claims, actions);
   for (const { takers, releases } of takeovers)
-    for (const taker of takers) for (const release of releases) edges.add(taker, release.key);
-  return takeovers;
+    for (const taker of takers)
+      for (const release of releases) edges.push({ waiter: taker, key: release.key });
+  return { edges, takeovers };
 }

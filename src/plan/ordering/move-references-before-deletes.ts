@@ -3,7 +3,7 @@ import type { DesiredEntry } from '../../manifest/desired-state.js';
 import type { PlanError } from '../plan.js';
 import type { PlanInputs } from '../plan-inputs.js';
 import { referencedIds } from '../spec-fields.js';
-import type { DependencyEdges } from './dependency-edges.js';
+import type { Edge } from './dependency-edges.js';
 import type { ActionFacts, OrderingFacts } from './ordering-facts.js';
 
 /**
@@ -16,11 +16,12 @@ export function moveReferencesBeforeDeletes(
   facts: OrderingFacts,
   inputs: PlanInputs,
   claims: ReadonlyMap<LiveObject, DesiredEntry>,
-  edges: DependencyEdges,
-): PlanError[] {
+): { readonly edges: Edge[]; readonly errors: PlanError[] } {
   const errors: PlanError[] = [];
+  const edges: Edge[] = [];
   // Who names whom is read only for a delete: a plan without one (no-ops) needs no map of the account.
-  if (!facts.list.some((of) => of.action.op === 'delete' && of.objectId !== undefined)) return errors;
+  if (!facts.list.some((of) => of.action.op === 'delete' && of.objectId !== undefined))
+    return { edges, errors };
   const referrers = new Map<string, string[]>();
   for (const object of inputs.liveById.values()) {
     const kind = inputs.kindsByName.get(object.kind);
@@ -45,10 +46,10 @@ export function moveReferencesBeforeDeletes(
       if (referrer === remove.objectId) continue;
       const moves = actionsByObject.get(referrer) ?? [];
       if (moves.length === 0) errors.push(stillReferenced(inputs, claims, remove, referrer));
-      for (const other of moves) edges.add(remove.action, other.action.key);
+      for (const other of moves) edges.push({ waiter: remove.action, key: other.action.key });
     }
   }
-  return errors;
+  return { edges, errors };
 }
 
 function stillReferenced(

@@ -1,4 +1,4 @@
-import type { DependencyEdges } from './dependency-edges.js';
+import type { Edge } from './dependency-edges.js';
 import type { ActionFacts, OrderingFacts } from './ordering-facts.js';
 
 /**
@@ -12,7 +12,8 @@ import type { ActionFacts, OrderingFacts } from './ordering-facts.js';
  * every put of the edge's other guards: the routes gaining OIDC are closed
  * to every certificate before the edge accepts new ones.
  */
-export function neverOpenGuards(facts: OrderingFacts, edges: DependencyEdges): void {
+export function neverOpenGuards(facts: OrderingFacts): Edge[] {
+  const edges: Edge[] = [];
   const closings = new Map<string, ActionFacts[]>();
   for (const of of facts.list) {
     if (of.guard?.effect !== 'closes' || of.objectId === undefined) continue;
@@ -24,7 +25,8 @@ export function neverOpenGuards(facts: OrderingFacts, edges: DependencyEdges): v
     for (const closing of closings.get(of.objectId ?? '') ?? []) {
       if (closing === of) continue;
       if (guard.effect === 'opens' || (guard.swapsAtOnce && closing.guard?.swapsAtOnce !== true))
-        edges.add(of.action, closing.action.key);
+        edges.push({ waiter: of.action, key: closing.action.key });
     }
   }
+  return edges;
 }

@@ -1,5 +1,5 @@
 import type { AddressRange } from '../../kinds/kind.js';
-import type { DependencyEdges } from './dependency-edges.js';
+import type { Edge } from './dependency-edges.js';
 import type { ActionFacts, OrderingFacts } from './ordering-facts.js';
 
 /**
@@ -22,7 +22,8 @@ import type { ActionFacts, OrderingFacts } from './ordering-facts.js';
  * narrows twice and goes early; a deny→allow flip widens twice and waits for
  * every overlapping narrowing.
  */
-export function neverWidenAccess(facts: OrderingFacts, edges: DependencyEdges): void {
+export function neverWidenAccess(facts: OrderingFacts): Edge[] {
+  const edges: Edge[] = [];
   for (const kind of facts.kindsByName.values()) {
     if (kind.accessDecision === undefined) continue;
     const narrowings = new RangedActions();
@@ -42,9 +43,10 @@ export function neverWidenAccess(facts: OrderingFacts, edges: DependencyEdges): 
     }
     forEachOverlap(widenings, narrowings, (widening, narrowing) => {
       if (widening === narrowing || narrowing.unparks === widening.action.key) return;
-      edges.add(widening.action, narrowing.action.key);
+      edges.push({ waiter: widening.action, key: narrowing.action.key });
     });
   }
+  return edges;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { DraftAction } from '../draft-action.js';
 import type { ItemTakeover } from '../unique-keys.js';
-import type { DependencyEdges } from './dependency-edges.js';
+import type { Edge } from './dependency-edges.js';
 import { type OrderingFacts, takenKey } from './ordering-facts.js';
 
 /**
@@ -20,11 +20,10 @@ export function orderReplacements(
   replacements: ReadonlyMap<string, string>,
   takers: ReadonlyMap<string, readonly string[]>,
   takeovers: readonly ItemTakeover[],
-  edges: DependencyEdges,
-): void {
-  deleteSecondCopiesLast(facts, takeovers, edges);
+): Edge[] {
+  const edges = deleteSecondCopiesLast(facts, takeovers);
   // No map of every action by key for a plan without a replace (100,000 creates).
-  if (replacements.size === 0) return;
+  if (replacements.size === 0) return edges;
   const byKey = new Map(facts.list.map((of) => [of.action.key, of]));
   for (const [deleteKey, createKey] of replacements) {
     const remove = byKey.get(deleteKey);
@@ -38,9 +37,10 @@ export function orderReplacements(
     // with the deny's delete waiting for its own create.
     const keyWantedByOther = keyWanted && (create && takenKey(facts, create)) !== remove.frees;
     if (keyWantedByOther && remove.access !== undefined) continue;
-    if (!keyWanted && remove.access !== 'allow') edges.add(remove.action, createKey);
-    else if (create !== undefined) edges.add(create.action, deleteKey);
+    if (!keyWanted && remove.access !== 'allow') edges.push({ waiter: remove.action, key: createKey });
+    else if (create !== undefined) edges.push({ waiter: create.action, key: deleteKey });
   }
+  return edges;
 }
 
 /**
@@ -50,13 +50,10 @@ export function orderReplacements(
  * nor after one that takes a hostport this copy lets go (rule 3: the copy
  * goes first).
  */
-function deleteSecondCopiesLast(
-  facts: OrderingFacts,
-  takeovers: readonly ItemTakeover[],
-  edges: DependencyEdges,
-): void {
+function deleteSecondCopiesLast(facts: OrderingFacts, takeovers: readonly ItemTakeover[]): Edge[] {
+  const edges: Edge[] = [];
   const copies = facts.list.filter((of) => of.action.secondCopyOf !== undefined);
-  if (copies.length === 0) return;
+  if (copies.length === 0) return edges;
   const handedOver = (remove: DraftAction, taker: DraftAction): boolean =>
     takeovers.some(({ takers, releases }) => releases.includes(remove) && takers.includes(taker));
   for (const remove of copies) {
@@ -65,7 +62,8 @@ function deleteSecondCopiesLast(
       if (of.action.change !== entryAddress || of.action.op === 'delete') continue;
       if (remove.frees !== undefined && takenKey(facts, of) === remove.frees) continue;
       if (handedOver(remove.action, of.action)) continue;
-      edges.add(remove.action, of.action.key);
+      edges.push({ waiter: remove.action, key: of.action.key });
     }
   }
+  return edges;
 }

@@ -11,7 +11,7 @@ import type { PlanInputs } from '../plan-inputs.js';
 import { topologicalOrder } from '../topological-order.js';
 import { uniqueKeyValue } from '../unique-keys.js';
 import { type Dependencies, decideDependencies } from './decide-dependencies.js';
-import { DependencyEdges } from './dependency-edges.js';
+import { DependencyEdges, type Edge } from './dependency-edges.js';
 import { type ActionFacts, type OrderingFacts, orderingFactsOf, takenKey } from './ordering-facts.js';
 import { moveAcrossPolicySwitch } from './switch-policies-between-phases.js';
 
@@ -170,7 +170,6 @@ function park(
   const base = Object.fromEntries((kind.uniqueKey ?? []).map((name) => [name, object.spec[name]]));
   const guardSpec = { ...base, [field]: guard.cidr, [decision.field]: decision.deny };
   const atSpot = { ...object.spec, [field]: spot.cidr };
-  const edges = new DependencyEdges(parkingEdges);
 
   const toSpot: PlainDraft = {
     ...move.action,
@@ -191,17 +190,20 @@ function park(
     after: move.action.after,
     parking: { unparks: move.action.key },
   });
-  edges.add(fromSpot, toSpot.key);
+  const edges: Edge[] = [{ waiter: fromSpot, key: toSpot.key }];
   const actions: PlainDraft[] = [toSpot, fromSpot];
 
   // A parked deny narrows the spot, nothing to guard; a parked allow opens it unless a deny holds it.
   if (move.access === 'allow') {
     const [guardCreate, guardDelete] = temporaryDeny(inputs, kind, move.action, guardSpec);
-    edges.add(guardDelete, fromSpot.key);
+    edges.push({ waiter: guardDelete, key: fromSpot.key });
     actions.unshift(guardCreate);
     actions.push(guardDelete);
   }
-  return { drafts: replaceAction(current.drafts, move.action, actions), edges };
+  return {
+    drafts: replaceAction(current.drafts, move.action, actions),
+    edges: new DependencyEdges(parkingEdges, [edges]),
+  };
 }
 
 /**
@@ -247,7 +249,6 @@ function guardTarget(
     .map((cidrs) => cidrs.map(pieceOf))
     .find((found) => found.length > 0 && found.every((piece) => piece !== undefined));
   if (pieces === undefined) return undefined;
-  const edges = new DependencyEdges(parkingEdges);
   const creates: PlainDraft[] = [];
   const deletes: PlainDraft[] = [];
   const prunes: DraftAction[] = [];
@@ -266,14 +267,17 @@ function guardTarget(
     ...move.action,
     parking: { guardedBy: creates[0]?.key ?? prunes[0]?.key ?? move.action.key },
   };
-  for (const guardDelete of deletes) edges.add(guardDelete, guarded.key);
+  const edges: Edge[] = deletes.map((guardDelete) => ({ waiter: guardDelete, key: guarded.key }));
   // A leftover's prune narrows nothing and widens its range: it waits for the move like a new
   // guard's delete, and keeps waiting for what it waits for now.
   for (const prune of prunes) {
-    for (const key of current.dependencies.edges.of(prune)) edges.add(prune, key);
-    edges.add(prune, guarded.key);
+    for (const key of current.dependencies.edges.of(prune)) edges.push({ waiter: prune, key });
+    edges.push({ waiter: prune, key: guarded.key });
   }
-  return { drafts: replaceAction(current.drafts, move.action, [...creates, guarded, ...deletes]), edges };
+  return {
+    drafts: replaceAction(current.drafts, move.action, [...creates, guarded, ...deletes]),
+    edges: new DependencyEdges(parkingEdges, [edges]),
+  };
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { DependencyEdges } from './dependency-edges.js';
+import type { Edge } from './dependency-edges.js';
 import { accessEffects } from './never-widen-access.js';
 import { type ActionFacts, isAccessRule, type OrderingFacts } from './ordering-facts.js';
 
@@ -14,15 +14,19 @@ import { type ActionFacts, isAccessRule, type OrderingFacts } from './ordering-f
  * all, as after the plan: only a change from one list to another is a
  * switch.
  */
-export function switchPoliciesBetweenPhases(facts: OrderingFacts, edges: DependencyEdges): void {
+export function switchPoliciesBetweenPhases(facts: OrderingFacts): Edge[] {
+  const edges: Edge[] = [];
   const switches = facts.list.filter((of) => of.switchesPolicies);
-  if (switches.length === 0) return;
+  if (switches.length === 0) return edges;
   const unparked = unparkedKeys(facts);
   for (const of of facts.list) {
     const phase = phaseOf(facts, of, unparked);
-    if (phase === 'narrows') for (const change of switches) edges.add(change.action, of.action.key);
-    if (phase === 'widens') for (const change of switches) edges.add(of.action, change.action.key);
+    if (phase === 'narrows')
+      for (const change of switches) edges.push({ waiter: change.action, key: of.action.key });
+    if (phase === 'widens')
+      for (const change of switches) edges.push({ waiter: of.action, key: change.action.key });
   }
+  return edges;
 }
 
 /**
