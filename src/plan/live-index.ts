@@ -79,15 +79,6 @@ export class LiveById {
   }
 }
 
-/** Whether `object` is marked with `owner`, in a kind that edgesync owns by marker: one of `managed`. */
-export function isManagedObject(
-  object: LiveObject,
-  owner: string,
-  kindsByName: ReadonlyMap<KindName, Kind>,
-): boolean {
-  return object.marker?.owner === owner && kindsByName.get(object.kind)?.ownership === 'metadata';
-}
-
 /** Objects marked with one owner, by kind and then by the name in their marker. */
 export type MarkedByKindAndName = ReadonlyMap<KindName, ReadonlyMap<string, MarkedObjects>>;
 

@@ -115,8 +115,6 @@ export function targetsNotFound(inputs: PlanInputs, changes: readonly DraftChang
   const owned = [...inputs.managed].flatMap(([kind, byName]) =>
     [...byName.keys()].map((name) => `${kind}.${name}`),
   );
-  const desired = [...inputs.desiredByName.byKind()].flatMap(([kind, byName]) =>
-    [...byName.keys()].map((name) => `${kind}.${name}`),
-  );
+  const desired = inputs.desired.entries.map((entry) => `${entry.kind}.${entry.name}`);
   return unmatchedTargets(targets, [...desired, ...owned], changes);
 }

@@ -2,6 +2,7 @@ import type { LiveState } from '../kinds/live-state.js';
 import type { DesiredState } from '../manifest/desired-state.js';
 import { assemblePlan } from './assemble-plan.js';
 import { draftPlan } from './draft-plan.js';
+import { judgeSafety } from './judge-safety.js';
 import { narrowPlan, targetsNotFound } from './narrow-plan.js';
 import { decideDependencies } from './ordering/decide-dependencies.js';
 import { DependencyEdges } from './ordering/dependency-edges.js';
@@ -10,6 +11,7 @@ import { parkMoves } from './ordering/park-moves.js';
 import type { Plan } from './plan.js';
 import { planInputs } from './plan-inputs.js';
 import type { PlanOptions } from './planner-options.js';
+import { sortActions } from './sort-actions.js';
 
 /**
  * The pure planner: what must happen for the live account to match the
@@ -38,7 +40,9 @@ export function planChanges(desired: DesiredState, live: LiveState, options: Pla
     options,
   );
   const notFound = targetsNotFound(inputs, parked.drafts.changes);
-  return assemblePlan(inputs, parked.drafts, edges, narrowed, [
+  const sorted = sortActions(inputs, parked.drafts, edges, narrowed);
+  const judged = judgeSafety(inputs, parked.drafts, sorted);
+  return assemblePlan(inputs, parked.drafts, sorted, judged, [
     ...parked.drafts.errors,
     ...parked.dependencies.errors,
     ...narrowed.errors,
