@@ -29,7 +29,7 @@ import { sortActions } from './sort-actions.js';
 export function planChanges(desired: DesiredState, live: LiveState, options: PlanOptions): Plan {
   const inputs = planInputs(desired, live, options);
   const drafts = draftPlan(inputs);
-  const facts = orderingFactsOf(drafts.actions, inputs);
+  const facts = orderingFactsOf(drafts, inputs);
   const dependencies = decideDependencies(drafts, facts, inputs, new DependencyEdges());
   const parked = parkMoves(drafts, facts, dependencies, inputs);
   const { edges } = parked.dependencies;

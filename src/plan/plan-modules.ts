@@ -164,93 +164,42 @@ function planModule(
     ...(at.target.routeId === undefined ? {} : { routeId: at.target.routeId }),
   };
   const source = sourceOf(entry, at.pointer);
-  if (desired === undefined) {
-    if (live === undefined) return false;
-    const key = `delete-module:${at.address}`;
-    book.addChange(
-      {
-        ...base,
-        op: 'delete-module',
-        changes: [
-          {
-            path: module.name,
-            before: maskSensitive(module.fields, live),
-            sensitive: false,
-            forcesReplace: false,
-          },
-        ],
-        reason: at.absentReason ? 'absent from an entry edgesync created' : 'set to null in the manifest',
-      },
-      entry,
-      source,
-      [
-        draftAction({
-          key,
-          op: 'delete-module',
-          kind: kind.name,
-          name: entry.name,
-          change: at.address,
-          request: kind.moduleRequest(at.target, module.name, null),
-          secrets: new Set(),
-          source,
-          objectId: at.target.id,
-          before: live,
-          module: module.name,
-        }),
-      ],
-    );
-    return true;
-  }
-  const changes = diffFields(module.fields, desired, live, `${module.name}.`);
-  if (live !== undefined && changes.length === 0) return false;
-  const key = `put-module:${at.address}`;
-  book.addChange(
-    {
-      ...base,
-      op: 'put-module',
-      changes,
-      reason:
-        live === undefined
-          ? 'module not set on the service'
-          : `${changes.map((change) => change.path).join(', ')} changed`,
-    },
-    entry,
+  // A module set to null (or absent, where that removes it) is deleted; any other value is put.
+  const removing = desired === undefined;
+  if (removing && live === undefined) return false;
+  const changes = removing
+    ? [
+        {
+          path: module.name,
+          before: maskSensitive(module.fields, live),
+          sensitive: false,
+          forcesReplace: false,
+        },
+      ]
+    : diffFields(module.fields, desired, live, `${module.name}.`);
+  if (!removing && live !== undefined && changes.length === 0) return false;
+  const op = removing ? 'delete-module' : 'put-module';
+  const reason = removing
+    ? at.absentReason
+      ? 'absent from an entry edgesync created'
+      : 'set to null in the manifest'
+    : live === undefined
+      ? 'module not set on the service'
+      : `${changes.map((change) => change.path).join(', ')} changed`;
+  const action = draftAction({
+    key: `${op}:${at.address}`,
+    op,
+    kind: kind.name,
+    name: entry.name,
+    change: at.address,
+    request: kind.moduleRequest(at.target, module.name, removing ? null : desired),
+    secrets: removing ? new Set() : at.secrets,
     source,
-    [
-      draftAction({
-        key,
-        op: 'put-module',
-        kind: kind.name,
-        name: entry.name,
-        change: at.address,
-        request: kind.moduleRequest(at.target, module.name, desired),
-        secrets: at.secrets,
-        source,
-        objectId: at.target.id,
-        before: live,
-        after: desired,
-        module: module.name,
-      }),
-    ],
-  );
-  return true;
-}
-
-/** An object being created has no routes yet: routes are created elsewhere. */
-export function reportRoutesOnNewObject(
-  book: DraftBook,
-  kind: Kind,
-  entry: DesiredEntry,
-  spec: Record<string, unknown>,
-): void {
-  const routes = spec[ROUTES_KEY];
-  if (!kind.modules.some((module) => module.scope === 'route') || !Array.isArray(routes)) return;
-  routes.forEach((_route, index) => {
-    book.errors.push({
-      code: 'route_not_found',
-      message: `${entry.kind}.${entry.name}.${ROUTES_KEY}[${index}]: the edge is created by this plan and has no routes yet; routes are created outside edgesync`,
-      source: sourceOf(entry, `/${ROUTES_KEY}/${index}`),
-      entry: { kind: entry.kind, name: entry.name },
-    });
+    objectId: at.target.id,
+    before: live,
+    after: desired,
+    module: module.name,
   });
+  book.addChange({ ...base, op, changes, reason }, entry, source, [action]);
+  return true;
 }

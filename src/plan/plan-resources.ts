@@ -19,9 +19,9 @@ import { ownClears } from './own-clears.js';
 import { pendingId, pendingPathSegment } from './pending-id.js';
 import type { FieldChange, Operation } from './plan.js';
 import type { KindRules } from './plan-inputs.js';
-import { planModules, reportRoutesOnNewObject } from './plan-modules.js';
+import { planModules } from './plan-modules.js';
 import { resolveSpec } from './resolve-references.js';
-import { METADATA_FIELD, secretsOf } from './spec-fields.js';
+import { METADATA_FIELD, ROUTES_KEY, secretsOf } from './spec-fields.js';
 
 /** What an entry needs to become its object: resolved spec, marker-carrying metadata, secrets. */
 interface EntryBody {
@@ -317,4 +317,23 @@ function planReplace(
     sourceOf(entry, `/${forcing[0] ?? ''}`),
     [create, ...followUpActions(kind, entry, body, createKey, address), remove],
   );
+}
+
+/** An object being created has no routes yet: routes are created elsewhere. */
+export function reportRoutesOnNewObject(
+  book: DraftBook,
+  kind: Kind,
+  entry: DesiredEntry,
+  spec: Record<string, unknown>,
+): void {
+  const routes = spec[ROUTES_KEY];
+  if (!kind.modules.some((module) => module.scope === 'route') || !Array.isArray(routes)) return;
+  routes.forEach((_route, index) => {
+    book.errors.push({
+      code: 'route_not_found',
+      message: `${entry.kind}.${entry.name}.${ROUTES_KEY}[${index}]: the edge is created by this plan and has no routes yet; routes are created outside edgesync`,
+      source: sourceOf(entry, `/${ROUTES_KEY}/${index}`),
+      entry: { kind: entry.kind, name: entry.name },
+    });
+  });
 }

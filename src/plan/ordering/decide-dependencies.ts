@@ -25,8 +25,8 @@ export interface Dependencies {
  * rules' order. `parked`: the edges a parked move brings with it (rule 8,
  * park-moves.ts), none before a move is parked. Rules 1 to 3 run first, in
  * order, because rule 3 skips a freer that already waits for its taker (the
- * edges found before it); rule 7 is given what rule 3 found (who takes each
- * key, which hostports change hands).
+ * edges found before it); rule 7 is given the hostports rule 3 found
+ * changing hands.
  */
 export function decideDependencies(
   drafts: Drafts,
@@ -38,11 +38,9 @@ export function decideDependencies(
   const references = moveReferencesBeforeDeletes(facts, inputs, drafts.claims);
   const items = freeItemsBeforeTaking(inputs, drafts.claims, drafts.actions);
   const earlier = new DependencyEdges(parked, [created, references.edges, items.edges]);
-  // Who takes which key is asked only about replacements: 100,000 creates and none is a map of 100,000 lists.
-  const keys = freeKeysBeforeTaking(facts, earlier, drafts.replacements.size > 0);
   const edges = new DependencyEdges(earlier, [
-    keys.edges,
-    orderReplacements(facts, drafts.replacements, keys.takers, items.takeovers),
+    freeKeysBeforeTaking(facts, earlier),
+    orderReplacements(facts, drafts.replacements, items.takeovers),
     neverWidenAccess(facts),
     neverOpenGuards(facts),
     switchPoliciesBetweenPhases(facts),

@@ -4,7 +4,7 @@ import type { DraftAction } from '../draft-action.js';
 import type { PlanInputs } from '../plan-inputs.js';
 import { type ItemTakeover, itemTakeovers } from '../unique-keys.js';
 import type { DependencyEdges, Edge } from './dependency-edges.js';
-import { type ActionFacts, type OrderingFacts, takenKey } from './ordering-facts.js';
+import type { ActionFacts, OrderingFacts } from './ordering-facts.js';
 
 /**
  * Ordering rule 3 of docs/plan.md, for unique keys: the service holds one
@@ -12,14 +12,8 @@ import { type ActionFacts, type OrderingFacts, takenKey } from './ordering-facts
  * takes a key waits for the delete or update that frees it. A freer that
  * already waits for the taker (a temporary rule's delete, drafted to follow
  * it) is not waited for: `earlier` holds the edges found before this rule.
- * Returns its edges, and the keys of the actions taking each key value when
- * `listTakers` asks (rule 7 reads them).
  */
-export function freeKeysBeforeTaking(
-  facts: OrderingFacts,
-  earlier: DependencyEdges,
-  listTakers: boolean,
-): { readonly edges: Edge[]; readonly takers: Map<string, string[]> } {
+export function freeKeysBeforeTaking(facts: OrderingFacts, earlier: DependencyEdges): Edge[] {
   const edges: Edge[] = [];
   const freedBy = new Map<string, ActionFacts[]>();
   for (const of of facts.list) {
@@ -28,25 +22,18 @@ export function freeKeysBeforeTaking(
     if (freers === undefined) freedBy.set(of.frees, [of]);
     else freers.push(of);
   }
-  const takers = new Map<string, string[]>();
-  // Nothing frees a key and nobody asks who takes one (100,000 creates): no key is printed.
-  if (freedBy.size === 0 && !listTakers) return { edges, takers };
-  for (const of of facts.list) {
-    const takes = takenKey(facts, of);
-    if (takes === undefined) continue;
-    const { action } = of;
-    if (listTakers) {
-      // Pushed, not copied: a copy per taker was garbage at 100,000 creates.
-      const taking = takers.get(takes);
-      if (taking === undefined) takers.set(takes, [action.key]);
-      else taking.push(action.key);
-    }
-    for (const freer of freedBy.get(takes) ?? []) {
-      if (freer !== of && !earlier.of(freer.action).has(action.key))
-        edges.push({ waiter: action, key: freer.action.key });
+  if (freedBy.size === 0) return edges;
+  for (const [key, takers] of facts.takers) {
+    const freers = freedBy.get(key);
+    if (freers === undefined) continue;
+    for (const taker of takers) {
+      for (const freer of freers) {
+        if (freer !== taker && !earlier.of(freer.action).has(taker.action.key))
+          edges.push({ waiter: taker.action, key: freer.action.key });
+      }
     }
   }
-  return { edges, takers };
+  return edges;
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { DraftAction } from '../draft-action.js';
 import type { ItemTakeover } from '../unique-keys.js';
 import type { Edge } from './dependency-edges.js';
-import { type OrderingFacts, takenKey } from './ordering-facts.js';
+import type { OrderingFacts } from './ordering-facts.js';
 
 /**
  * Ordering rule 7 of docs/plan.md: a replace creates first and deletes
@@ -12,13 +12,12 @@ import { type OrderingFacts, takenKey } from './ordering-facts.js';
  * waiting for its successor would tie it into the access ordering (rule 4).
  * A replace a kill interrupted left two copies of an entry (or a create
  * whose answer was lost did): the copy not kept is deleted last, once the
- * kept one is in place. `takers`: the keys of the actions taking each key
- * value, `takeovers`: the hostports that change hands (both rule 3's).
+ * kept one is in place. `takeovers`: the hostports that change hands (rule
+ * 3's); who takes each key is an ordering fact.
  */
 export function orderReplacements(
   facts: OrderingFacts,
   replacements: ReadonlyMap<string, string>,
-  takers: ReadonlyMap<string, readonly string[]>,
   takeovers: readonly ItemTakeover[],
 ): Edge[] {
   const edges = deleteSecondCopiesLast(facts, takeovers);
@@ -29,13 +28,14 @@ export function orderReplacements(
     const remove = byKey.get(deleteKey);
     if (remove === undefined) continue;
     const create = byKey.get(createKey);
-    const keyWanted = remove.frees !== undefined && (takers.get(remove.frees) ?? []).length > 0;
+    const takers = remove.frees === undefined ? [] : (facts.takers.get(remove.frees) ?? []);
+    const keyWanted = takers.length > 0;
     // An access rule whose old key another action takes (a deny moving to
     // another policy while an allow takes its old CIDR) needs no edge of its
     // own: the taker waits for the delete (rule 3) and the access ordering
     // places the create and the delete; tying them here too made a cycle
     // with the deny's delete waiting for its own create.
-    const keyWantedByOther = keyWanted && (create && takenKey(facts, create)) !== remove.frees;
+    const keyWantedByOther = keyWanted && (create === undefined || !takers.includes(create));
     if (keyWantedByOther && remove.access !== undefined) continue;
     if (!keyWanted && remove.access !== 'allow') edges.push({ waiter: remove.action, key: createKey });
     else if (create !== undefined) edges.push({ waiter: create.action, key: deleteKey });
@@ -60,7 +60,7 @@ function deleteSecondCopiesLast(facts: OrderingFacts, takeovers: readonly ItemTa
     const entryAddress = remove.action.secondCopyOf;
     for (const of of facts.list) {
       if (of.action.change !== entryAddress || of.action.op === 'delete') continue;
-      if (remove.frees !== undefined && takenKey(facts, of) === remove.frees) continue;
+      if (remove.frees !== undefined && (facts.takers.get(remove.frees) ?? []).includes(of)) continue;
       if (handedOver(remove.action, of.action)) continue;
       edges.push({ waiter: remove.action, key: of.action.key });
     }

@@ -1,5 +1,6 @@
 import type { AddressRange, Kind, ModuleRule } from '../../kinds/kind.js';
 import type { DraftAction } from '../draft-action.js';
+import type { Drafts } from '../drafts.js';
 import { EntryCreate } from '../entry-create.js';
 import type { PlanInputs } from '../plan-inputs.js';
 import { uniqueKeyValue } from '../unique-keys.js';
@@ -58,14 +59,23 @@ export interface GuardFact {
 export interface OrderingFacts {
   readonly list: readonly ActionFacts[];
   readonly kindsByName: PlanInputs['kindsByName'];
+  /**
+   * The actions taking each uniqueness-key value, in the drafts' order:
+   * worked out only when some action frees a key or a replace is drafted
+   * (rules 3 and 7, and parking, ask), empty otherwise. Of 100,000 creates
+   * that free nothing, no key is printed.
+   */
+  readonly takers: ReadonlyMap<string, readonly ActionFacts[]>;
 }
 
 /** The second phase: the ordering facts of every drafted action. */
-export function orderingFactsOf(actions: readonly DraftAction[], inputs: PlanInputs): OrderingFacts {
+export function orderingFactsOf(drafts: Drafts, inputs: PlanInputs): OrderingFacts {
+  const { actions } = drafts;
   const list = new Array<ActionFacts>(actions.length);
   for (let at = 0; at < actions.length; at += 1)
     list[at] = factsOf(actions[at] as DraftAction, inputs.kindsByName.get((actions[at] as DraftAction).kind));
-  return { list, kindsByName: inputs.kindsByName };
+  const asked = drafts.replacements.size > 0 || list.some((of) => of.frees !== undefined);
+  return { list, kindsByName: inputs.kindsByName, takers: asked ? keyTakers(list, inputs) : NO_TAKERS };
 }
 
 function factsOf(action: DraftAction, kind: Kind | undefined): ActionFacts {
@@ -174,14 +184,28 @@ function guardFact(action: DraftAction & { readonly after: unknown }, module: Mo
 }
 
 /**
- * The uniqueness-key value an action takes: as worked out, or, for a
- * create, printed from its spec each time it is asked (see `takenFrom`).
+ * The actions taking each uniqueness-key value: an update's as worked out,
+ * a create's printed from its spec (see `takenFrom`).
  */
-export function takenKey(facts: OrderingFacts, of: ActionFacts): string | undefined {
-  if (of.takes !== undefined || of.takenFrom === undefined) return of.takes;
-  const kind = facts.kindsByName.get(of.action.kind);
-  return kind === undefined ? undefined : uniqueKeyValue(kind, of.takenFrom);
+function keyTakers(list: readonly ActionFacts[], inputs: PlanInputs): Map<string, ActionFacts[]> {
+  const takers = new Map<string, ActionFacts[]>();
+  for (const of of list) {
+    let takes = of.takes;
+    if (takes === undefined && of.takenFrom !== undefined) {
+      const kind = inputs.kindsByName.get(of.action.kind);
+      takes = kind === undefined ? undefined : uniqueKeyValue(kind, of.takenFrom);
+    }
+    if (takes === undefined) continue;
+    // Pushed, not copied: a copy per taker was garbage at 100,000 creates.
+    const taking = takers.get(takes);
+    if (taking === undefined) takers.set(takes, [of]);
+    else taking.push(of);
+  }
+  return takers;
 }
+
+/** The takers of a plan that frees no key and replaces nothing: shared, never written to. */
+const NO_TAKERS: ReadonlyMap<string, readonly ActionFacts[]> = new Map();
 
 /** Whether an action belongs to a kind whose rules decide access. */
 export function isAccessRule(facts: OrderingFacts, of: ActionFacts): boolean {

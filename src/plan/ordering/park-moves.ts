@@ -12,7 +12,7 @@ import { topologicalOrder } from '../topological-order.js';
 import { uniqueKeyValue } from '../unique-keys.js';
 import { type Dependencies, decideDependencies } from './decide-dependencies.js';
 import { DependencyEdges, type Edge } from './dependency-edges.js';
-import { type ActionFacts, type OrderingFacts, orderingFactsOf, takenKey } from './ordering-facts.js';
+import { type ActionFacts, type OrderingFacts, orderingFactsOf } from './ordering-facts.js';
 import { moveAcrossPolicySwitch } from './switch-policies-between-phases.js';
 
 /** Marker names of temporary rules start with `~`, which no manifest name can (see the manifest schema). */
@@ -99,7 +99,7 @@ export function parkMoves(
       return withError(current, straddlingRefused(straddling.action));
     }
     parkingEdges = split.edges;
-    const splitFacts = orderingFactsOf(split.drafts.actions, inputs);
+    const splitFacts = orderingFactsOf(split.drafts, inputs);
     current = {
       drafts: split.drafts,
       facts: splitFacts,
@@ -355,11 +355,9 @@ function heldKeys(inputs: PlanInputs, facts: OrderingFacts, kind: Kind): Set<str
     const key = uniqueKeyValue(kind, object.spec);
     if (key !== undefined) held.add(key);
   }
-  for (const of of facts.list) {
-    const takes = takenKey(facts, of);
-    if (takes !== undefined) held.add(takes);
-    if (of.frees !== undefined) held.add(of.frees);
-  }
+  // A move frees a key, so the facts list who takes each.
+  for (const key of facts.takers.keys()) held.add(key);
+  for (const of of facts.list) if (of.frees !== undefined) held.add(of.frees);
   return held;
 }
 
