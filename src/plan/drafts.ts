@@ -5,7 +5,7 @@ import type { DesiredEntry } from '../manifest/desired-state.js';
 import type { SourceLocation } from '../manifest/source-location.js';
 import { SharedFieldChanges } from './compare-fields.js';
 import type { DraftAction, DraftChange, PlainDraft, PlainDraftChange } from './draft-action.js';
-import { CreatesOfKind, type EntryCreate } from './entry-create.js';
+import { CreatesOfKind, type EntryCreate, type EntryCreateChange } from './entry-create.js';
 import type { PendingId } from './pending-id.js';
 import type { PlanError, ResourceChange } from './plan.js';
 import type { KindRules, PlanInputs } from './plan-inputs.js';
@@ -112,10 +112,9 @@ export class DraftBook {
     return shared;
   }
 
-  /** Records the create of an entry's object as an EntryCreate and its change. */
-  addEntryCreate(create: EntryCreate): void {
+  /** Records the create of an entry's object as an EntryCreate, and its change. */
+  addEntryCreate(create: EntryCreate, change: EntryCreateChange): void {
     this.actions.push(create);
-    const change = create.resourceChange();
     this.changes.push(change);
     if (create.isProtected) this.protectedChanges.add(change);
   }

@@ -177,7 +177,9 @@ function planCreate(book: DraftBook, rules: KindRules, entry: DesiredEntry, body
   reportRoutesOnNewObject(book, kind, entry, body.spec);
   const followUps = followUpActions(kind, entry, body, key, address);
   if (followUps.length === 0) {
-    book.addEntryCreate(new EntryCreate(book.createsOf(rules), entry, body.spec, key));
+    const shared = book.createsOf(rules);
+    const create = new EntryCreate(shared, entry, body.spec, key);
+    book.addEntryCreate(create, create.resourceChange());
     return;
   }
   book.addChange(

@@ -8,18 +8,11 @@ import { type DraftAction, sourceOf } from './draft-action.js';
 import type { PlanError } from './plan.js';
 import type { KindRules, PlanInputs } from './plan-inputs.js';
 
-/** The uniqueness-key value of a spec, prefixed by kind; undefined for kinds without one. */
-export function uniqueKeyValue(kind: Kind, spec: Readonly<Record<string, unknown>>): string | undefined {
-  if (kind.uniqueKey === undefined || kind.uniqueKey.length === 0) return undefined;
-  // Joined, not a template: the template made a rope of ~180 bytes per key, where the flat string
-  // join makes is ~80, and a plan of 100,000 creates holds one per action.
-  return [kind.name, ':', canonicalJson(kind.uniqueKey.map((field) => spec[field] ?? null))].join('');
-}
-
 /**
  * Values by the unique key of a spec, found without building a key string
  * per value: bucketed by the key's first field (a CIDR, so nearly one value
- * per bucket), then compared field by field as `uniqueKeyValue` compares.
+ * per bucket), then compared field by field as the ordering facts print
+ * keys (ordering-facts.ts, uniqueKeyValue).
  * At 100,000 rules the key strings of the two checks below were ~85 MB,
  * promoted before they died, and most of planning's peak.
  */
@@ -61,7 +54,7 @@ class UniqueKeyIndex<V> {
   /** A string is its own bucket; any other value its JSON (a string alike only shares the bucket). */
   private bucketOf(spec: Readonly<Record<string, unknown>>): unknown {
     const value = spec[this.fields[0] ?? ''] ?? null;
-    return typeof value === 'string' ? value : canonicalJson([value]);
+    return typeof value === 'string' ? value : printedKeyPart(value);
   }
 
   private sameKey(a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>): boolean {
@@ -69,11 +62,16 @@ class UniqueKeyIndex<V> {
   }
 }
 
-/** Whether two values print the same in `uniqueKeyValue`, printing them only when not both strings. */
+/** Whether two values print the same in a key (uniqueKeyValue), printing them only when not both strings. */
 function sameKeyPart(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a === 'string' && typeof b === 'string') return false;
-  return canonicalJson([a]) === canonicalJson([b]);
+  return printedKeyPart(a) === printedKeyPart(b);
+}
+
+/** One field of a uniqueness key as the key's printed value holds it: the JSON of a list of one. */
+function printedKeyPart(value: unknown): string {
+  return canonicalJson([value]);
 }
 
 /** Entries that share a unique key with another, and the errors that say so. */

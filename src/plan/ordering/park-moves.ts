@@ -9,10 +9,9 @@ import { pendingPathSegment } from '../pending-id.js';
 import type { PlanError } from '../plan.js';
 import type { PlanInputs } from '../plan-inputs.js';
 import { topologicalOrder } from '../topological-order.js';
-import { uniqueKeyValue } from '../unique-keys.js';
 import { type Dependencies, decideDependencies } from './decide-dependencies.js';
 import { DependencyEdges, type Edge } from './dependency-edges.js';
-import { type ActionFacts, type OrderingFacts, orderingFactsOf } from './ordering-facts.js';
+import { type ActionFacts, type OrderingFacts, orderingFactsOf, uniqueKeyValue } from './ordering-facts.js';
 import { moveAcrossPolicySwitch } from './switch-policies-between-phases.js';
 
 /** Marker names of temporary rules start with `~`, which no manifest name can (see the manifest schema). */
