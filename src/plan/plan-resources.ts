@@ -281,6 +281,7 @@ function planReplace(
   book.recordResolvedId(kind, address, pendingId(createKey));
   reportRoutesOnNewObject(book, kind, entry, spec);
   const create = createAction(book, kind, entry, body, createKey, address);
+  const followUps = followUpActions(kind, entry, body, createKey, address);
   const remove = draftAction({
     key: `delete:${address}`,
     op: 'delete',
@@ -317,7 +318,7 @@ function planReplace(
     },
     entry,
     sourceOf(entry, `/${forcing[0] ?? ''}`),
-    [create, ...followUpActions(kind, entry, body, createKey, address), remove],
+    [create, ...followUps, remove],
   );
 }
 
