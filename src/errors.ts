@@ -32,6 +32,10 @@ export const CORE_ERROR_CODES = [
   'apply_not_confirmed',
   'apply_incomplete',
   'interrupted',
+  // a running daemon, asked by the command line (`edgesync reconcile`)
+  'daemon_request_failed',
+  'reconcile_failed',
+  'wait_timeout',
   // the emulator's files
   'emulator_seed_invalid',
   'emulator_seed_unreadable',

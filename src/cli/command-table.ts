@@ -4,6 +4,7 @@ import type { AddCommandFlags, CommandOutcome, CommandRun } from './command-cont
 import { addEmulatorFlags } from './emulator-flags.js';
 import { addExportFlags } from './export-flags.js';
 import { addPlanFlags } from './plan-flags.js';
+import { addReconcileFlags } from './reconcile-flags.js';
 import { addShowFlags } from './show-flags.js';
 import { addValidateFlags } from './validate-flags.js';
 import { addWatchFlags } from './watch-flags.js';
@@ -63,6 +64,10 @@ export const COMMANDS: ReadonlyMap<string, CommandEntry> = new Map([
     }),
   ],
   ['watch', lazyCommand(addWatchFlags, async () => (await import('./watch-command.js')).runWatch)],
+  [
+    'reconcile',
+    lazyCommand(addReconcileFlags, async () => (await import('./reconcile-command.js')).runReconcile),
+  ],
   [
     'emulator',
     lazyCommand(addEmulatorFlags, async () => (await import('./emulator-command.js')).runEmulator),

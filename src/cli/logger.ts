@@ -21,6 +21,8 @@ export interface LoggerOptions {
   readonly destination?: number | NodeJS.WritableStream;
   /** false (`watch --no-color`): pretty logs without ANSI colours even on a terminal. @default pino-pretty's choice */
   readonly color?: boolean;
+  /** Applied to every line before it is written: the daemon's secret scrubber (values, not field names). */
+  readonly scrub?: (line: string) => string;
 }
 
 /** How deep below a log record's top level a kind's secret field is looked for. */
@@ -55,6 +57,7 @@ export const REDACTED_PATHS: readonly string[] = [
 
 export function createLogger(options: LoggerOptions = {}): Logger {
   const destination = options.destination ?? 2;
+  const { scrub } = options;
   const base = {
     level: parseLogLevel(options.level ?? 'info'),
     base: { app: 'edgesync' },
@@ -68,7 +71,9 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     // (`err`: an ApiError's `errorCode`) and an action's failure (`error`: its `serviceCode`).
     serializers: { err: (error: Error) => ownRecord(pino.stdSerializers.err(error)), error: ownRecord },
     // Names and service messages in fields: pino leaves C1 and bidi controls raw; escape them as \uXXXX.
-    hooks: { streamWrite: visibleJsonLine },
+    hooks: {
+      streamWrite: scrub === undefined ? visibleJsonLine : (line: string) => visibleJsonLine(scrub(line)),
+    },
   };
   if (options.format === 'pretty') {
     const stream = pretty({

@@ -1,8 +1,10 @@
 import { EdgesyncError, OptionError } from '../errors.js';
 import { KINDS } from '../kinds/registry.js';
 import { compileManifestSchema } from '../manifest/manifest-schema.js';
+import { secretPartsOf, webhookTargets } from '../notify/webhook-target.js';
 import { systemClock } from '../watch/daemon-clock.js';
 import { type ListenAddress, parseListenAddress } from '../watch/listen-address.js';
+import { readReconcileToken } from '../watch/reconcile-endpoint.js';
 import { runDaemon } from '../watch/run-daemon.js';
 import { WatchMetrics } from '../watch/watch-metrics.js';
 import type { CommandContext, CommandOutcome } from './command-context.js';
@@ -35,13 +37,27 @@ export async function runWatch(
   if (intervalMs < 1000) {
     throw new OptionError('--interval', `expected at least 1s (found "${flags.interval}")`);
   }
+  const notifyTimeoutMs = parseDuration('--notify-timeout', flags.notifyTimeout);
+  const notifyRetries = parseCount('--notify-retries', flags.notifyRetries);
+  const caExpiryWarningMs = parseDuration('--ca-expiry-warning', flags.caExpiryWarning);
+  const targets = await webhookTargets(flags.notify, flags.notifyFile);
+  if (flags.reconcileTokenFile !== undefined) await readReconcileToken(flags.reconcileTokenFile);
   const runtimeFlags = limitHeapGrowth();
-  const logger = createLogger({ format: flags.logFormat, level: flags.logLevel, color: flags.color });
+  // Every line the daemon logs passes the run's scrubber: the API key, the manifests' secrets, the webhook URLs.
+  let scrub = (line: string): string => line;
+  const logger = createLogger({
+    format: flags.logFormat,
+    level: flags.logLevel,
+    color: flags.color,
+    scrub: (line) => scrub(line),
+  });
   const metrics = new WatchMetrics(KINDS);
   const connection = await openConnection(flags, {
     logger,
     onRequest: (event) => metrics.recordRequest(event),
   });
+  for (const target of targets) for (const part of secretPartsOf(target)) connection.secrets.add(part);
+  scrub = (line) => connection.secrets.scrub(line);
   try {
     await runDaemon({
       kinds: KINDS,
@@ -72,18 +88,37 @@ export async function runWatch(
       shutdownTimeoutMs,
       concurrency,
       signal: ctx.shutdown,
-      // SIGHUP re-reads the manifests instead of ending the daemon (exit 129); flags stay as started.
+      // SIGHUP forces a full re-read (manifests and account) instead of ending the daemon (exit 129); flags stay as started.
       subscribeReload: (reload) => {
         const onHangup = (): void => reload();
         process.on('SIGHUP', onHangup);
         return () => process.off('SIGHUP', onHangup);
       },
       onListening: (url) => ctx.stdout.write(`listening on ${url}\n`),
+      ...(targets.length === 0
+        ? {}
+        : {
+            notify: {
+              targets,
+              timeoutMs: notifyTimeoutMs,
+              retries: notifyRetries,
+              expiryWindowMs: caExpiryWarningMs,
+              scrub: (text: string) => connection.secrets.scrub(text),
+            },
+          }),
+      ...(flags.reconcileTokenFile === undefined ? {} : { reconcileTokenFile: flags.reconcileTokenFile }),
     });
   } finally {
     await connection.close();
   }
   return 'ok';
+}
+
+/** A whole number of at least 0 (`--notify-retries 0`: one attempt only). */
+function parseCount(flag: string, value: string): number {
+  if (!/^\d+$/.test(value.trim()))
+    throw new OptionError(flag, `expected a whole number of at least 0 (found "${value}")`);
+  return Number(value.trim());
 }
 
 /** `--listen`, its error an OptionError so that a value from EDGESYNC_LISTEN is reported as the variable's. */

@@ -20,10 +20,22 @@ export interface WatchFlags extends ConnectionFlags, PlanFlags {
   readonly shutdownTimeout: string;
   readonly concurrency: string;
   readonly readShare: string;
+  /** --notify, repeatable (EDGESYNC_NOTIFY: URLs separated by spaces or lines). */
+  readonly notify: readonly string[];
+  readonly notifyFile?: string;
+  readonly notifyTimeout: string;
+  readonly notifyRetries: string;
+  readonly caExpiryWarning: string;
+  readonly reconcileTokenFile?: string;
   readonly logFormat: LogFormat;
   readonly logLevel: string;
   /** commander's `--no-color`: false when given. */
   readonly color: boolean;
+}
+
+/** Repeated --notify values, and EDGESYNC_NOTIFY's (URLs hold no whitespace, so it may list several). */
+function collectUrls(value: string, previous: readonly string[] = []): string[] {
+  return [...previous, ...value.split(/\s+/).filter((url) => url !== '')];
 }
 
 export const addWatchFlags: AddCommandFlags<[paths: string[], flags: WatchFlags]> = (command) => {
@@ -53,6 +65,26 @@ export const addWatchFlags: AddCommandFlags<[paths: string[], flags: WatchFlags]
     )
     .option('--listen <host:port>', 'address of /healthz, /readyz, /metrics and /status', '127.0.0.1:9090')
     .option('--shutdown-timeout <duration>', 'how long a reconcile in flight may finish after SIGTERM', '20s')
+    .addOption(
+      new Option(
+        '--notify <url>',
+        'post events (failed, refused, recovered, invalid manifests, drift, CA expiry, stuck) to this webhook; repeatable. The URL is a secret: prefer EDGESYNC_NOTIFY or --notify-file',
+      )
+        .argParser(collectUrls)
+        .default([]),
+    )
+    .option('--notify-file <file>', 'webhook URLs to post events to, one a line (# comments)')
+    .option('--notify-timeout <duration>', 'how long one webhook post may take', '10s')
+    .option('--notify-retries <n>', 'posts again after a failed one, with backoff from 1s', '3')
+    .option(
+      '--ca-expiry-warning <duration>',
+      'notify when a certificate authority expires within this long, e.g. 30d',
+      '30d',
+    )
+    .option(
+      '--reconcile-token-file <file>',
+      'enables POST /reconcile (a full re-read) for requests carrying this file’s token in "Authorization: Bearer"',
+    )
     .option('--concurrency <n>', 'actions applied at once', '4')
     .addOption(
       new Option('--log-format <format>', 'json for machines, pretty for people')

@@ -1,6 +1,8 @@
 import { renameKeysDeep, snakeCaseKey } from '../json-case.js';
+import type { NotifierStatus } from '../notify/notifier.js';
 import type { PlanSummary } from '../plan/plan.js';
 import type { PlanRefusal } from '../plan/safety-policy.js';
+import type { ForcedReconcileStatus } from './forced-read.js';
 import type { ReconcileTrigger } from './reconcile-loop.js';
 import type { ReconcileResult } from './watch-metrics.js';
 
@@ -158,6 +160,10 @@ export interface DaemonStatus {
   };
   /** Absent from a status made without a cache (never, from the daemon). */
   readonly liveCache?: LiveCacheStatus;
+  /** Full re-reads on demand (SIGHUP, POST /reconcile): tickets and progress. Absent from a status made without the daemon. */
+  readonly forcedReconcile?: ForcedReconcileStatus;
+  /** --notify: each target's scheme and host (never its URL), and the deliveries; absent when no target is set. */
+  readonly notifications?: NotifierStatus;
   /**
    * The directories watched, and those the walk reads that no watch covers
    * (the system's watches used up: their changes arrive with the next

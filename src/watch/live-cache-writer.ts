@@ -94,18 +94,20 @@ export class LiveCacheWriter {
   /**
    * Reads `kinds` in full with the client (a reconcile is waiting for it)
    * and hands each to the cache once its listing is whole. A failure leaves
-   * those kinds to read again, and rejects.
+   * those kinds to read again, and rejects. `api`: the client as the caller
+   * counts it (a forced re-read shows its pages as it goes).
    */
   async readInFull(
     kinds: readonly KindName[],
     named: NamedModuleOnly,
     signal: AbortSignal,
+    api: EdgeApi = this.#options.api,
   ): Promise<LiveStateStats> {
     const cache = this.#cache;
     const versions = kinds.map((kind) => cache.beginFullRead(kind));
     let live: Awaited<ReturnType<typeof readLiveState>>;
     try {
-      live = await readLiveState(this.#options.api, {
+      live = await readLiveState(api, {
         kinds: kinds.map((kind) => this.#kind(kind)),
         idsByKind: Object.fromEntries(named),
         signal,

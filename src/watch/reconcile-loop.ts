@@ -8,9 +8,30 @@ export const DEBOUNCE_MAX_WAIT_FACTOR = 10;
 /**
  * Why a reconcile runs. `settle`: the settle period of a desired state whose
  * deletes were held back has passed, so the manifests are read again.
+ * `sighup` and `forced` (POST /reconcile, `edgesync reconcile`) re-read the
+ * manifests and the whole account, not the cache, before planning.
  */
-export const RECONCILE_TRIGGERS = ['startup', 'change', 'resync', 'retry', 'settle'] as const;
+export const RECONCILE_TRIGGERS = [
+  'startup',
+  'change',
+  'resync',
+  'retry',
+  'settle',
+  'sighup',
+  'forced',
+] as const;
 export type ReconcileTrigger = (typeof RECONCILE_TRIGGERS)[number];
+
+/** The triggers of a full re-read on demand. */
+export const FORCED_TRIGGERS = ['sighup', 'forced'] as const satisfies readonly ReconcileTrigger[];
+export type ForcedTrigger = (typeof FORCED_TRIGGERS)[number];
+
+export function isForcedTrigger(trigger: ReconcileTrigger): trigger is ForcedTrigger {
+  return (FORCED_TRIGGERS as readonly ReconcileTrigger[]).includes(trigger);
+}
+
+/** What became of a request for a forced reconcile: it runs now, after the run in flight, or with one already pending. */
+export type ForcedRequestState = 'started' | 'queued' | 'coalesced';
 
 /** `failed` makes the loop retry with backoff; `ok` waits for the next change or resync. */
 export type ReconcileVerdict = 'ok' | 'failed';
@@ -137,6 +158,23 @@ export class ReconcileLoop {
   requestResync(): void {
     if (this.#stopped || !this.#started) return;
     this.#request('resync');
+  }
+
+  /**
+   * A full re-read on demand (SIGHUP, POST /reconcile): runs at once, or
+   * after the run in flight. At most one waits: it takes the place of any
+   * other follow-up (it does all that one would), and further requests
+   * join it.
+   */
+  requestForced(trigger: ForcedTrigger): ForcedRequestState {
+    if (this.#stopped || !this.#started) return 'coalesced';
+    if (this.#inFlight === null) {
+      this.#request(trigger);
+      return 'started';
+    }
+    if (this.#followUp !== null && isForcedTrigger(this.#followUp)) return 'coalesced';
+    this.#followUp = trigger;
+    return 'queued';
   }
 
   /**

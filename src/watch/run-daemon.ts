@@ -3,18 +3,27 @@ import type { Logger } from 'pino';
 import type { EdgeApi } from '../api/edge-api.js';
 import type { Kind } from '../kinds/kind.js';
 import type { LoadOptions } from '../manifest/load-desired-state.js';
+import { Notifier, type NotifierOptions } from '../notify/notifier.js';
 import type { PlanOptions } from '../plan/planner-options.js';
 import { type BudgetPause, withBudgetPause } from './budget-pause-health.js';
 import type { DaemonClock } from './daemon-clock.js';
 import type { DaemonStatus, LiveCacheStatus, WatchMode } from './daemon-status.js';
 import { DEFAULT_SETTLE_MS, DesiredSettling } from './desired-settling.js';
+import { ForcedReads } from './forced-read.js';
 import { type FullCycleRecord, FullReadCycle } from './full-read-cycle.js';
 import { checkedOutCommit } from './git-commit.js';
 import type { ListenAddress } from './listen-address.js';
 import { LiveCacheWriter } from './live-cache-writer.js';
 import { ManifestWatcher } from './manifest-watcher.js';
 import { BackgroundReadApi, type BudgetRate, ReadShare } from './read-share.js';
-import { type LoopHealth, ReconcileLoop, type StopOutcome } from './reconcile-loop.js';
+import {
+  type ForcedRequestState,
+  type ForcedTrigger,
+  isForcedTrigger,
+  type LoopHealth,
+  ReconcileLoop,
+  type StopOutcome,
+} from './reconcile-loop.js';
 import type { WatchMetrics } from './watch-metrics.js';
 import { WatchReconciler } from './watch-reconciler.js';
 import { startWatchServer } from './watch-server.js';
@@ -64,7 +73,17 @@ export interface DaemonOptions {
   readonly subscribeReload?: (reload: () => void) => () => void;
   /** Called once the HTTP server is bound, with its URL. */
   readonly onListening?: (url: string) => void;
+  /** --notify: webhook notifications; none are made when absent. */
+  readonly notify?: DaemonNotifyOptions;
+  /** --reconcile-token-file: enables POST /reconcile for whoever holds the token in this file. */
+  readonly reconcileTokenFile?: string;
 }
+
+/** What the command line decides of the notifications; the daemon adds the rest. */
+export type DaemonNotifyOptions = Pick<
+  NotifierOptions,
+  'targets' | 'timeoutMs' | 'retries' | 'expiryWindowMs' | 'scrub' | 'backoffMs' | 'healthCheckMs'
+>;
 
 /**
  * The daemon: the HTTP endpoints, the watcher, and the reconcile loop that
@@ -83,6 +102,13 @@ export async function runDaemon(options: DaemonOptions): Promise<StopOutcome> {
     logger: options.logger,
   });
   const cache = writer.view;
+  const forcedReads = new ForcedReads({
+    kinds: options.kinds.map((kind) => kind.name),
+    writer,
+    api: options.api,
+    clock: options.clock,
+    logger: options.logger,
+  });
   const readShare = new ReadShare({ budget: options.budget, share: options.readShare ?? 0.25 });
   let changeEventAt: number | null = null;
   let loop: ReconcileLoop | null = null;
@@ -93,6 +119,7 @@ export async function runDaemon(options: DaemonOptions): Promise<StopOutcome> {
     cache,
     writer,
     readShare,
+    forcedReads,
     takeChangeEventAt: () => {
       const at = changeEventAt;
       changeEventAt = null;
@@ -153,6 +180,8 @@ export async function runDaemon(options: DaemonOptions): Promise<StopOutcome> {
         watchedDirectories: coverage?.watchedDirectories ?? 0,
         unwatchedDirectories: coverage?.unwatchedDirectories ?? [],
       },
+      forcedReconcile: forcedReads.status(),
+      ...(notifier === null ? {} : { notifications: notifier.status() }),
     };
   };
   const recordCommit = (commit: string | null): void => {
@@ -173,23 +202,53 @@ export async function runDaemon(options: DaemonOptions): Promise<StopOutcome> {
   };
   const checkout = resolve(options.cwd, options.paths[0] ?? '.');
   let loopHealth = (): LoopHealth => ({ alive: true, detail: 'starting' });
+  const notifier =
+    options.notify === undefined
+      ? null
+      : new Notifier({
+          ...options.notify,
+          owner: options.plan.owner,
+          mode: options.mode,
+          registry: options.metrics.registry,
+          logger: options.logger,
+          clock: options.clock,
+          random: options.random,
+          health: () => loopHealth(),
+        });
+  const requestForced = (trigger: ForcedTrigger): { ticket: number; state: ForcedRequestState } => {
+    reconciler.sayManifestsRead();
+    const state = loop?.requestForced(trigger) ?? 'coalesced';
+    return { ticket: forcedReads.requested(trigger, state), state };
+  };
   const server = await startWatchServer({
     listen: options.listen,
     registry: options.metrics.registry,
     status,
     logger: options.logger,
     health: () => loopHealth(),
+    ...(options.reconcileTokenFile === undefined
+      ? {}
+      : {
+          reconcile: {
+            tokenFile: options.reconcileTokenFile,
+            request: () => requestForced('forced'),
+            logger: options.logger,
+          },
+        }),
   });
   options.onListening?.(server.url);
 
   loop = new ReconcileLoop({
     reconcile: async (trigger, signal) => {
       // The resync also re-resolves symlinked paths, in case a swap raised no event.
-      if (trigger === 'resync') await watcher?.refresh();
+      if (trigger === 'resync' || isForcedTrigger(trigger)) await watcher?.refresh();
       // Read before the files: if the checkout moves meanwhile, the older commit is reported and the change reconciles next.
       const commit = await checkedOutCommit(checkout);
+      forcedReads.begin(trigger);
       const verdict = await reconciler.run(trigger, signal);
+      forcedReads.end(trigger, reconciler.status().lastReconcile?.result ?? null);
       recordCommit(commit);
+      notifier?.afterReconcile(status(), reconciler.expiries());
       return verdict;
     },
     clock: options.clock,
@@ -209,9 +268,8 @@ export async function runDaemon(options: DaemonOptions): Promise<StopOutcome> {
         );
   options.metrics.loopIsStuck = () => !loopHealth().alive;
   const unsubscribeReload = options.subscribeReload?.(() => {
-    log.info('reload requested (SIGHUP): re-reading the manifests now');
-    reconciler.sayManifestsRead();
-    loop.requestResync();
+    log.info('reload requested (SIGHUP): re-reading the manifests and the whole account now');
+    requestForced('sighup');
   });
   fullReads = new FullReadCycle({
     api: new BackgroundReadApi(options.api, readShare, writer.takeInPage),
@@ -243,6 +301,7 @@ export async function runDaemon(options: DaemonOptions): Promise<StopOutcome> {
     if (!options.signal.aborted) {
       loop.start();
       fullReads.start();
+      notifier?.start();
     }
     await new Promise<void>((resolve) => {
       if (options.signal.aborted) resolve();
@@ -259,6 +318,8 @@ export async function runDaemon(options: DaemonOptions): Promise<StopOutcome> {
     await watcher?.close();
     await fullReads.stop();
     await loop.stop(0);
+    // What is queued gets a moment to go out; a receiver that never answers does not hold the shutdown.
+    await notifier?.close(2000);
     await server.close();
   }
 }

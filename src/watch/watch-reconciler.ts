@@ -10,6 +10,7 @@ import type { DesiredState } from '../manifest/desired-state.js';
 import { type LoadOptions, loadDesiredState } from '../manifest/load-desired-state.js';
 import type { ManifestError } from '../manifest/manifest-error.js';
 import { ManifestMemo } from '../manifest/manifest-memo.js';
+import type { ObservedExpiry } from '../notify/notification-tracker.js';
 import type { Plan } from '../plan/plan.js';
 import { planChanges } from '../plan/plan-changes.js';
 import type { PlanOptions } from '../plan/planner-options.js';
@@ -32,7 +33,7 @@ import type { LiveCacheWriter, NamedModuleOnly } from './live-cache-writer.js';
 import type { LiveCacheView } from './live-state-cache.js';
 import { planFromCache } from './plan-from-cache.js';
 import type { ReadShare } from './read-share.js';
-import type { ReconcileTrigger, ReconcileVerdict } from './reconcile-loop.js';
+import { isForcedTrigger, type ReconcileTrigger, type ReconcileVerdict } from './reconcile-loop.js';
 import { withPurpose } from './request-purpose.js';
 import { describeSkipped, placeOf, SkippedEntryRecords } from './skipped-entry-records.js';
 import { type SkippedEntry, skipStuckEntries } from './stuck-entries.js';
@@ -68,6 +69,8 @@ export interface WatchReconcilerOptions {
   readonly settling: DesiredSettling;
   /** Asks for a reconcile in `delayMs` milliseconds, when held deletes may go. */
   readonly requestSettleCheck?: (delayMs: number) => void;
+  /** A forced reconcile (SIGHUP, POST /reconcile) reads the whole account through it before planning. */
+  readonly forcedReads?: { read(named: NamedModuleOnly, signal: AbortSignal): Promise<void> };
 }
 
 /** Where one reconcile got to; the loop only sees whether to retry. */
@@ -167,6 +170,23 @@ export class WatchReconciler {
   /** Module-only edge IDs the last valid manifests name, by kind; null before any valid manifests. */
   namedModuleOnly(): NamedModuleOnly | null {
     return this.#lastValid === null ? null : namedModuleOnlyIds(this.#options.kinds, this.#lastValid);
+  }
+
+  /**
+   * Each entry of the last valid manifests whose kind says when its objects
+   * stop working (`Kind.expiry`), with that date and the entry's place.
+   */
+  expiries(): ObservedExpiry[] {
+    const desired = this.#lastValid;
+    if (desired === null) return [];
+    const out: ObservedExpiry[] = [];
+    for (const entry of desired.entries) {
+      const notAfter = this.#kindByName.get(entry.kind)?.expiry?.notAfter(entry.spec);
+      if (notAfter === undefined) continue;
+      const { file, line, column } = entry.location;
+      out.push({ kind: entry.kind, name: entry.name, notAfter, file, line, column });
+    }
+    return out;
   }
 
   /** Milliseconds from the last reconciled file event to that reconcile's first write; null until one wrote. */
@@ -275,6 +295,12 @@ export class WatchReconciler {
     if (desired === null) {
       this.#lastPlan = null;
       return { ...(invalid ?? { result: 'failed', notReadyReason: 'no desired state' }), retry: true };
+    }
+    if (isForcedTrigger(trigger) && this.#options.forcedReads !== undefined) {
+      const forced = this.#options.forcedReads;
+      const named = namedModuleOnlyIds(this.#options.kinds, desired);
+      // Foreground: background reads wait, and the forced read takes all the budget writes leave free.
+      await this.#inForeground(() => forced.read(named, signal));
     }
     const { live, plan } = await this.#planFromCache(desired, signal, log);
     // The plan's metrics scan every live object and parse each CA's PEM: taken once the writes are done, not before the first.

@@ -5,6 +5,7 @@ import type { Registry } from 'prom-client';
 import { visibleJson, visibleText } from '../visible-text.js';
 import { type DaemonStatus, statusToJson } from './daemon-status.js';
 import { formatHttpUrl, type ListenAddress } from './listen-address.js';
+import { handleReconcileRequest, type ReconcileEndpointOptions } from './reconcile-endpoint.js';
 import type { LoopHealth } from './reconcile-loop.js';
 
 export interface WatchServerOptions {
@@ -15,6 +16,8 @@ export interface WatchServerOptions {
   readonly logger: Logger;
   /** The reconcile loop's heartbeat, per `/healthz` request. @default always alive */
   readonly health?: () => LoopHealth;
+  /** `POST /reconcile`, when --reconcile-token-file enables it (reconcile-endpoint.ts). */
+  readonly reconcile?: ReconcileEndpointOptions;
 }
 
 export interface RunningWatchServer {
@@ -56,6 +59,10 @@ export async function startWatchServer(options: WatchServerOptions): Promise<Run
 
 async function handle(req: IncomingMessage, res: ServerResponse, options: WatchServerOptions): Promise<void> {
   const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+  if (path === '/reconcile') {
+    await handleReconcileRequest(req, res, options.reconcile);
+    return;
+  }
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     res.setHeader('Allow', 'GET, HEAD');
     sendText(res, 405, 'method not allowed\n');

@@ -1,0 +1,28 @@
+import type { AddCommandFlags } from './command-context.js';
+
+export interface ReconcileFlags {
+  readonly daemonUrl: string;
+  readonly reconcileTokenFile?: string;
+  readonly wait: boolean;
+  readonly waitTimeout: string;
+}
+
+/**
+ * `edgesync reconcile`: asks a running daemon (`POST /reconcile`) for a full
+ * re-read of the manifests and the whole account, then a reconcile, as
+ * SIGHUP does; `--wait` follows it in `/status` to its result.
+ */
+export const addReconcileFlags: AddCommandFlags<[flags: ReconcileFlags]> = (command) =>
+  command
+    .description('ask a running daemon for a full re-read of manifests and account, then a reconcile')
+    .option('--daemon-url <url>', 'the daemon’s listener (watch --listen)', 'http://127.0.0.1:9090')
+    .option(
+      '--reconcile-token-file <file>',
+      'the file holding the token the daemon was started with (watch --reconcile-token-file)',
+    )
+    .option('--wait', 'wait until that reconcile has finished, and exit 1 unless it succeeded', false)
+    .option(
+      '--wait-timeout <duration>',
+      'with --wait: give up after this long (a full re-read of 100,000 rules takes over 8 minutes)',
+      '30m',
+    );

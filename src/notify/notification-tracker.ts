@@ -1,0 +1,279 @@
+import type { Notification, NotificationError, NotificationEvent } from './notification.js';
+
+/** A skipped entry, as the daemon's status holds it. */
+export interface ObservedSkippedEntry {
+  readonly kind: string;
+  readonly name: string;
+  readonly reason: string;
+  readonly message: string;
+  readonly file: string | null;
+  readonly line: number | null;
+  readonly column: number | null;
+  /** Reconciles in a row that skipped it for this reason. */
+  readonly reconciles: number;
+}
+
+/**
+ * What the tracker reads of the daemon's status after a reconcile: a part of
+ * its `/status`, so that the daemon passes its status as it is.
+ */
+export interface ObservedStatus {
+  readonly lastReconcile: { readonly trigger: string; readonly result: string } | null;
+  readonly manifestsValid: boolean | null;
+  readonly manifestErrors: readonly {
+    readonly file: string;
+    readonly line: number | null;
+    readonly column: number | null;
+    readonly message: string;
+  }[];
+  readonly desiredHash: string | null;
+  readonly lastError: { readonly code: string; readonly message: string } | null;
+  readonly lastPlan: {
+    readonly changes: readonly string[];
+    readonly errors: readonly { readonly code: string; readonly message: string }[];
+    readonly refusal?: { readonly code: string; readonly message: string };
+    readonly applied: boolean;
+  } | null;
+  readonly lastApply: {
+    readonly failures: readonly { readonly action: string; readonly message: string }[];
+  } | null;
+  readonly skippedEntries?: readonly ObservedSkippedEntry[];
+  readonly git?: { readonly checkoutCommit: string | null };
+}
+
+/** An object that stops working by itself on a date (a CA's certificate), with its manifest place. */
+export interface ObservedExpiry {
+  readonly kind: string;
+  readonly name: string;
+  /** Milliseconds since the epoch. */
+  readonly notAfter: number;
+  readonly file: string | null;
+  readonly line: number | null;
+  readonly column: number | null;
+}
+
+/** The loop's heartbeat, as `/healthz` reports it. */
+export interface ObservedHealth {
+  readonly alive: boolean;
+  readonly detail: string;
+}
+
+export interface NotificationTrackerOptions {
+  readonly owner: string;
+  readonly mode: string;
+  /** Skipped this many reconciles in a row, an entry counts as stuck. @default 3 */
+  readonly stuckAfterReconciles?: number;
+}
+
+/** Addresses a drift summary names before it says how many more there are. */
+const SUMMARY_ADDRESSES = 10;
+
+/** Results that end a failure or a refusal. An invalid manifest set says nothing about either. */
+const RECOVERED_RESULTS: ReadonlySet<string> = new Set([
+  'in-sync',
+  'applied',
+  'drift',
+  'settling',
+  'partial',
+]);
+
+/**
+ * Turns what the daemon sees into notifications, each condition once: a
+ * failure repeated every cycle is one `reconcile_failed`, then one
+ * `reconcile_recovered` when a reconcile succeeds. Pure: it keeps only the
+ * conditions it has reported, and sends nothing.
+ */
+export class NotificationTracker {
+  readonly #options: NotificationTrackerOptions;
+  #health: 'ok' | 'failed' | 'refused' = 'ok';
+  #manifestsInvalid = false;
+  /** The drifted addresses last reported in observe mode; null when none are. */
+  #drift: string | null = null;
+  /** The desired state last seen applied whole or in sync: a plan for the same one later corrects drift. */
+  #syncedHash: string | null = null;
+  readonly #stuckEntries = new Map<string, ObservedSkippedEntry>();
+  #loopStuck = false;
+  readonly #expiriesSaid = new Set<string>();
+  #commit: string | null = null;
+
+  constructor(options: NotificationTrackerOptions) {
+    this.#options = options;
+  }
+
+  /** After each reconcile: what changed since the last one. */
+  observeReconcile(status: ObservedStatus, now: number): Notification[] {
+    this.#commit = status.git?.checkoutCommit ?? null;
+    const out: Notification[] = [];
+    const say = (
+      event: NotificationEvent,
+      summary: string,
+      errors: readonly NotificationError[] = [],
+    ): void => {
+      out.push(this.#notification(event, summary, errors, now));
+    };
+    const result = status.lastReconcile?.result;
+    if (result === undefined) return out;
+
+    if (status.manifestsValid === false && !this.#manifestsInvalid) {
+      this.#manifestsInvalid = true;
+      const errors = status.manifestErrors.map((error) => ({ ...error }));
+      say(
+        'manifests_invalid',
+        `manifests invalid: ${errors.length} error(s); the last valid desired state stays in force`,
+        errors,
+      );
+    } else if (status.manifestsValid === true && this.#manifestsInvalid) {
+      this.#manifestsInvalid = false;
+      say('manifests_valid', 'manifests valid again');
+    }
+
+    if (result === 'failed' && this.#health !== 'failed') {
+      this.#health = 'failed';
+      say(
+        'reconcile_failed',
+        `reconcile failed: ${status.lastError?.message ?? 'see the logs'}`,
+        failuresOf(status),
+      );
+    } else if (result === 'refused' && this.#health !== 'refused') {
+      this.#health = 'refused';
+      const refusal = status.lastPlan?.refusal;
+      say(
+        'reconcile_refused',
+        `plan refused, nothing applied: ${refusal?.message ?? status.lastError?.message ?? 'see /status'}`,
+      );
+    } else if (RECOVERED_RESULTS.has(result) && this.#health !== 'ok') {
+      this.#health = 'ok';
+      say('reconcile_recovered', `reconcile ${result} again after a ${this.#wasUnhealthy()}`);
+    }
+
+    const changes = status.lastPlan?.changes ?? [];
+    if (result === 'drift') {
+      const key = [...changes].sort().join('\n');
+      if (key !== this.#drift) {
+        this.#drift = key;
+        say('drift_found', `drift found (observe mode, not corrected): ${describeChanges(changes)}`);
+      }
+    } else if (result === 'in-sync' && this.#drift !== null) {
+      this.#drift = null;
+      say('drift_resolved', 'no drift any more: the account is as the manifests say');
+    }
+    if (
+      status.lastPlan?.applied === true &&
+      changes.length > 0 &&
+      status.desiredHash !== null &&
+      status.desiredHash === this.#syncedHash &&
+      RECOVERED_RESULTS.has(result)
+    ) {
+      say('drift_corrected', `drift corrected: ${describeChanges(changes)}`);
+    }
+    if (result === 'in-sync' || result === 'applied') this.#syncedHash = status.desiredHash;
+
+    this.#observeSkipped(status.skippedEntries ?? [], say);
+    return out;
+  }
+
+  /** The loop's heartbeat, checked on a timer: stuck once, then recovered once. */
+  observeHealth(health: ObservedHealth, now: number): Notification[] {
+    if (!health.alive && !this.#loopStuck) {
+      this.#loopStuck = true;
+      return [this.#notification('daemon_stuck', `daemon stuck: ${health.detail}`, [], now)];
+    }
+    if (health.alive && this.#loopStuck) {
+      this.#loopStuck = false;
+      return [this.#notification('daemon_recovered', `daemon running again: ${health.detail}`, [], now)];
+    }
+    return [];
+  }
+
+  /** Each object that expires within `windowMs` (milliseconds) of `now`, once for each date it has. */
+  observeExpiries(expiries: readonly ObservedExpiry[], now: number, windowMs: number): Notification[] {
+    const out: Notification[] = [];
+    for (const expiry of expiries) {
+      if (expiry.notAfter - now > windowMs) continue;
+      const key = `${expiry.kind}\u0000${expiry.name}\u0000${expiry.notAfter}`;
+      if (this.#expiriesSaid.has(key)) continue;
+      this.#expiriesSaid.add(key);
+      const days = Math.floor(Math.abs(expiry.notAfter - now) / 86_400_000);
+      const when = expiry.notAfter <= now ? `expired ${days} day(s) ago` : `expires in ${days} day(s)`;
+      const date = new Date(expiry.notAfter).toISOString();
+      const message = `${expiry.kind}.${expiry.name} ${when} (${date}); replace it before what uses it stops working`;
+      out.push(
+        this.#notification(
+          'ca_expiring',
+          `${expiry.kind}.${expiry.name} ${when}`,
+          [{ file: expiry.file, line: expiry.line, column: expiry.column, message }],
+          now,
+        ),
+      );
+    }
+    return out;
+  }
+
+  #observeSkipped(
+    skipped: readonly ObservedSkippedEntry[],
+    say: (event: NotificationEvent, summary: string, errors?: readonly NotificationError[]) => void,
+  ): void {
+    const limit = this.#options.stuckAfterReconciles ?? 3;
+    const now = new Map<string, ObservedSkippedEntry>();
+    for (const entry of skipped) {
+      if (entry.reconciles >= limit) now.set(`${entry.kind}.${entry.name}\u0000${entry.reason}`, entry);
+    }
+    for (const [key, entry] of now) {
+      if (this.#stuckEntries.has(key)) continue;
+      this.#stuckEntries.set(key, entry);
+      say(
+        'entry_stuck',
+        `${entry.kind}.${entry.name} skipped ${entry.reconciles} reconciles in a row (${entry.reason}); a person must act`,
+        [{ file: entry.file, line: entry.line, column: entry.column, message: entry.message }],
+      );
+    }
+    for (const [key, entry] of this.#stuckEntries) {
+      if (now.has(key)) continue;
+      this.#stuckEntries.delete(key);
+      say('entry_recovered', `${entry.kind}.${entry.name} is no longer skipped`);
+    }
+  }
+
+  #wasUnhealthy(): string {
+    return this.#health === 'refused' ? 'refusal' : 'failure';
+  }
+
+  #notification(
+    event: NotificationEvent,
+    summary: string,
+    errors: readonly NotificationError[],
+    now: number,
+  ): Notification {
+    return {
+      event,
+      owner: this.#options.owner,
+      mode: this.#options.mode,
+      commit: this.#commit,
+      summary,
+      errors,
+      at: new Date(now).toISOString(),
+    };
+  }
+}
+
+/** What failed, with places where there are: plan errors, then the apply's failed actions. */
+function failuresOf(status: ObservedStatus): NotificationError[] {
+  const none = { file: null, line: null, column: null } as const;
+  return [
+    ...(status.lastPlan?.errors ?? []).map((error) => ({
+      ...none,
+      message: `${error.code}: ${error.message}`,
+    })),
+    // The apply record is the last apply's: only this reconcile's if its plan was applied.
+    ...(status.lastPlan?.applied === true ? (status.lastApply?.failures ?? []) : []).map((failure) => ({
+      ...none,
+      message: `${failure.action}: ${failure.message}`,
+    })),
+  ];
+}
+
+function describeChanges(changes: readonly string[]): string {
+  const named = changes.slice(0, SUMMARY_ADDRESSES).join(', ');
+  const more = changes.length > SUMMARY_ADDRESSES ? `, and ${changes.length - SUMMARY_ADDRESSES} more` : '';
+  return `${changes.length} change(s): ${named}${more}`;
+}

@@ -1,0 +1,69 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { RunningEmulator } from '../../src/emulator/server.js';
+
+export interface SwitchableService {
+  /** The emulator as the daemon sees it: every request passes through here. */
+  readonly service: RunningEmulator;
+  /**
+   * While true, every write is answered 400 with a message that quotes the
+   * request's Authorization header: a service that echoes what it was sent.
+   */
+  rejectWrites: boolean;
+  close(): Promise<void>;
+}
+
+/** A real HTTP hop in front of `emulator` that a test can turn hostile. */
+export async function startSwitchableService(emulator: RunningEmulator): Promise<SwitchableService> {
+  const state = { rejectWrites: false };
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      void forward(req, Buffer.concat(chunks), res);
+    });
+  });
+  const forward = async (req: IncomingMessage, body: Buffer, res: ServerResponse): Promise<void> => {
+    if (state.rejectWrites && req.method !== 'GET') {
+      const text = JSON.stringify({
+        error_code: 'invalid_request',
+        status_code: 400,
+        msg: `write refused for ${String(req.headers.authorization)}`,
+        details: {},
+      });
+      res.writeHead(400, { 'Content-Type': 'application/json' });
+      res.end(text);
+      return;
+    }
+    const headers: Record<string, string> = {};
+    for (const name of ['authorization', 'service-version', 'content-type']) {
+      const value = req.headers[name];
+      if (typeof value === 'string') headers[name] = value;
+    }
+    const answer = await fetch(`${emulator.url}${req.url ?? '/'}`, {
+      method: req.method ?? 'GET',
+      headers,
+      ...(body.length === 0 ? {} : { body }),
+    });
+    const text = Buffer.from(await answer.arrayBuffer());
+    const type = answer.headers.get('content-type');
+    res.writeHead(answer.status, type === null ? {} : { 'Content-Type': type });
+    res.end(text);
+  };
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    service: { url: `http://127.0.0.1:${port}`, apiKey: emulator.apiKey, close: () => emulator.close() },
+    get rejectWrites() {
+      return state.rejectWrites;
+    },
+    set rejectWrites(value: boolean) {
+      state.rejectWrites = value;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
