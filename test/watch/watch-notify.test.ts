@@ -204,4 +204,111 @@ describe('edgesync watch --notify (the daemon as a process, local webhook receiv
     }
     expect(status.notifications?.targets).toEqual([`http://${new URL(hook.url).host}/…`]);
   }, 120_000);
+
+  it('delays no edit for a receiver that hangs, fails (500) or is gone, and counts each delivery given up', async () => {
+    const ok = await receiver('ok', 'okToken0000000000000001');
+    const hang = await receiver('hang', 'hangToken00000000000002');
+    const fail = await receiver('fail', 'failToken00000000000003');
+    const gone = await receiver('gone', 'goneToken00000000000004');
+    const urls = join(dir, 'notify-urls');
+    await writeFile(urls, `# receivers that fail\n${fail.url}\n\n${gone.url}\n`);
+    const rules = join(manifests, 'rules.yaml');
+    await writeFile(rules, rulesManifest({ office: { cidr: '203.0.113.0/24' } }));
+    daemon = await startDaemon(
+      hop.service,
+      [
+        manifests,
+        '--owner',
+        OWNER,
+        '--rate-limit',
+        '6000/60s',
+        '--notify-file',
+        urls,
+        // Long enough that the hanging receiver holds its first post for the whole test.
+        '--notify-timeout',
+        '120s',
+        '--notify-retries',
+        '1',
+      ],
+      dir,
+      { EDGESYNC_NOTIFY: `${ok.url} ${hang.url}` },
+    );
+    const running = daemon;
+    await eventually(async () => (await listRules(emulator)).find((r) => r.cidr === '203.0.113.0/24'));
+
+    await writeFile(rules, `${rulesManifest({ office: { cidr: '203.0.113.0/24' } })}  broken: 1\n`);
+    await received(ok, 'manifests_invalid');
+    await eventually(() => (hang.open() === 1 ? true : undefined));
+    await writeFile(
+      rules,
+      rulesManifest({ office: { cidr: '203.0.113.0/24' }, lab: { cidr: '192.0.2.0/24', action: 'deny' } }),
+    );
+    const lab = await eventually(async () =>
+      (await listRules(emulator)).find((r) => r.cidr === '192.0.2.0/24'),
+    );
+    const hangHeldThen = { open: hang.open(), received: hang.bodies.length };
+    await received(ok, 'manifests_valid');
+    const failed = await eventually(async () => {
+      const rejected = await metric(running, 'edgesync_notifications_failed_total', { reason: 'rejected' });
+      const unreachable = await metric(running, 'edgesync_notifications_failed_total', {
+        reason: 'unreachable',
+      });
+      return rejected >= 2 && unreachable >= 2 ? { rejected, unreachable } : undefined;
+    });
+    const delivered = await metric(running, 'edgesync_notifications_delivered_total');
+    const status = await getStatus(running);
+    // A receiver that never answers holds no shutdown.
+    const exitCode = await running.stop('SIGTERM');
+    daemon = undefined;
+
+    expect(exitCode).toBe(0);
+    // The edit reached the service while the hanging receiver still held the first post, unanswered.
+    expect(lab.action).toBe('deny');
+    expect(hangHeldThen).toEqual({ open: 1, received: 1 });
+    expect(eventsOf(ok)).toEqual(['manifests_invalid', 'manifests_valid']);
+    // Two notifications, each tried twice (--notify-retries 1) at the failing receiver, then given up.
+    expect(fail.bodies).toHaveLength(4);
+    expect(failed).toEqual({ rejected: 2, unreachable: 2 });
+    expect(delivered).toBe(2);
+    expect(status.notifications).toMatchObject({ sent: 2, delivered: 2, failed: 4 });
+    expect(status.notifications?.targets).toHaveLength(4);
+    for (const target of [ok, hang, fail, gone]) expect(running.stderr()).not.toContain(target.token);
+  }, 60_000);
+
+  it('in observe mode, posts drift found once however many reconciles see it, and once when it is gone', async () => {
+    const hook = await receiver('ok', 'observeToken00000000005');
+    const rules = join(manifests, 'rules.yaml');
+    await writeFile(rules, rulesManifest({ office: { cidr: '203.0.113.0/24', description: 'wanted' } }));
+    const created = await callService(emulator, 'POST', '/ip_policy_rules', {
+      ip_policy_id: POLICY,
+      cidr: '203.0.113.0/24',
+      action: 'allow',
+      description: 'wanted',
+      metadata: JSON.stringify({ edgesync: { owner: OWNER, name: 'office' } }),
+    });
+    const id = (created.body as { id: string }).id;
+    daemon = await startDaemon(
+      hop.service,
+      [manifests, '--mode', 'observe', '--owner', OWNER, '--interval', '1s', '--rate-limit', '6000/60s'],
+      dir,
+      { EDGESYNC_NOTIFY: hook.url },
+    );
+    const running = daemon;
+    await eventually(async () =>
+      (await getStatus(running)).last_reconcile?.result === 'in-sync' ? true : undefined,
+    );
+
+    await callService(emulator, 'PATCH', `/ip_policy_rules/${id}`, { description: 'changed by hand' });
+    await received(hook, 'drift_found');
+    await eventually(async () =>
+      (await metric(running, 'edgesync_reconciles_total', { result: 'drift' })) >= 3 ? true : undefined,
+    );
+    await callService(emulator, 'PATCH', `/ip_policy_rules/${id}`, { description: 'wanted' });
+    await received(hook, 'drift_resolved');
+
+    const drift = notifications(hook).find((body) => body.event === 'drift_found');
+    expect(eventsOf(hook)).toEqual(['drift_found', 'drift_resolved']);
+    expect(drift).toMatchObject({ mode: 'observe' });
+    expect(String(drift?.summary)).toContain('ip_policy_rules.office');
+  }, 60_000);
 });
