@@ -259,4 +259,28 @@ describe('failureBackoffMs', () => {
     expect(failureBackoffMs(3, () => 0)).toBe(3600);
     expect(failureBackoffMs(3, () => 0.99999)).toBeLessThanOrEqual(4400);
   });
+
+  it('runs a forced reconcile at once when idle; during a run, keeps one forced follow-up that takes the place of any other and joins later requests', async () => {
+    const clock = new FakeClock();
+    const { runs, reconcile } = controlledReconcile();
+    const loop = makeLoop(clock, reconcile);
+    loop.start();
+    await flushMicrotasks();
+    await finishLast(runs, 'ok');
+
+    const idle = loop.requestForced('sighup');
+    await flushMicrotasks();
+    loop.notifyChange();
+    await clock.advance(500);
+    const during = [loop.requestForced('forced'), loop.requestForced('forced'), loop.requestForced('sighup')];
+    loop.notifyChange();
+    await clock.advance(500);
+    await finishLast(runs, 'ok');
+    await finishLast(runs, 'ok');
+    await stopLoop(loop, clock);
+
+    expect(idle).toBe('started');
+    expect(during).toEqual(['queued', 'coalesced', 'coalesced']);
+    expect(runs.map((run) => run.trigger)).toEqual(['startup', 'sighup', 'forced']);
+  });
 });

@@ -10,12 +10,14 @@ export interface SwitchableService {
    * request's Authorization header: a service that echoes what it was sent.
    */
   rejectWrites: boolean;
+  /** Milliseconds every read waits before it is passed on: a slow service. */
+  delayReadsMs: number;
   close(): Promise<void>;
 }
 
 /** A real HTTP hop in front of `emulator` that a test can turn hostile. */
 export async function startSwitchableService(emulator: RunningEmulator): Promise<SwitchableService> {
-  const state = { rejectWrites: false };
+  const state = { rejectWrites: false, delayReadsMs: 0 };
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -34,6 +36,9 @@ export async function startSwitchableService(emulator: RunningEmulator): Promise
       res.writeHead(400, { 'Content-Type': 'application/json' });
       res.end(text);
       return;
+    }
+    if (req.method === 'GET' && state.delayReadsMs > 0) {
+      await new Promise((resolve) => setTimeout(resolve, state.delayReadsMs));
     }
     const headers: Record<string, string> = {};
     for (const name of ['authorization', 'service-version', 'content-type']) {
@@ -59,6 +64,12 @@ export async function startSwitchableService(emulator: RunningEmulator): Promise
     },
     set rejectWrites(value: boolean) {
       state.rejectWrites = value;
+    },
+    get delayReadsMs() {
+      return state.delayReadsMs;
+    },
+    set delayReadsMs(value: number) {
+      state.delayReadsMs = value;
     },
     close: () =>
       new Promise<void>((resolve) => {
