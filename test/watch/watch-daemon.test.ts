@@ -339,7 +339,7 @@ describe('edgesync watch (the daemon as a process against the emulator)', () => 
     await writeFile(join(manifests, 'more.yaml'), 'version: 1\n');
     const onChange = await settled('change', started.last_reconcile?.finished_at);
     running.child.kill('SIGHUP');
-    const onReload = await settled('resync', onChange.last_reconcile?.finished_at);
+    const onReload = await settled('sighup', onChange.last_reconcile?.finished_at);
 
     expect(onChange.last_reconcile?.result).toBe('in-sync');
     expect(onChange.desired_hash).toBe(started.desired_hash);
