@@ -6,6 +6,7 @@ import { type BenchSection, renderTable } from './bench-figure.js';
 import { runCliStartBench } from './cli-start-bench.js';
 import { runDaemonLatencyBench } from './daemon-latency-bench.js';
 import { runDaemonMemoryBench } from './daemon-memory-bench.js';
+import { runDaemonNotifyBench } from './daemon-notify-bench.js';
 import { runPlanFootprintBench } from './plan-footprint-bench.js';
 import { REPO_ROOT } from './repo-root.js';
 import { runSavedPlanBench } from './saved-plan-bench.js';
@@ -19,6 +20,7 @@ const RUNNERS: Readonly<Record<string, BenchRunner>> = {
   throughput: runThroughputBench,
   'cpu-memory': runPlanFootprintBench,
   daemon: runDaemonLatencyBench,
+  'daemon-notify': runDaemonNotifyBench,
   'daemon-memory': runDaemonMemoryBench,
   'cli-start': runCliStartBench,
   scale: runScaleBench,
