@@ -7,7 +7,7 @@ export interface SwitchableService {
   readonly service: RunningEmulator;
   /**
    * While true, every write is answered 400 with a message that quotes the
-   * request's Authorization header: a service that echoes what it was sent.
+   * request's Authorization header and body: a service that echoes what it was sent.
    */
   rejectWrites: boolean;
   /** Milliseconds every read waits before it is passed on: a slow service. */
@@ -30,7 +30,7 @@ export async function startSwitchableService(emulator: RunningEmulator): Promise
       const text = JSON.stringify({
         error_code: 'invalid_request',
         status_code: 400,
-        msg: `write refused for ${String(req.headers.authorization)}`,
+        msg: `write refused for ${String(req.headers.authorization)}: ${body.toString('utf8')}`,
         details: {},
       });
       res.writeHead(400, { 'Content-Type': 'application/json' });

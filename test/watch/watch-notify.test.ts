@@ -21,6 +21,12 @@ import { eventsOf, notifications, startReceiver, type WebhookReceiver } from './
 const POLICY = 'ipp_WatchNotifyTestPolicy000001';
 const OWNER = 'notify-tests';
 const rulesManifest = (rules: Record<string, RuleSpec>): string => rulesManifestOf(POLICY, rules);
+const EDGE = 'edghts_NotifyTestEdge0000000000001';
+const ROUTE = 'edghtsrt_NotifyTestRoute000000000001';
+const CLIENT_SECRET = 'oidc-client-secret-never-shown-42';
+/** An edge whose route's OIDC module carries a client secret from the environment. */
+const edgesManifest = (scope: string): string =>
+  `version: 1\nhttps_edges:\n  web:\n    id: ${EDGE}\n    hostports: [web.notify.example.com:443]\n    routes:\n      - id: ${ROUTE}\n        oidc:\n          issuer: https://accounts.example.com\n          client_id: edge-app\n          client_secret: { env: NOTIFY_OIDC_SECRET }\n          scopes: [openid, ${scope}]\n`;
 const CA_PEM = resolve(import.meta.dirname, '../fixtures/certs/corp-root.pem');
 
 async function metric(
@@ -58,6 +64,13 @@ describe('edgesync watch --notify (the daemon as a process, local webhook receiv
     emulator = await startEmulator({
       seed: {
         ip_policies: [{ id: POLICY, description: 'notify tests' }],
+        https_edges: [
+          {
+            id: EDGE,
+            hostports: ['web.notify.example.com:443'],
+            routes: [{ id: ROUTE, match_type: 'path_prefix', match: '/app' }],
+          },
+        ],
         // Another owner's rule: an entry claiming its CIDR is skipped every reconcile.
         ip_policy_rules: [
           { ip_policy_id: POLICY, cidr: '198.51.100.0/24', action: 'deny', description: 'not ours' },
@@ -85,6 +98,8 @@ describe('edgesync watch --notify (the daemon as a process, local webhook receiv
       join(manifests, 'ca.yaml'),
       'version: 1\ncertificate_authorities:\n  corp-root:\n    ca_pem_file: certs/corp-root.pem\n',
     );
+    const edges = join(manifests, 'edges.yaml');
+    await writeFile(edges, edgesManifest('email'));
     const rules = join(manifests, 'rules.yaml');
     await writeFile(rules, rulesManifest({ office: { cidr: '203.0.113.0/24' } }));
     daemon = await startDaemon(
@@ -109,7 +124,7 @@ describe('edgesync watch --notify (the daemon as a process, local webhook receiv
       ],
       dir,
       // The URL comes from the environment, as the docs advise for a secret.
-      { EDGESYNC_NOTIFY: hook.url },
+      { EDGESYNC_NOTIFY: hook.url, NOTIFY_OIDC_SECRET: CLIENT_SECRET },
     );
     const running = daemon;
     await received(hook, 'ca_expiring');
@@ -129,8 +144,10 @@ describe('edgesync watch --notify (the daemon as a process, local webhook receiv
     await writeFile(rules, rulesManifest({ office: { cidr: '203.0.113.0/24', description: 'v2' } }));
     await received(hook, 'manifests_valid');
 
-    // A service that refuses every write and echoes the API key: a failure repeated by every retry.
+    // A service that refuses every write and echoes the API key and the body (the OIDC module's client
+    // secret): a failure repeated by every retry.
     hop.rejectWrites = true;
+    await writeFile(edges, edgesManifest('profile'));
     await writeFile(rules, rulesManifest({ office: { cidr: '203.0.113.0/24', description: 'v3' } }));
     await received(hook, 'reconcile_failed');
     await eventually(async () =>
@@ -145,6 +162,7 @@ describe('edgesync watch --notify (the daemon as a process, local webhook receiv
 
     // An empty manifest set is refused (the daemon never prunes everything), then restored.
     await rm(join(manifests, 'ca.yaml'));
+    await rm(edges);
     await writeFile(rules, 'version: 1\n');
     await received(hook, 'reconcile_refused');
     await writeFile(rules, rulesManifest({ office: { cidr: '203.0.113.0/24', description: 'v3' } }));
@@ -190,6 +208,7 @@ describe('edgesync watch --notify (the daemon as a process, local webhook receiv
     expect(String(invalid?.text)).toMatch(/rules\.yaml:9:\d+: /);
     const failed = bodies.find((body) => body.event === 'reconcile_failed');
     expect(JSON.stringify(failed)).toContain('write refused for Bearer [REDACTED]');
+    expect(JSON.stringify(failed)).toContain('client_secret');
     const stuck = bodies.find((body) => body.event === 'entry_stuck');
     expect(stuck?.summary).toContain('ip_policy_rules.lab');
     const expiring = bodies.find((body) => body.event === 'ca_expiring');
@@ -199,6 +218,7 @@ describe('edgesync watch --notify (the daemon as a process, local webhook receiv
     // No secret anywhere: not the API key, not the webhook's token, not its whole URL.
     for (const text of [...hook.bodies, logs, JSON.stringify(status)]) {
       expect(text).not.toContain(emulator.apiKey);
+      expect(text).not.toContain(CLIENT_SECRET);
       expect(text).not.toContain(hook.token);
       expect(text).not.toContain('sl4ckT0kenNeverShown9');
     }
