@@ -36,6 +36,10 @@ export const CORE_ERROR_CODES = [
   'daemon_request_failed',
   'reconcile_failed',
   'wait_timeout',
+  // a daemon's status (`status --wait-commit`, `apply --daemon-url`)
+  'commit_not_live',
+  'commit_failed',
+  'daemon_enforces',
   // the emulator's files
   'emulator_seed_invalid',
   'emulator_seed_unreadable',

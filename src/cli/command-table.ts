@@ -6,6 +6,7 @@ import { addExportFlags } from './export-flags.js';
 import { addPlanFlags } from './plan-flags.js';
 import { addReconcileFlags } from './reconcile-flags.js';
 import { addShowFlags } from './show-flags.js';
+import { addStatusFlags } from './status-flags.js';
 import { addValidateFlags } from './validate-flags.js';
 import { addWatchFlags } from './watch-flags.js';
 
@@ -63,6 +64,7 @@ export const COMMANDS: ReadonlyMap<string, CommandEntry> = new Map([
       jsonDiagnostics: true,
     }),
   ],
+  ['status', lazyCommand(addStatusFlags, async () => (await import('./status-command.js')).runStatus)],
   ['watch', lazyCommand(addWatchFlags, async () => (await import('./watch-command.js')).runWatch)],
   [
     'reconcile',

@@ -39,6 +39,8 @@ const EXIT_CODES: Readonly<
   changes: EXIT.changes,
   plan_stale: EXIT.stalePlan,
   plan_refused: EXIT.refused,
+  // A CI apply that a daemon enforcing the same owner would fight is refused before it reads anything.
+  daemon_enforces: EXIT.refused,
 };
 
 function every<C extends string>(codes: readonly C[], exit: ExitCode): Record<C, ExitCode> {

@@ -1,0 +1,141 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { OptionError } from '../errors.js';
+import { renameKeysDeep, snakeCaseKey } from '../json-case.js';
+import { visibleText } from '../visible-text.js';
+import type { CommandContext, CommandOutcome } from './command-context.js';
+import { parseDuration } from './duration-option.js';
+import { type CommitVerdict, judgeCommit } from './status-commit-verdict.js';
+import type { StatusFlags } from './status-flags.js';
+import { reachesCommit } from './status-git-ancestry.js';
+import { readDaemonStatus, type StatusView, shownUrl, statusUrl } from './status-read.js';
+import { statusScreen } from './status-screen.js';
+
+/** How often `--wait-commit` reads `/status` again, milliseconds: a merge job's wait, not a busy loop. */
+export const WAIT_POLL_MS = 1000;
+
+const COMMIT = /^[0-9a-f]{7,64}$/;
+
+export async function runStatus(flags: StatusFlags, ctx: CommandContext): Promise<CommandOutcome> {
+  const url = statusUrl(flags.daemonUrl);
+  const daemon = shownUrl(url).replace(/\/status$/, '');
+  if (flags.waitCommit === undefined) {
+    const status = await readDaemonStatus(url, ctx.shutdown);
+    if (flags.format === 'json') ctx.stdout.write(`${JSON.stringify(statusJson(daemon, status), null, 2)}\n`);
+    else ctx.stdout.write(`${statusScreen(status, daemon, Date.now()).join('\n')}\n`);
+    return 'ok';
+  }
+  const commit = flags.waitCommit.trim().toLowerCase();
+  if (!COMMIT.test(commit)) {
+    throw new OptionError(
+      '--wait-commit',
+      `expected a commit ID, 7 to 64 hex digits (found "${flags.waitCommit}")`,
+    );
+  }
+  const timeoutMs = parseDuration('--wait-timeout', flags.waitTimeout);
+  return waitForCommit(
+    commit,
+    { url, daemon, timeoutMs, waitLabel: flags.waitTimeout, format: flags.format },
+    ctx,
+  );
+}
+
+interface WaitOptions {
+  readonly url: URL;
+  readonly daemon: string;
+  readonly timeoutMs: number;
+  /** --wait-timeout as given (`10m`), for the message. */
+  readonly waitLabel: string;
+  readonly format: StatusFlags['format'];
+}
+
+/**
+ * Reads `/status` every second until the commit is live (exit 0), the daemon
+ * reports it failed (exit 1 at once, with the daemon's own errors), or the
+ * timeout passes (exit 1 with what it last saw). A daemon that does not
+ * answer for a moment (restarting, a rollout) is waited for too; a body that
+ * is not a daemon's status ends the wait at once.
+ */
+async function waitForCommit(
+  commit: string,
+  options: WaitOptions,
+  ctx: CommandContext,
+): Promise<CommandOutcome> {
+  const deadline = performance.now() + options.timeoutMs;
+  let last: { status: StatusView | null; verdict: CommitVerdict | null; unreachable: string | null } = {
+    status: null,
+    verdict: null,
+    unreachable: null,
+  };
+  for (;;) {
+    try {
+      const status = await readDaemonStatus(options.url, ctx.shutdown);
+      const relations = {
+        liveReaches: await reachesCommit(commit, status.git?.lastAppliedCommit ?? null, ctx.cwd),
+        reconciledReaches: await reachesCommit(commit, status.git?.checkoutCommit ?? null, ctx.cwd),
+      };
+      const verdict = judgeCommit(status, commit, relations);
+      last = { status, verdict, unreachable: null };
+      if (verdict.state !== 'pending') break;
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (code !== 'network_error' || ctx.shutdown.aborted) throw error;
+      last = { ...last, unreachable: error instanceof Error ? error.message : String(error) };
+    }
+    if (performance.now() + WAIT_POLL_MS > deadline || ctx.shutdown.aborted) break;
+    await sleep(WAIT_POLL_MS, undefined, { signal: ctx.shutdown }).catch(() => undefined);
+  }
+  return report(commit, last, options, ctx);
+}
+
+function report(
+  commit: string,
+  last: { status: StatusView | null; verdict: CommitVerdict | null; unreachable: string | null },
+  options: WaitOptions,
+  ctx: CommandContext,
+): CommandOutcome {
+  const { verdict, status } = last;
+  const outcome: 'live' | 'failed' | 'timeout' =
+    verdict?.state === 'live' ? 'live' : verdict?.state === 'failed' ? 'failed' : 'timeout';
+  const reason =
+    verdict === null || verdict.state === 'live'
+      ? (last.unreachable ?? '')
+      : last.unreachable === null
+        ? verdict.reason
+        : `${verdict.reason}; then: ${last.unreachable}`;
+  const details = verdict === null || verdict.state === 'live' ? [] : verdict.details;
+  const headline =
+    outcome === 'live'
+      ? `commit ${commit.slice(0, 12)} is live on ${options.daemon} (live commit ${verdict?.state === 'live' ? verdict.liveCommit : ''})`
+      : outcome === 'failed'
+        ? `commit ${commit.slice(0, 12)} failed on ${options.daemon}: ${reason}`
+        : `commit ${commit.slice(0, 12)} is not live on ${options.daemon} after ${options.waitLabel}: ${reason || 'no answer'}`;
+  if (options.format === 'json') {
+    ctx.stdout.write(
+      `${JSON.stringify(
+        {
+          commit,
+          result: outcome,
+          live_commit: status?.git?.lastAppliedCommit ?? null,
+          reason: reason === '' ? null : reason,
+          details,
+          status: status === null ? null : statusJson(options.daemon, status),
+        },
+        null,
+        2,
+      )}\n`,
+    );
+  } else if (status !== null) {
+    ctx.stdout.write(`${statusScreen(status, options.daemon, Date.now()).join('\n')}\n`);
+  }
+  const out = outcome === 'live' ? ctx.stdout : ctx.stderr;
+  if (options.format === 'text' || outcome !== 'live') {
+    out.write(`${visibleText(headline)}\n`);
+    for (const line of details) ctx.stderr.write(`  ${visibleText(line)}\n`);
+  }
+  return outcome === 'live' ? 'ok' : outcome === 'failed' ? 'commit_failed' : 'commit_not_live';
+}
+
+/** What `--format json` prints: the checked status, snake_case like all of edgesync's JSON. */
+function statusJson(daemon: string, status: StatusView): unknown {
+  return { daemon_url: daemon, ...(renameKeysDeep(status, snakeCaseKey) as object) };
+}

@@ -1,0 +1,383 @@
+import { EdgesyncError } from '../errors.js';
+import { WATCH_MODES, type WatchMode } from '../watch/daemon-status.js';
+
+/**
+ * What `edgesync status` reads of a daemon's `/status`: the keys it shows or
+ * judges a commit by, checked one by one. The body comes from a URL the user
+ * gave (a daemon, or anything answering there), so it is data to verify:
+ * bounded in size and time, every key used checked for its type.
+ */
+export interface StatusView {
+  readonly mode: WatchMode;
+  readonly owner: string;
+  readonly paths: readonly string[];
+  readonly ready: boolean;
+  readonly notReadyReason: string | null;
+  readonly manifestsValid: boolean | null;
+  readonly manifestErrors: readonly StatusManifestProblem[];
+  readonly lastReconcile: {
+    readonly trigger: string;
+    readonly result: string;
+    readonly startedAt: string;
+    readonly finishedAt: string;
+    readonly durationMs: number;
+  } | null;
+  readonly lastSuccessAt: string | null;
+  readonly lastError: { readonly code: string; readonly message: string; readonly at: string } | null;
+  readonly lastPlan: {
+    readonly changes: readonly string[];
+    readonly applied: boolean;
+    readonly refusal: string | null;
+    readonly errors: readonly { readonly code: string; readonly message: string }[];
+  } | null;
+  readonly lastApplyFailures: readonly { readonly action: string; readonly message: string }[];
+  readonly skippedEntries: readonly StatusSkippedEntry[];
+  readonly heldDeletes: readonly string[];
+  /** null when the daemon's manifests are in no git checkout, or it reports no `git`. */
+  readonly git: {
+    readonly lastAppliedCommit: string | null;
+    readonly lastAppliedAt: string | null;
+    /** The commit the last reconcile read (set after each reconcile, whatever its result). */
+    readonly checkoutCommit: string | null;
+  } | null;
+  readonly cache: {
+    readonly ageMs: number | null;
+    readonly complete: boolean;
+    readonly objects: number;
+    readonly readShare: number;
+    readonly readShareRequestsPerMinute: number;
+    readonly requestsByPurpose: Readonly<Record<string, number>>;
+  } | null;
+}
+
+export interface StatusManifestProblem {
+  readonly file: string;
+  readonly line: number | null;
+  readonly column: number | null;
+  readonly path: string;
+  readonly message: string;
+}
+
+export interface StatusSkippedEntry {
+  readonly kind: string;
+  readonly name: string;
+  readonly reason: string;
+  readonly message: string;
+  readonly file: string | null;
+  readonly line: number | null;
+  readonly column: number | null;
+}
+
+/**
+ * The most `/status` may weigh. A daemon's status with 10,000 skipped
+ * entries, each with a message of a few hundred characters, is about 5 MiB.
+ */
+export const MAX_STATUS_BYTES = 8 * 1024 * 1024;
+/** How long one read of `/status` may take, milliseconds. */
+export const STATUS_READ_TIMEOUT_MS = 10_000;
+
+/** `http://host:9090` (or with a path prefix) → its `/status`; refuses anything but http(s). */
+export function statusUrl(daemonUrl: string): URL {
+  let base: URL;
+  try {
+    base = new URL(daemonUrl);
+  } catch (error) {
+    throw new EdgesyncError(
+      'invalid_option',
+      `--daemon-url: expected a URL like http://127.0.0.1:9090 (found "${daemonUrl}")`,
+      {
+        cause: error,
+      },
+    );
+  }
+  if (base.protocol !== 'http:' && base.protocol !== 'https:') {
+    throw new EdgesyncError(
+      'invalid_option',
+      `--daemon-url: expected http:// or https:// (found "${base.protocol}")`,
+    );
+  }
+  const url = new URL(base.href);
+  url.pathname = `${base.pathname.replace(/\/+$/, '')}/status`;
+  url.search = '';
+  url.hash = '';
+  return url;
+}
+
+/** The URL as it may be printed: without a user or password it may carry. */
+export function shownUrl(url: URL): string {
+  const shown = new URL(url.href);
+  shown.username = '';
+  shown.password = '';
+  return shown.href;
+}
+
+/**
+ * GETs `/status` and checks it. Throws `network_error` (not reachable,
+ * timed out), `unexpected_response` (not 200, not JSON, not the shape of a
+ * status) or `response_too_large`, each naming the URL.
+ */
+export async function readDaemonStatus(url: URL, signal: AbortSignal): Promise<StatusView> {
+  const where = shownUrl(url);
+  // fetch takes no user and password in the URL: a daemon behind an auth proxy gets them as Basic credentials.
+  const target = new URL(url.href);
+  target.username = '';
+  target.password = '';
+  const credentials =
+    url.username === '' && url.password === ''
+      ? {}
+      : {
+          authorization: `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`,
+        };
+  let response: Response;
+  try {
+    response = await fetch(target, {
+      headers: { accept: 'application/json', ...credentials },
+      redirect: 'error',
+      signal: AbortSignal.any([signal, AbortSignal.timeout(STATUS_READ_TIMEOUT_MS)]),
+    });
+  } catch (error) {
+    if (signal.aborted) throw new EdgesyncError('aborted', `${where}: interrupted`, { cause: error });
+    const reason =
+      error instanceof Error && error.name === 'TimeoutError'
+        ? `no answer within ${STATUS_READ_TIMEOUT_MS / 1000} s`
+        : causeText(error);
+    throw new EdgesyncError('network_error', `${where}: could not read the daemon's status: ${reason}`, {
+      cause: error,
+    });
+  }
+  const text = await boundedText(response, where);
+  if (response.status !== 200) {
+    throw new EdgesyncError(
+      'unexpected_response',
+      `${where}: HTTP ${response.status} (expected 200 with the daemon's status)`,
+    );
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (error) {
+    throw new EdgesyncError(
+      'unexpected_response',
+      `${where}: not JSON, so not an edgesync daemon's /status`,
+      {
+        cause: error,
+      },
+    );
+  }
+  return parseStatus(body, where);
+}
+
+async function boundedText(response: Response, where: string): Promise<string> {
+  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+  if (declared > MAX_STATUS_BYTES) {
+    await response.body?.cancel();
+    throw tooLarge(where);
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (response.body === null) return '';
+  for await (const chunk of response.body) {
+    size += chunk.byteLength;
+    if (size > MAX_STATUS_BYTES) {
+      await response.body.cancel().catch(() => undefined);
+      throw tooLarge(where);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function tooLarge(where: string): EdgesyncError {
+  return new EdgesyncError(
+    'response_too_large',
+    `${where}: the status is over ${MAX_STATUS_BYTES / 1024 / 1024} MiB, more than a daemon's status ever is; not read`,
+  );
+}
+
+function causeText(error: unknown): string {
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
+  if (typeof cause?.code === 'string') return cause.code;
+  if (typeof cause?.message === 'string') return cause.message;
+  return error instanceof Error ? error.message : String(error);
+}
+
+const OBJECT_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+
+/** A checked reader of one JSON value: each miss names the key path and what was found. */
+class Shape {
+  constructor(
+    private readonly where: string,
+    private readonly value: unknown,
+    private readonly path: string,
+  ) {}
+
+  private fail(expected: string, found: unknown = this.value): never {
+    const shown = found === undefined ? 'nothing' : (JSON.stringify(found)?.slice(0, 60) ?? String(found));
+    throw new EdgesyncError(
+      'unexpected_response',
+      `${this.where}: not an edgesync daemon's status: ${this.path || '(the body)'}: expected ${expected} (found ${shown})`,
+    );
+  }
+
+  key(name: string): Shape {
+    if (typeof this.value !== 'object' || this.value === null || Array.isArray(this.value))
+      this.fail('an object');
+    return new Shape(
+      this.where,
+      (this.value as Record<string, unknown>)[name],
+      this.path === '' ? name : `${this.path}.${name}`,
+    );
+  }
+
+  has(name: string): boolean {
+    return typeof this.value === 'object' && this.value !== null && Object.hasOwn(this.value, name);
+  }
+
+  isNull(): boolean {
+    return this.value === null;
+  }
+
+  string(): string {
+    return typeof this.value === 'string' ? this.value : this.fail('a string');
+  }
+
+  stringOrNull(): string | null {
+    return this.value === null ? null : this.string();
+  }
+
+  number(): number {
+    return typeof this.value === 'number' && Number.isFinite(this.value) ? this.value : this.fail('a number');
+  }
+
+  numberOrNull(): number | null {
+    return this.value === null ? null : this.number();
+  }
+
+  boolean(): boolean {
+    return typeof this.value === 'boolean' ? this.value : this.fail('true or false');
+  }
+
+  booleanOrNull(): boolean | null {
+    return this.value === null ? null : this.boolean();
+  }
+
+  oneOf<T extends string>(choices: readonly T[]): T {
+    const text = this.string();
+    return (choices as readonly string[]).includes(text)
+      ? (text as T)
+      : this.fail(choices.map((c) => `"${c}"`).join(' or '));
+  }
+
+  list<T>(item: (shape: Shape) => T): T[] {
+    if (!Array.isArray(this.value)) this.fail('a list');
+    return (this.value as unknown[]).map((value, index) =>
+      item(new Shape(this.where, value, `${this.path}[${index}]`)),
+    );
+  }
+
+  /** A commit is handed to `git merge-base` and printed: only a full object ID is taken. */
+  commitOrNull(): string | null {
+    const value = this.stringOrNull();
+    return value === null || OBJECT_ID.test(value) ? value : this.fail('a commit ID (40 or 64 hex digits)');
+  }
+
+  counts(): Record<string, number> {
+    if (typeof this.value !== 'object' || this.value === null || Array.isArray(this.value))
+      this.fail('an object');
+    return Object.fromEntries(
+      Object.keys(this.value as object).map((name) => [name, this.key(name).number()]),
+    );
+  }
+}
+
+/** Checks the keys `edgesync status` uses; a key the daemon added later is ignored. */
+export function parseStatus(body: unknown, where: string): StatusView {
+  const root = new Shape(where, body, '');
+  const reconcile = root.key('last_reconcile');
+  const lastError = root.key('last_error');
+  const plan = root.key('last_plan');
+  const apply = root.key('last_apply');
+  const git = root.has('git') ? root.key('git') : undefined;
+  const cache = root.has('live_cache') ? root.key('live_cache') : undefined;
+  const settle = root.has('settle') ? root.key('settle') : undefined;
+  return {
+    mode: root.key('mode').oneOf(WATCH_MODES),
+    owner: root.key('owner').string(),
+    paths: root.key('paths').list((path) => path.string()),
+    ready: root.key('ready').boolean(),
+    notReadyReason: root.key('not_ready_reason').stringOrNull(),
+    manifestsValid: root.key('manifests_valid').booleanOrNull(),
+    manifestErrors: root.key('manifest_errors').list((problem) => ({
+      file: problem.key('file').string(),
+      line: problem.key('line').numberOrNull(),
+      column: problem.key('column').numberOrNull(),
+      path: problem.key('path').string(),
+      message: problem.key('message').string(),
+    })),
+    lastReconcile: reconcile.isNull()
+      ? null
+      : {
+          trigger: reconcile.key('trigger').string(),
+          result: reconcile.key('result').string(),
+          startedAt: reconcile.key('started_at').string(),
+          finishedAt: reconcile.key('finished_at').string(),
+          durationMs: reconcile.key('duration_ms').number(),
+        },
+    lastSuccessAt: root.key('last_success_at').stringOrNull(),
+    lastError: lastError.isNull()
+      ? null
+      : {
+          code: lastError.key('code').string(),
+          message: lastError.key('message').string(),
+          at: lastError.key('at').string(),
+        },
+    lastPlan: plan.isNull()
+      ? null
+      : {
+          changes: plan.key('changes').list((change) => change.string()),
+          applied: plan.key('applied').boolean(),
+          refusal: plan.has('refusal') ? plan.key('refusal').key('message').string() : null,
+          errors: plan.key('errors').list((error) => ({
+            code: error.key('code').string(),
+            message: error.key('message').string(),
+          })),
+        },
+    lastApplyFailures: apply.isNull()
+      ? []
+      : apply.key('failures').list((failure) => ({
+          action: failure.key('action').string(),
+          message: failure.key('message').string(),
+        })),
+    skippedEntries: root.has('skipped_entries')
+      ? root.key('skipped_entries').list((entry) => ({
+          kind: entry.key('kind').string(),
+          name: entry.key('name').string(),
+          reason: entry.key('reason').string(),
+          message: entry.key('message').string(),
+          file: entry.key('file').stringOrNull(),
+          line: entry.key('line').numberOrNull(),
+          column: entry.key('column').numberOrNull(),
+        }))
+      : [],
+    heldDeletes: settle === undefined ? [] : settle.key('held_deletes').list((address) => address.string()),
+    git:
+      git === undefined
+        ? null
+        : {
+            lastAppliedCommit: git.key('last_applied_commit').commitOrNull(),
+            lastAppliedAt: git.key('last_applied_at').stringOrNull(),
+            checkoutCommit: git.key('checkout_commit').commitOrNull(),
+          },
+    cache:
+      cache === undefined
+        ? null
+        : {
+            ageMs: cache.key('age_ms').numberOrNull(),
+            complete: cache.key('complete').boolean(),
+            objects: cache.key('objects').number(),
+            readShare: cache.key('read_share').number(),
+            readShareRequestsPerMinute: cache.key('read_share_requests_per_minute').number(),
+            requestsByPurpose: cache.key('requests_by_purpose').counts(),
+          },
+  };
+}
