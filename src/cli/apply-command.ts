@@ -29,7 +29,8 @@ import { limitHeapGrowth } from './heap-growth.js';
 import { wantsDetail } from './log-level.js';
 import { loggerFor } from './logger.js';
 import { manifestErrorLines } from './manifest-error-lines.js';
-import { parsePlanOptions } from './plan-options.js';
+import { parseOwner, parsePlanOptions } from './plan-options.js';
+import { refuseWhenDaemonEnforces } from './status-enforce-guard.js';
 import { TerminalRow, writingAboveRow } from './terminal-row.js';
 import { writePieces } from './write-pieces.js';
 
@@ -48,6 +49,11 @@ export async function runApply(
   const row = commandCtx.stderr.isTTY === true ? new TerminalRow(commandCtx.stderr) : undefined;
   const ctx = row === undefined ? commandCtx : writingAboveRow(commandCtx, row);
   const logger = loggerFor(flags, ctx.stderr);
+  if (flags.daemonUrl !== undefined) {
+    await refuseWhenDaemonEnforces(flags.daemonUrl, parseOwner(flags.owner), ctx.shutdown, (line) =>
+      ctx.stderr.write(`${line}\n`),
+    );
+  }
   const connection = await openConnection(flags, { logger });
   const reading = createReadProgress(connection.api, {
     logger,

@@ -9,6 +9,8 @@ export interface ApplyFlags extends ConnectionFlags, PlanFlags, LogFlags {
   readonly dryRun?: boolean;
   readonly concurrency: string;
   readonly graceTimeout: string;
+  /** A daemon's address: the apply is refused when that daemon enforces the same owner. */
+  readonly daemonUrl?: string;
   /** false with --no-color. */
   readonly color: boolean;
 }
@@ -35,6 +37,10 @@ export const addApplyFlags: AddCommandFlags<[paths: string[], flags: ApplyFlags]
       '--grace-timeout <duration>',
       'after SIGINT/SIGTERM, how long requests on the wire may finish and their outcomes be settled, e.g. 10s (a bare number is milliseconds)',
       '10s',
+    )
+    .option(
+      '--daemon-url <url>',
+      'a daemon (edgesync watch) managing this account: refuse to apply when it enforces the same --owner, since it applies the merge itself',
     );
   addLogOptions(command, 'info');
   addConnectionOptions(command);

@@ -118,6 +118,34 @@ describe.skipIf(!HAS_GIT)('edgesync status against a running daemon', () => {
     expect(older.stdout).toContain(`(live commit ${next})`);
   });
 
+  it('apply --daemon-url refuses (exit 4, nothing read or sent) when that daemon enforces the same owner, and applies for another owner', async () => {
+    const env = { EDGE_API_URL: emulator.url, EDGE_API_KEY: emulator.apiKey };
+    const other = join(dir, 'other');
+    await mkdir(other, { recursive: true });
+    await writeFile(join(other, 'rules.yaml'), rules('192.0.2.0/24').replace('office', 'elsewhere'));
+
+    const same = await runEdgesyncProcess(
+      ['apply', 'manifests', '--owner', OWNER, '--yes', '--daemon-url', daemon.url],
+      { cwd: live, env },
+    );
+    const another = await runEdgesyncProcess(['apply', other, '--owner', 'someone-else', '--yes'], {
+      cwd: live,
+      env: { ...env, EDGESYNC_DAEMON_URL: daemon.url },
+    });
+
+    expect(same.code).toBe(4);
+    expect(same.stderr).toContain(
+      `the daemon at ${daemon.url} enforces owner "${OWNER}" and applies every merged commit itself`,
+    );
+    expect(same.stdout).toBe('');
+    expect(same.stderr).not.toContain('Read ');
+    expect(another.stderr).toContain(
+      `the daemon at ${daemon.url} enforces another owner (owner "${OWNER}", mode enforce): applying`,
+    );
+    expect(another.code, another.stderr).toBe(0);
+    expect(another.stdout).toContain('Apply complete: 1 created');
+  });
+
   it('--wait-commit fails at once with file:line when the daemon reports the commit invalid, and at the timeout for a commit it never reads', async () => {
     const good = git(repo, 'rev-parse', 'HEAD');
     git(repo, 'checkout', '-q', '-b', 'elsewhere');
