@@ -1,19 +1,20 @@
 # syntax=docker/dockerfile:1
-# The Node major here is also the one CI tests on (.ci/run reads this line).
+# The Node major here is also the one CI tests on (.ci/run reads this line);
+# it must be the major of the base image's tag below (test/watch/dockerfile.test.ts).
 ARG NODE_MAJOR=26
-# The base image by digest, so a rebuild of the same commit gets the same base
-# (the tag alone moves with every Node patch and Debian update). This must be
-# the multi-arch index digest of node:${NODE_MAJOR}-slim (the release builds
-# linux/amd64 and linux/arm64 from it). This one is node:26.8.1-slim (also
-# tagged 26-slim and 26-trixie-slim then), the same digest in many public
-# Dockerfiles that pin those tags; it could not be pulled where it was
-# written, which reaches no image registry. Check or refresh it with
-#   docker buildx imagetools inspect node:26-slim --format '{{.Manifest.Digest}}'
-# and change it together with NODE_MAJOR (docs/operations.md, "Base image").
-ARG NODE_IMAGE_DIGEST=sha256:c0753125a3789977aefe869cbebccf70e3cfd7ea84ca48547458f02e4f1d7146
+# The base image by tag and digest, written in FROM itself so that Dependabot
+# (.github/dependabot.yml, docker) follows it: a rebuild of the same commit
+# gets the same base, and an update is a pull request that runs the tests.
+# The digest is the multi-arch index of node:26.8.1-slim (also tagged
+# 26-slim and 26-trixie-slim then; the release builds linux/amd64 and
+# linux/arm64 from it), the same digest in many public Dockerfiles that pin
+# those tags; it could not be pulled where it was written, which reaches no
+# image registry. Check it with
+#   docker buildx imagetools inspect node:26.8.1-slim --format '{{.Manifest.Digest}}'
+# Both stages use the same line; a new major changes NODE_MAJOR with it.
 
 # Build with the dev dependencies (TypeScript), then keep only production ones.
-FROM node:${NODE_MAJOR}-slim@${NODE_IMAGE_DIGEST} AS build
+FROM node:26.8.1-slim@sha256:c0753125a3789977aefe869cbebccf70e3cfd7ea84ca48547458f02e4f1d7146 AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -25,7 +26,7 @@ COPY scripts/bundle-cli.mjs ./scripts/
 RUN npx tsc -p tsconfig.json && node scripts/bundle-cli.mjs
 RUN npm prune --omit=dev --omit=optional --no-audit --no-fund
 
-FROM node:${NODE_MAJOR}-slim@${NODE_IMAGE_DIGEST}
+FROM node:26.8.1-slim@sha256:c0753125a3789977aefe869cbebccf70e3cfd7ea84ca48547458f02e4f1d7146
 # tini is PID 1: it forwards SIGTERM to node and reaps zombies.
 RUN apt-get update \
   && apt-get install -y --no-install-recommends tini \

@@ -27,9 +27,16 @@ describe('Dockerfile', () => {
       .filter((i) => i.keyword === 'FROM')
       .map((i) => expandArgs(i.args.split(' ')[0] ?? '', args));
 
+    const nodeMajor = args.get('NODE_MAJOR');
+
+    // .ci/run reads this line; the tag in FROM is what Dependabot moves, so the two must agree.
     expect(text.split('\n')).toContain('ARG NODE_MAJOR=26');
     expect(bases).toHaveLength(2);
-    for (const base of bases) expect(base).toMatch(/^node:26-slim@sha256:[0-9a-f]{64}$/);
+    expect(new Set(bases).size).toBe(1);
+    for (const base of bases) {
+      expect(base).toMatch(/^node:\d+\.\d+\.\d+-slim@sha256:[0-9a-f]{64}$/);
+      expect(base.split(/[:.]/)[1]).toBe(nodeMajor);
+    }
     expect(final.find((i) => i.keyword === 'USER')?.args).toMatch(/^[1-9]\d*(:[1-9]\d*)?$/);
     expect(final.some((i) => i.keyword === 'RUN' && /apt-get install .*\btini\b/.test(i.args))).toBe(true);
     // The image also runs one-shot plan/apply, which serve no /healthz.

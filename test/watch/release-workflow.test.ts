@@ -45,7 +45,10 @@ interface Step {
 interface Workflow {
   on: { push?: { tags?: string[]; branches?: string[] } };
   permissions: Record<string, string>;
-  jobs: Record<string, { permissions?: Record<string, string>; steps: Step[] }>;
+  jobs: Record<
+    string,
+    { permissions?: Record<string, string>; steps: Step[]; needs?: string | string[]; uses?: string }
+  >;
 }
 
 describe('.github/workflows/release.yml', () => {
@@ -91,22 +94,47 @@ describe('.github/workflows/release.yml', () => {
     expect(job?.permissions).toEqual({ contents: 'read', packages: 'write', 'id-token': 'write' });
   });
 
-  it('Dependabot keeps the pinned action SHAs current', async () => {
+  it('Dependabot keeps the pinned action SHAs, the npm packages and the base image current', async () => {
     const dependabot = parse(await readFile(join(ROOT, '.github', 'dependabot.yml'), 'utf8')) as {
       version: number;
       updates: { 'package-ecosystem': string; directory: string }[];
     };
 
     expect(dependabot.version).toBe(2);
-    expect(dependabot.updates).toContainEqual(
-      expect.objectContaining({ 'package-ecosystem': 'github-actions', directory: '/' }),
-    );
+    for (const ecosystem of ['github-actions', 'npm', 'docker']) {
+      expect(dependabot.updates).toContainEqual(
+        expect.objectContaining({ 'package-ecosystem': ecosystem, directory: '/' }),
+      );
+    }
   });
 
-  it('pins every action by commit SHA, with the tag in a comment', () => {
-    const uses = [...text.matchAll(/^\s*(?:-\s+)?uses:\s*(\S+)(.*)$/gm)];
+  it('builds nothing until the tests pass: the image job needs the job that runs ci.yml', async () => {
+    const ci = parse(await readFile(join(WORKFLOWS, 'ci.yml'), 'utf8')) as {
+      on: Record<string, unknown>;
+      permissions: Record<string, string>;
+      jobs: Record<string, { steps: Step[] }>;
+    };
+    const runs = Object.values(ci.jobs)
+      .flatMap((job) => job.steps)
+      .map((step) => step.run ?? '');
+    const tests = Object.entries(workflow.jobs).find(([, job]) => job.uses === './.github/workflows/ci.yml');
 
-    expect(uses.length).toBeGreaterThanOrEqual(7);
+    expect(Object.keys(ci.on).sort()).toEqual(['pull_request', 'push', 'workflow_call']);
+    expect(ci.permissions).toEqual({});
+    expect(runs).toEqual(
+      expect.arrayContaining(['npm ci --no-audit --no-fund', 'npm test', 'npm run test:reliability']),
+    );
+    expect(tests).toBeDefined();
+    expect([workflow.jobs.image?.needs].flat()).toContain(tests?.[0]);
+  });
+
+  it('pins every action by commit SHA, with the tag in a comment', async () => {
+    const ci = await readFile(join(WORKFLOWS, 'ci.yml'), 'utf8');
+    const uses = [...`${text}\n${ci}`.matchAll(/^\s*(?:-\s+)?uses:\s*(\S+)(.*)$/gm)].filter(
+      ([, action]) => !action?.startsWith('./'),
+    );
+
+    expect(uses.length).toBeGreaterThanOrEqual(9);
     for (const [, action, comment] of uses) {
       expect(action).toMatch(/^[\w.-]+\/[\w.-]+@[0-9a-f]{40}$/);
       expect(comment).toMatch(/^\s+# v\d+\.\d+\.\d+$/);
