@@ -26,6 +26,12 @@ export const MERGE_MARKER = '<!-- edgesync-merge -->';
 const LOG_TAIL_CHARS = 20_000;
 /** What is kept of a command's output, from its end. */
 const MAX_OUTPUT_CHARS = 4 * 1024 * 1024;
+/**
+ * What the rendered plan may take of a comment: GitHub takes 65,536
+ * characters; the whole comment (marker and heading included) stays under
+ * 60,000, as `show` keeps its own output by default.
+ */
+const PLAN_MAX_CHARS = 59_000;
 
 class ActionError extends Error {}
 
@@ -100,7 +106,7 @@ function tail(text, chars = LOG_TAIL_CHARS) {
 }
 
 /** A fenced block that no text inside can close early. */
-function fenced(text) {
+export function fenced(text) {
   const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((match) => match[0].length));
   const fence = '`'.repeat(longest + 1);
   return `${fence}text\n${text.replace(/\n+$/, '')}\n${fence}`;
@@ -230,7 +236,12 @@ async function plan(inputs, env) {
   if (made.code === 1 || !existsSync(file)) {
     body = `### edgesync plan failed (exit ${made.code})\n\n${fenced(tail(made.stderr + made.stdout))}`;
   } else {
-    const shown = await runEdgesync(inputs, env, ['show', file, '--format', 'markdown'], { quiet: true });
+    const shown = await runEdgesync(
+      inputs,
+      env,
+      ['show', file, '--format', 'markdown', '--max-chars', String(PLAN_MAX_CHARS)],
+      { quiet: true },
+    );
     body =
       shown.code === 0
         ? shown.stdout

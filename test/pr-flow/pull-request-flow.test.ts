@@ -1,14 +1,15 @@
 import { execFile } from 'node:child_process';
-import { chmod, cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
 import { createApiClient } from '../../src/api/client.js';
 import { RequestBudget } from '../../src/api/request-budget.js';
 import { loadSeedFile } from '../../src/emulator/seed.js';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
 import { BUILT_CLI } from '../support/built-cli.js';
+import { type ActionRun, runAction } from './action-runner.js';
+import { FakeGitHub } from './fake-github.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const OWNER = 'platform-prod';
@@ -34,22 +35,6 @@ function spawn(
   });
 }
 
-interface Step {
-  readonly id?: string;
-  readonly name?: string;
-  readonly run?: string;
-}
-
-/** The `run` script of a step of deploy/github-actions/edgesync.yml. */
-async function workflowScript(job: string, step: string): Promise<string> {
-  const workflow = parse(await readFile(join(ROOT, 'deploy/github-actions/edgesync.yml'), 'utf8')) as {
-    jobs: Record<string, { steps: Step[] }>;
-  };
-  const found = workflow.jobs[job]?.steps.find((s) => s.id === step || s.name === step)?.run;
-  if (found === undefined) throw new Error(`no step ${job}/${step}`);
-  return found;
-}
-
 /** A rule per line, each with a description long enough that 300 of them overflow a GitHub comment. */
 function manyRules(count: number): string {
   const lines = ['version: 1', 'ip_policy_rules:'];
@@ -67,15 +52,15 @@ function manyRules(count: number): string {
 
 /**
  * A user's pull request, end to end, as processes: a git repository of
- * manifests, a branch that changes them, the workflow's own step scripts
- * (with `docker run IMAGE` standing for the built CLI), a merge, and a
- * stale plan.
+ * manifests, a branch that changes them, the action's script (action.yml's
+ * logic, with the built CLI standing for the image and a local stand-in for
+ * GitHub's API), a merge applied by CI, and a stale plan.
  */
 describe('the pull-request flow, as a user runs it', () => {
   let emulator: RunningEmulator;
   let scratch: string;
   let repo: string;
-  let shims: string;
+  let github: FakeGitHub;
 
   const secrets = (): Record<string, string> => ({
     EDGE_API_URL: emulator.url,
@@ -83,62 +68,48 @@ describe('the pull-request flow, as a user runs it', () => {
     OIDC_CLIENT_SECRET: OIDC_SECRET,
   });
   const baseEnv = (): Record<string, string> => ({
-    PATH: `${shims}:${process.env.PATH ?? ''}`,
+    PATH: process.env.PATH ?? '',
     HOME: scratch,
     GIT_AUTHOR_NAME: 'A User',
     GIT_AUTHOR_EMAIL: 'user@example.com',
     GIT_COMMITTER_NAME: 'A User',
     GIT_COMMITTER_EMAIL: 'user@example.com',
-    EDGESYNC_IMAGE: 'ghcr.io/edgesync/edgesync:test',
-    EDGESYNC_OWNER: OWNER,
   });
   const git = (...args: string[]): Promise<Ran> => spawn('git', args, repo, baseEnv());
   const edgesync = (args: readonly string[], env: Record<string, string> = secrets()): Promise<Ran> =>
     spawn(process.execPath, [BUILT_CLI, ...args], repo, { ...baseEnv(), ...env });
 
-  /** Runs a workflow step's script with bash; its `$GITHUB_OUTPUT` lines come back as a record. */
-  async function step(
-    job: string,
-    name: string,
-    env: Record<string, string>,
-  ): Promise<Ran & { outputs: Record<string, string> }> {
-    const output = join(scratch, `output-${job}-${name.replace(/\W+/g, '-')}`);
-    await writeFile(output, '');
-    const ran = await spawn('bash', ['-e', '-c', await workflowScript(job, name)], repo, {
-      ...baseEnv(),
-      ...env,
-      GITHUB_OUTPUT: output,
+  /** The action's script for `command` in the ci-applies flow, as a runner runs it. */
+  const action = (
+    command: string,
+    event: { name: 'pull_request' | 'push'; sha: string; pull?: number },
+  ): Promise<ActionRun> =>
+    runAction(github, {
+      phase: 'run',
+      inputs: {
+        command,
+        flow: 'ci-applies',
+        manifests: 'manifests',
+        owner: OWNER,
+        ...(event.name === 'push' && event.pull !== undefined ? { pull: String(event.pull) } : {}),
+      },
+      eventName: event.name,
+      event:
+        event.name === 'pull_request'
+          ? { pull_request: { number: event.pull, head: { sha: event.sha } } }
+          : { head_commit: { id: event.sha } },
+      sha: event.sha,
+      cwd: repo,
+      env: secrets(),
     });
-    const outputs = Object.fromEntries(
-      (await readFile(output, 'utf8'))
-        .split('\n')
-        .filter((line) => line.includes('='))
-        .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
-    );
-    return { ...ran, outputs };
-  }
+  const head = async (): Promise<string> => (await git('rev-parse', 'HEAD')).stdout.trim();
 
   beforeAll(async () => {
     emulator = await startEmulator({ seed: await loadSeedFile(join(ROOT, 'examples/emulator-seed.yaml')) });
     scratch = await mkdtemp(join(tmpdir(), 'edgesync-pr-flow-'));
     repo = join(scratch, 'infra');
-    shims = join(scratch, 'bin');
-    await mkdir(shims);
-    // `docker run [--rm|--user U|-v V|-w W|-e NAME]... IMAGE ARGS...` runs the built CLI with ARGS.
-    // The emulator here has no rate limit, so plan and apply get a budget that does not slow the test.
-    await writeFile(
-      join(shims, 'docker'),
-      [
-        '#!/bin/sh',
-        'shift',
-        'while [ $# -gt 0 ]; do case "$1" in --rm) shift;; --user|-v|-w|-e) shift 2;; *) break;; esac; done',
-        'shift',
-        'case "$1" in plan|apply) command="$1"; shift; set -- "$command" --rate-limit 100000/1s "$@";; esac',
-        `exec "${process.execPath}" "${BUILT_CLI}" "$@"`,
-        '',
-      ].join('\n'),
-    );
-    await chmod(join(shims, 'docker'), 0o755);
+    github = new FakeGitHub();
+    await github.start();
     await mkdir(repo);
     await cp(join(ROOT, 'examples/manifests'), join(repo, 'manifests'), { recursive: true });
     const edges = join(repo, 'manifests/https-edges.yaml');
@@ -166,6 +137,7 @@ describe('the pull-request flow, as a user runs it', () => {
   }, 60_000);
 
   afterAll(async () => {
+    await github?.close();
     await emulator?.close();
     await rm(scratch, { recursive: true, force: true });
   });
@@ -180,34 +152,45 @@ describe('the pull-request flow, as a user runs it', () => {
     await git('add', '.');
     await git('commit', '-q', '-m', 'partners in, scanner-block out');
 
-    const validate = await spawn(
-      'bash',
-      ['-e', '-c', (await workflowScript('validate', 'Validate (no network, no secrets)')).trim()],
-      repo,
-      baseEnv(),
-    );
-    const plan = await step('plan', 'plan', secrets());
-    const comment = await readFile(join(repo, 'plan.md'), 'utf8');
+    const prHead = await head();
+    const validate = await runAction(github, {
+      phase: 'run',
+      inputs: { command: 'validate', manifests: 'manifests' },
+      eventName: 'pull_request',
+      sha: prHead,
+      cwd: repo,
+    });
+    const sarif = JSON.parse(await readFile(join(repo, 'edgesync.sarif'), 'utf8')) as {
+      version: string;
+      runs: { results: unknown[] }[];
+    };
+    const plan = await action('plan', { name: 'pull_request', sha: prHead, pull: 7 });
+    const comment = github.botComments(7, '<!-- edgesync-plan -->')[0]?.body ?? '';
 
     expect(validate.code, validate.stderr).toBe(0);
     expect(validate.stdout).toMatch(/^7 files valid \(306 entries\)$/m);
-    expect(plan.outputs.exitcode).toBe('2');
+    expect(validate.outputs).toMatchObject({ exitcode: '0', result: 'valid', sarif: 'edgesync.sarif' });
+    expect(sarif.version).toBe('2.1.0');
+    expect(sarif.runs[0]?.results).toEqual([]);
+    expect(plan.outputs).toMatchObject({ exitcode: '2', saved: 'true' });
+    expect(plan.summary).toContain('**Plan: 300 to create, 0 to update, 0 to replace, 1 to delete.**');
     expect(comment.length).toBeLessThanOrEqual(60_000);
     expect(comment).toContain('**Plan: 300 to create, 0 to update, 0 to replace, 1 to delete.**');
     expect(comment.indexOf('`ip_policy_rules.scanner-block`')).toBeLessThan(comment.indexOf('pr-rule-0'));
     expect(comment).toContain('`manifests/partners.yaml:');
-    expect(comment).toMatch(/_Not shown to stay under 60,000 characters: .*run `edgesync show plan\.json`/);
+    expect(comment).toMatch(
+      /_Not shown to stay under 59,000 characters: .*run `edgesync show edgesync-plan\/plan\.json`/,
+    );
     expect(comment + plan.stdout + plan.stderr).not.toContain(OIDC_SECRET);
 
-    // The merge applies the saved plan, the artifact the pull request kept.
+    // The merge applies the saved plan, the artifact the pull request kept (left where the plan step wrote it).
     await git('checkout', '-q', 'main');
     await git('merge', '-q', '--no-ff', '-m', 'Merge partners', 'partners');
-    await mkdir(join(repo, 'reviewed'), { recursive: true });
-    await cp(join(repo, 'plan.json'), join(repo, 'reviewed/plan.json'));
-    const merged = await step('apply', 'apply', { ...secrets(), DISPATCHED: 'false' });
+    const merged = await action('apply', { name: 'push', sha: await head(), pull: 7 });
     const after = await edgesync(['plan', 'manifests', '--owner', OWNER, '--detailed-exitcode']);
 
     expect(merged.outputs.exitcode, merged.stdout + merged.stderr).toBe('0');
+    expect(github.botComments(7, '<!-- edgesync-merge -->')[0]?.body).toContain('is live');
     expect(merged.stdout).toContain(
       'Apply complete: 300 created, 0 updated, 0 replaced, 1 deleted, 0 failed',
     );
@@ -220,8 +203,8 @@ describe('the pull-request flow, as a user runs it', () => {
       rulesFile,
       (await readFile(rulesFile, 'utf8')).replace('Office VPN egress', 'Office VPN'),
     );
-    await git('commit', '-q', '-am', 'reword');
-    const second = await step('plan', 'plan', secrets());
+    await git('commit', '-q', '-m', 'reword', 'manifests');
+    const second = await action('plan', { name: 'pull_request', sha: await head(), pull: 8 });
     const console = createApiClient({
       baseUrl: emulator.url,
       apiKey: emulator.apiKey,
@@ -241,24 +224,24 @@ describe('the pull-request flow, as a user runs it', () => {
     });
     await git('checkout', '-q', 'main');
     await git('merge', '-q', '--no-ff', '-m', 'Merge reword', 'reword');
-    await cp(join(repo, 'plan.json'), join(repo, 'reviewed/plan.json'));
     const direct = await edgesync([
       'apply',
       '--plan',
-      'reviewed/plan.json',
+      'edgesync-plan/plan.json',
       'manifests',
       '--owner',
       OWNER,
       '--yes',
     ]);
-    const stale = await step('apply', 'apply', { ...secrets(), DISPATCHED: 'false' });
-    const replan = await readFile(join(repo, 'replan.md'), 'utf8');
+    const stale = await action('apply', { name: 'push', sha: await head(), pull: 8 });
+    const replan = github.botComments(8, '<!-- edgesync-merge -->')[0]?.body ?? '';
 
     expect(second.outputs.exitcode).toBe('2');
     expect(patched.status).toBe(200);
     expect(direct.code).toBe(3);
     expect(direct.stderr).toContain('changed since the plan was made');
     expect(stale.outputs.exitcode).toBe('3');
+    expect(replan).toContain('the plan changed since review — nothing was applied');
     expect(replan).toContain('**Plan: 0 to create, 1 to update, 0 to replace, 0 to delete.**');
     expect(replan).toContain('-     description = "changed by hand"');
     expect(replan).toContain('+     description = "Office VPN"');

@@ -284,17 +284,18 @@ describe('the image deploy/ and the docs name', () => {
 describe('deploy/github-actions/edgesync.yml', () => {
   interface Workflow {
     on: Record<string, unknown>;
-    jobs: Record<string, { if: string; steps: { run?: string; uses?: string }[] }>;
+    jobs: Record<
+      string,
+      { if: string; steps: { run?: string; uses?: string; with?: Record<string, string> }[] }
+    >;
   }
 
-  it('validates and plans as markdown on pull requests (commenting), and applies with --yes on main', async () => {
+  it('validates and plans pull requests (commenting) and, on main, waits for the daemon or applies the reviewed plan, all through the action', async () => {
     const workflow = parse(await readFile(join(DEPLOY, 'github-actions/edgesync.yml'), 'utf8')) as Workflow;
-    const plan = workflow.jobs.plan;
-    const apply = workflow.jobs.apply;
-    const planRuns = [...(workflow.jobs.validate?.steps ?? []), ...(plan?.steps ?? [])]
-      .map((s) => s.run ?? '')
-      .join('\n');
-    const applyRuns = apply?.steps.map((s) => s.run ?? '').join('\n') ?? '';
+    const commands = (name: string) =>
+      (workflow.jobs[name]?.steps ?? [])
+        .filter((s) => s.uses?.startsWith('edgesync/edgesync@'))
+        .map((s) => s.with?.command ?? '');
 
     expect(Object.keys(workflow.on)).toEqual([
       'pull_request',
@@ -302,14 +303,16 @@ describe('deploy/github-actions/edgesync.yml', () => {
       'push',
       'workflow_dispatch',
     ]);
-    expect(plan?.if).toContain('pull_request');
-    expect(planRuns).toMatch(/\bvalidate manifests\b/);
-    expect(planRuns).toMatch(/\bplan manifests\b.*--format markdown/s);
-    expect(plan?.steps.some((s) => s.uses?.startsWith('actions/github-script'))).toBe(true);
-    expect(apply?.if).toContain("github.ref == 'refs/heads/main'");
-    expect(applyRuns).toMatch(
-      /\bapply --plan reviewed\/plan\.json manifests --owner "\$EDGESYNC_OWNER" --yes/,
-    );
-    expect(planRuns + applyRuns).not.toMatch(/--force/);
+    expect(workflow.jobs.plan?.if).toContain('pull_request');
+    expect(commands('validate')).toEqual(['validate']);
+    expect(commands('plan')).toEqual(['plan']);
+    expect(commands('merge')).toEqual([expect.stringMatching(/'apply'.*'wait'/)]);
+    expect(workflow.jobs.merge?.if).toContain("github.ref == 'refs/heads/main'");
+    // No step of the example runs edgesync by hand: the action's script does, and posts what happened.
+    expect(
+      Object.values(workflow.jobs)
+        .flatMap((job) => job.steps.map((s) => s.run ?? ''))
+        .join(''),
+    ).toBe('');
   });
 });
