@@ -156,7 +156,9 @@ function runEdgesync(inputs, env, args, { quiet = false } = {}) {
   const { file, args: before } = edgesyncCommand(inputs, env);
   process.stderr.write(`$ edgesync ${args.join(' ')}\n`);
   return new Promise((resolvePromise) => {
-    const child = spawn(file, [...before, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // edgesync needs no GitHub token, and the key only as EDGE_API_KEY.
+    const { GITHUB_TOKEN: _token, INPUT_API_KEY: _key, INPUT_GITHUB_TOKEN: _input, ...childEnv } = env;
+    const child = spawn(file, [...before, ...args], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => {
