@@ -245,7 +245,7 @@ describe.skipIf(!HAS_GIT)('the two GitOps flows, as a repository runs them', () 
     expect(failed.outputs).toMatchObject({ exitcode: '1', result: 'failed' });
     expect(told).toContain(`### edgesync: \`${brokenMerge.slice(0, 7)}\` failed on the daemon (exit 1)`);
     expect(told).toMatch(/manifests\/rules\.yaml:\d+:\d+: ip_policy_rules\.partner\.cidr: prefix \/33/);
-  }, 150_000);
+  }, 300_000);
 
   it('CI applies: the merge job applies the reviewed plan next to an observing daemon, posts a stale plan with the plan as it stands, and every failure with its error', async () => {
     const owner = 'flow-ci';
@@ -383,5 +383,5 @@ describe.skipIf(!HAS_GIT)('the two GitOps flows, as a repository runs them', () 
     expect(dispatched.summary).toMatch(/### edgesync plan failed \(exit 1\); nothing applied[\s\S]*401/);
     expect(dispatched.summary).not.toContain('no reviewed plan');
     expect(failedApply.summary + dispatched.summary + dispatched.stderr).not.toContain('not-the-key');
-  }, 150_000);
+  }, 300_000);
 });
