@@ -97,7 +97,9 @@ export function statusUrl(daemonUrl: string): URL {
     );
   }
   const url = new URL(base.href);
-  url.pathname = `${base.pathname.replace(/\/+$/, '')}/status`;
+  // The daemon's address, or its /status itself (as curl was given it).
+  const path = base.pathname.replace(/\/+$/, '');
+  url.pathname = path.endsWith('/status') ? path : `${path}/status`;
   url.search = '';
   url.hash = '';
   return url;

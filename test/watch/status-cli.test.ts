@@ -289,8 +289,10 @@ describe('edgesync status reads /status as untrusted input', () => {
     answer = (response) => response.writeHead(200).end(JSON.stringify(status));
 
     const run = await runEdgesyncInProcess(['status', '--daemon-url', url]);
+    const givenStatus = await runEdgesyncInProcess(['status', '--daemon-url', `${url}/status/`]);
 
     expect(run.code, run.stderr).toBe(0);
+    expect(givenStatus.stdout).toBe(run.stdout);
     expect(run.stdout).not.toContain('\u001b');
     expect(run.stdout).toContain('evil\\x1b]0;pwned\\x07');
   });
