@@ -24,6 +24,7 @@ import {
   ReconcileLoop,
   type StopOutcome,
 } from './reconcile-loop.js';
+import { statusPageRenderer } from './status-page/status-page-endpoint.js';
 import type { WatchMetrics } from './watch-metrics.js';
 import { WatchReconciler } from './watch-reconciler.js';
 import { startWatchServer } from './watch-server.js';
@@ -138,6 +139,7 @@ export async function runDaemon(options: DaemonOptions): Promise<StopOutcome> {
   let lastFullCycle: FullCycleRecord | null = null;
   let fullReads: FullReadCycle | null = null;
   options.metrics.readShare.set(readShare.share);
+  options.metrics.requestClock = () => options.clock.now();
   options.metrics.cacheAgeSeconds = () => {
     const at = cache.facts().oldestFullReadAt;
     return at === null ? null : (options.clock.now() - at) / 1000;
@@ -235,6 +237,12 @@ export async function runDaemon(options: DaemonOptions): Promise<StopOutcome> {
             logger: options.logger,
           },
         }),
+    statusPage: statusPageRenderer({
+      status,
+      history: options.metrics.requestHistory,
+      budget: options.budget,
+      clock: options.clock,
+    }),
   });
   options.onListening?.(server.url);
 

@@ -4,6 +4,7 @@ import type { Kind } from '../kinds/kind.js';
 import type { KindName } from '../kinds/kind-name.js';
 import { VERSION } from '../version.js';
 import { purposeOf, REQUEST_PURPOSES, type RequestPurpose } from './request-purpose.js';
+import { RequestHistory } from './status-page/request-history.js';
 
 /**
  * Outcomes of one reconcile, as counted and reported. `partial`: applied all
@@ -21,6 +22,13 @@ export const RECONCILE_RESULTS = [
   'failed',
 ] as const;
 export type ReconcileResult = (typeof RECONCILE_RESULTS)[number];
+
+/** prom-client default metrics the daemon drops: gauges whose `_total` suffix says counter. */
+export const UNCOUNTED_DEFAULT_GAUGES = [
+  'nodejs_active_handles_total',
+  'nodejs_active_requests_total',
+  'nodejs_active_resources_total',
+] as const;
 
 /**
  * The daemon's Prometheus metrics, in a registry of their own: the global
@@ -60,6 +68,10 @@ export class WatchMetrics {
     'targeted-read': 0,
     write: 0,
   };
+  /** The same requests a minute over the last hour, for the status page's chart. */
+  readonly requestHistory = new RequestHistory();
+  /** When a request is counted into `requestHistory`, milliseconds since the epoch; set by the daemon to its clock. */
+  requestClock: () => number = Date.now;
   /** Seconds since the cache's oldest full read, read at scrape time; set by the daemon. */
   cacheAgeSeconds: () => number | null = () => null;
 
@@ -207,6 +219,10 @@ export class WatchMetrics {
       registers,
     }).set({ version: VERSION, node: process.versions.node }, 1);
     collectDefaultMetrics({ register: this.registry });
+    // prom-client's totals of active handles, requests and resources are gauges named like counters,
+    // which `promtool check metrics` rejects; the same counts stay, by type, in the labelled gauges
+    // nodejs_active_handles, nodejs_active_requests and nodejs_active_resources (sum them for the total).
+    for (const name of UNCOUNTED_DEFAULT_GAUGES) this.registry.removeSingleMetric(name);
   }
 
   /** The client's `onRequest` hook. */
@@ -220,6 +236,7 @@ export class WatchMetrics {
     const purpose = purposeOf(event.method);
     this.budgetRequests.inc({ purpose });
     this.requestsByPurpose[purpose] += 1;
+    this.requestHistory.record(purpose, this.requestClock());
   }
 
   /** Replaces a per-kind gauge's values, so kinds that dropped to zero show 0 rather than a stale count. */

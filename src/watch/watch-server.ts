@@ -7,6 +7,7 @@ import { type DaemonStatus, statusToJson } from './daemon-status.js';
 import { formatHttpUrl, type ListenAddress } from './listen-address.js';
 import { handleReconcileRequest, type ReconcileEndpointOptions } from './reconcile-endpoint.js';
 import type { LoopHealth } from './reconcile-loop.js';
+import { sendStatusPage } from './status-page/status-page-endpoint.js';
 
 export interface WatchServerOptions {
   readonly listen: ListenAddress;
@@ -18,6 +19,8 @@ export interface WatchServerOptions {
   readonly health?: () => LoopHealth;
   /** `POST /reconcile`, when --reconcile-token-file enables it (reconcile-endpoint.ts). */
   readonly reconcile?: ReconcileEndpointOptions;
+  /** The status page's HTML, per `/` request. @default none: `/` is not found */
+  readonly statusPage?: () => string;
 }
 
 export interface RunningWatchServer {
@@ -26,7 +29,7 @@ export interface RunningWatchServer {
   close(): Promise<void>;
 }
 
-/** `/healthz`, `/readyz`, `/metrics` and `/status` of the daemon. */
+/** `/` (the status page), `/healthz`, `/readyz`, `/metrics` and `/status` of the daemon. */
 export async function startWatchServer(options: WatchServerOptions): Promise<RunningWatchServer> {
   const log = options.logger.child({ component: 'watch-server' });
   const server = createServer((req, res) => {
@@ -69,6 +72,10 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: WatchS
     return;
   }
   switch (path) {
+    case '/':
+      if (options.statusPage) sendStatusPage(res, options.statusPage());
+      else sendText(res, 404, 'not found\n');
+      return;
     case '/healthz': {
       const health = options.health?.() ?? { alive: true, detail: 'ok' };
       if (health.alive) sendText(res, 200, `ok: ${health.detail}\n`);

@@ -1,0 +1,282 @@
+import { OPERATIONS } from '../../plan/plan.js';
+import type { DaemonStatus, ManifestProblem } from '../daemon-status.js';
+import type { ReconcileResult } from '../watch-metrics.js';
+import { htmlText } from './html-text.js';
+import { renderChartLegend, renderRequestChart } from './request-chart.js';
+import type { MinuteRequests } from './request-history.js';
+import { STATUS_PAGE_STYLE } from './status-page-style.js';
+
+/** Seconds between the page's own reloads. */
+export const STATUS_PAGE_REFRESH_SECONDS = 10;
+/** Rows of a list (changes, errors, skipped entries) the page shows before it says how many more there are. */
+const LIST_LIMIT = 100;
+
+/** What the page is made from: the daemon's status, its last hour of requests, and its budget. */
+export interface StatusPageView {
+  readonly status: DaemonStatus;
+  /** The last hour's requests a minute, oldest first. */
+  readonly minutes: readonly MinuteRequests[];
+  /** The client's budget, requests a minute. */
+  readonly budgetPerMinute: number;
+  /** Milliseconds since the epoch, for "… ago". */
+  readonly nowMs: number;
+}
+
+const RESULT_CLASS: Readonly<Record<ReconcileResult, 'ok' | 'warn' | 'bad'>> = {
+  'in-sync': 'ok',
+  applied: 'ok',
+  drift: 'warn',
+  settling: 'warn',
+  partial: 'warn',
+  refused: 'bad',
+  invalid: 'bad',
+  failed: 'bad',
+};
+
+function badge(cls: string, text: string): string {
+  return `<span class="badge ${cls}">${htmlText(text)}</span>`;
+}
+
+function ago(atIso: string | null, nowMs: number): string {
+  if (atIso === null) return '<span class="muted">never</span>';
+  return `${htmlText(atIso)} <span class="muted">(${htmlText(duration(nowMs - Date.parse(atIso)))} ago)</span>`;
+}
+
+function duration(ms: number): string {
+  if (!Number.isFinite(ms)) return '?';
+  if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`;
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  if (seconds < 120) return `${seconds} s`;
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 120) return `${minutes} min`;
+  return `${Math.round(minutes / 6) / 10} h`;
+}
+
+function definitions(rows: readonly (readonly [string, string])[]): string {
+  return `<dl>${rows.map(([term, html]) => `<dt>${htmlText(term)}</dt><dd>${html}</dd>`).join('')}</dl>`;
+}
+
+function more(total: number): string {
+  return total > LIST_LIMIT ? `<p class="muted">and ${total - LIST_LIMIT} more (see /status)</p>` : '';
+}
+
+/** `file:line:col`, as editors and CI annotations read it. */
+function place(file: string | null, line: number | null, column: number | null): string {
+  if (file === null) return '';
+  return [file, line, line === null ? null : column].filter((part) => part !== null).join(':');
+}
+
+function commitSection(status: DaemonStatus, nowMs: number): string {
+  const git = status.git;
+  if (git === undefined || (git.checkoutCommit === null && git.lastAppliedCommit === null)) {
+    return definitions([['live commit', '<span class="muted">not a git checkout</span>']]);
+  }
+  const behind = git.checkoutCommit !== null && git.checkoutCommit !== git.lastAppliedCommit;
+  return definitions([
+    [
+      'live commit',
+      git.lastAppliedCommit === null
+        ? '<span class="warn">none applied yet</span>'
+        : `<code>${htmlText(git.lastAppliedCommit)}</code>`,
+    ],
+    ['applied', ago(git.lastAppliedAt, nowMs)],
+    [
+      'checked out',
+      git.checkoutCommit === null
+        ? '<span class="muted">unknown</span>'
+        : `<code>${htmlText(git.checkoutCommit)}</code>${behind ? ` ${badge('warn', 'not applied yet')}` : ''}`,
+    ],
+  ]);
+}
+
+function reconcileSection(status: DaemonStatus, nowMs: number): string {
+  const last = status.lastReconcile;
+  const rows: [string, string][] =
+    last === null
+      ? [['last reconcile', '<span class="muted">none yet</span>']]
+      : [
+          ['result', badge(RESULT_CLASS[last.result], last.result)],
+          ['trigger', htmlText(last.trigger)],
+          ['finished', ago(last.finishedAt, nowMs)],
+          ['took', htmlText(duration(last.durationMs))],
+        ];
+  rows.push(['last success', ago(status.lastSuccessAt, nowMs)]);
+  if (status.lastError !== null) {
+    rows.push([
+      'last error',
+      `<code>${htmlText(status.lastError.code)}</code> ${htmlText(status.lastError.message)} <span class="muted">(${htmlText(status.lastError.at)})</span>`,
+    ]);
+  }
+  if (status.lastApply !== null) {
+    const apply = status.lastApply;
+    rows.push([
+      'last apply',
+      htmlText(
+        `${apply.done} done, ${apply.failed} failed, ${apply.skipped} skipped, ${apply.notStarted} not started${apply.interrupted ? ', interrupted' : ''}`,
+      ),
+    ]);
+    for (const failure of apply.failures.slice(0, LIST_LIMIT)) {
+      rows.push(['failed', `<code>${htmlText(failure.action)}</code> ${htmlText(failure.message)}`]);
+    }
+  }
+  return definitions(rows);
+}
+
+function planSection(status: DaemonStatus): string {
+  const plan = status.lastPlan;
+  if (plan === null) return '<p class="muted">No plan yet.</p>';
+  const counts = OPERATIONS.filter((operation) => plan.summary[operation] > 0).map(
+    (operation) => `${plan.summary[operation]} ${operation}`,
+  );
+  const summary = `${counts.length === 0 ? 'no change' : counts.join(', ')}; ${plan.summary.unchanged} unchanged, ${plan.summary.unmanaged} unmanaged`;
+  const pending = !plan.applied && plan.changes.length > 0;
+  const why =
+    plan.refusal !== undefined
+      ? `refused: ${plan.refusal.message}`
+      : plan.errors.length > 0
+        ? 'the plan has errors'
+        : status.mode === 'observe'
+          ? 'observe mode applies nothing: this is drift'
+          : 'not applied';
+  const state = pending
+    ? badge('warn', `pending: ${plan.changes.length} change(s), ${why}`)
+    : plan.applied
+      ? badge('ok', `applied ${plan.changes.length} change(s)`)
+      : badge('ok', 'nothing to change');
+  const changes =
+    plan.changes.length === 0
+      ? ''
+      : `<h3 class="muted">${pending ? 'Pending changes' : 'Changes of the last plan'}</h3><ul class="changes">${plan.changes
+          .slice(0, LIST_LIMIT)
+          .map((address) => `<li><code>${htmlText(address)}</code></li>`)
+          .join('')}</ul>${more(plan.changes.length)}`;
+  const errors =
+    plan.errors.length === 0
+      ? ''
+      : `<table><tr><th>plan error</th><th>message</th></tr>${plan.errors
+          .slice(0, LIST_LIMIT)
+          .map(
+            (error) =>
+              `<tr><td><code>${htmlText(error.code)}</code></td><td>${htmlText(error.message)}</td></tr>`,
+          )
+          .join('')}</table>${more(plan.errors.length)}`;
+  return `<p>${state} ${htmlText(summary)}</p>${changes}${errors}`;
+}
+
+function skippedSection(status: DaemonStatus): string {
+  const skipped = status.skippedEntries ?? [];
+  if (skipped.length === 0) return '';
+  return `<h2>Skipped entries (${skipped.length})</h2><table><tr><th>entry</th><th>where</th><th>reason</th><th>message</th><th>reconciles</th></tr>${skipped
+    .slice(0, LIST_LIMIT)
+    .map(
+      (entry) =>
+        `<tr><td><code>${htmlText(`${entry.kind}.${entry.name}`)}</code></td><td><code>${htmlText(place(entry.file, entry.line, entry.column))}</code></td><td>${htmlText(entry.reason)}</td><td>${htmlText(entry.message)}</td><td>${entry.reconciles}</td></tr>`,
+    )
+    .join('')}</table>${more(skipped.length)}`;
+}
+
+function problemRow(problem: ManifestProblem): string {
+  return `<tr><td><code>${htmlText(place(problem.file, problem.line, problem.column))}</code></td><td><code>${htmlText(problem.path)}</code></td><td>${htmlText(problem.message)}</td></tr>`;
+}
+
+function manifestSection(status: DaemonStatus): string {
+  const state =
+    status.manifestsValid === null
+      ? badge('muted', 'not loaded yet')
+      : status.manifestsValid
+        ? badge('ok', 'valid')
+        : badge('bad', `invalid: ${status.manifestErrors.length} error(s); the last valid state is enforced`);
+  const errors =
+    status.manifestErrors.length === 0
+      ? ''
+      : `<table><tr><th>file:line:col</th><th>path</th><th>message</th></tr>${status.manifestErrors
+          .slice(0, LIST_LIMIT)
+          .map(problemRow)
+          .join('')}</table>${more(status.manifestErrors.length)}`;
+  const held = status.settle?.heldDeletes ?? [];
+  const settle =
+    held.length === 0
+      ? ''
+      : `<p>${badge('warn', `${held.length} delete(s) wait for the manifests to settle`)} ${htmlText(status.settle?.settlesAt ? `from ${status.settle.settlesAt}` : 'until the manifests are valid again')}</p>`;
+  return `<p>${state} <span class="muted">${htmlText(status.paths.join(', '))}</span></p>${errors}${settle}`;
+}
+
+function cacheSection(status: DaemonStatus, nowMs: number): string {
+  const cache = status.liveCache;
+  if (cache === undefined) return '';
+  const cycle = cache.lastFullCycle;
+  const used = Object.entries(cache.requestsByPurpose)
+    .map(([purpose, count]) => `${count} ${purpose}`)
+    .join(', ');
+  return definitions([
+    [
+      'cache age',
+      cache.ageMs === null
+        ? '<span class="warn">not read in full yet</span>'
+        : htmlText(`${duration(cache.ageMs)} since the oldest full read`),
+    ],
+    [
+      'cache',
+      htmlText(
+        `${cache.objects} objects, ${cache.complete ? 'complete' : `kinds to read: ${cache.kindsToRead.join(', ')}`}`,
+      ),
+    ],
+    [
+      'background read',
+      cache.fullReadInProgressSince === null
+        ? '<span class="muted">idle</span>'
+        : `in progress since ${ago(cache.fullReadInProgressSince, nowMs)}`,
+    ],
+    [
+      'last full cycle',
+      cycle === null
+        ? '<span class="muted">none yet</span>'
+        : `${htmlText(`${duration(cycle.durationMs)}, ${cycle.requests} requests, finished`)} ${ago(cycle.finishedAt, nowMs)}`,
+    ],
+    ['requests since start', htmlText(used)],
+  ]);
+}
+
+/**
+ * The status page: one self-contained HTML document (its style inline, its
+ * chart inline SVG, no script, no asset from anywhere) from the same status
+ * `/status` serves. Every string from outside the page's own text (names,
+ * files, service messages, commits) goes through `htmlText`.
+ */
+export function renderStatusPage(view: StatusPageView): string {
+  const { status, nowMs } = view;
+  const readiness = status.ready
+    ? badge('ok', 'ready')
+    : badge('bad', `not ready: ${status.notReadyReason ?? 'starting'}`);
+  const readShare = status.liveCache?.readShareRequestsPerMinute ?? 0;
+  return [
+    '<!doctype html><html lang="en"><head><meta charset="utf-8">',
+    `<meta http-equiv="refresh" content="${STATUS_PAGE_REFRESH_SECONDS}">`,
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    '<meta name="referrer" content="no-referrer">',
+    '<link rel="icon" href="data:,">',
+    `<title>edgesync · ${htmlText(status.owner)}</title>`,
+    `<style>${STATUS_PAGE_STYLE}</style></head><body>`,
+    `<h1>edgesync · <span class="mono">${htmlText(status.owner)}</span></h1>`,
+    `<p class="badges">${badge(status.mode === 'enforce' ? 'ok' : 'warn', `${status.mode} mode`)}${readiness}</p>`,
+    commitSection(status, nowMs),
+    '<h2>Last reconcile</h2>',
+    reconcileSection(status, nowMs),
+    '<h2>Plan</h2>',
+    planSection(status),
+    skippedSection(status),
+    '<h2>Manifests</h2>',
+    manifestSection(status),
+    '<h2>Live-state cache</h2>',
+    cacheSection(status, nowMs),
+    '<h2>Requests a minute, last hour</h2>',
+    renderRequestChart({
+      minutes: view.minutes,
+      budgetPerMinute: view.budgetPerMinute,
+      readSharePerMinute: readShare,
+    }),
+    renderChartLegend(),
+    `<footer>Refreshes every ${STATUS_PAGE_REFRESH_SECONDS} s · made ${htmlText(new Date(nowMs).toISOString())} · <a href="status">/status</a> (JSON) · <a href="metrics">/metrics</a></footer>`,
+    '</body></html>\n',
+  ].join('');
+}

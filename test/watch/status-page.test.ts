@@ -1,0 +1,299 @@
+import { createHash } from 'node:crypto';
+import fc from 'fast-check';
+import pino from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { DaemonStatus } from '../../src/watch/daemon-status.js';
+import { REQUEST_PURPOSES, type RequestPurpose } from '../../src/watch/request-purpose.js';
+import { renderStatusPage } from '../../src/watch/status-page/render-status-page.js';
+import { HISTORY_MINUTES, RequestHistory } from '../../src/watch/status-page/request-history.js';
+import { statusPageRenderer } from '../../src/watch/status-page/status-page-endpoint.js';
+import { STATUS_PAGE_CSP, STATUS_PAGE_STYLE } from '../../src/watch/status-page/status-page-style.js';
+import { WatchMetrics } from '../../src/watch/watch-metrics.js';
+import { type RunningWatchServer, startWatchServer } from '../../src/watch/watch-server.js';
+
+const NOW = Date.parse('2026-03-01T12:30:20.000Z');
+const MINUTE = 60_000;
+
+/** A status with every part the page shows, its free text (messages, names, files) all `text`. */
+function statusWith(text: string): DaemonStatus {
+  return {
+    mode: 'observe',
+    owner: 'platform-prod',
+    paths: [text],
+    ready: false,
+    notReadyReason: text,
+    manifestsValid: false,
+    manifestErrors: [{ file: text, line: 3, column: 5, path: text, message: text }],
+    desiredHash: 'h',
+    lastReconcile: {
+      trigger: 'change',
+      result: 'drift',
+      startedAt: '2026-03-01T12:30:00.000Z',
+      finishedAt: '2026-03-01T12:30:01.000Z',
+      durationMs: 1000,
+    },
+    lastSuccessAt: '2026-03-01T12:30:01.000Z',
+    lastError: { code: text, message: text, at: '2026-03-01T12:29:00.000Z' },
+    lastPlan: {
+      summary: {
+        create: 1,
+        adopt: 0,
+        update: 1,
+        replace: 0,
+        delete: 0,
+        'put-module': 0,
+        'delete-module': 0,
+        unchanged: 3,
+        unmanaged: 2,
+      },
+      changes: [text, `ip_policy_rules.${text}`],
+      errors: [{ code: 'plan_error', message: text }],
+      refusal: { code: 'max-destroy', message: text },
+      applied: false,
+    },
+    lastApply: {
+      done: 1,
+      failed: 1,
+      skipped: 0,
+      notStarted: 0,
+      interrupted: false,
+      failures: [{ action: text, message: text }],
+    },
+    skippedEntries: [
+      {
+        kind: 'ip_policy_rules',
+        name: text,
+        reason: 'unique_key_taken',
+        message: text,
+        file: text,
+        line: 7,
+        column: 3,
+        waitsFor: null,
+        since: '2026-03-01T12:00:00.000Z',
+        reconciles: 3,
+      },
+    ],
+    settle: {
+      periodMs: 10_000,
+      settled: false,
+      desiredSince: '2026-03-01T12:30:00.000Z',
+      settlesAt: '2026-03-01T12:30:10.000Z',
+      heldDeletes: [text],
+    },
+    git: { lastAppliedCommit: text, lastAppliedAt: '2026-03-01T12:00:00.000Z', checkoutCommit: `${text}x` },
+    liveCache: {
+      complete: false,
+      kindsToRead: [text],
+      objects: 5,
+      ageMs: 95_000,
+      readShare: 0.25,
+      readShareRequestsPerMinute: 30,
+      fullReadInProgressSince: '2026-03-01T12:30:00.000Z',
+      lastFullCycle: {
+        finishedAt: '2026-03-01T12:25:00.000Z',
+        durationMs: 40_000,
+        requests: 12,
+        kindsChanged: [text],
+      },
+      requestsByPurpose: { 'full-read': 20, 'targeted-read': 2, write: 3 },
+      lastTargetedReads: 1,
+      lastChangeToFirstWriteMs: 40,
+    },
+  };
+}
+
+function page(status: DaemonStatus, history = new RequestHistory()): string {
+  return renderStatusPage({ status, minutes: history.lastHour(NOW), budgetPerMinute: 120, nowMs: NOW });
+}
+
+/** Text no escaping may let through as markup: a tag, an attribute, a closing quote, a bidi override, a newline. */
+const hostileText = fc.oneof(
+  fc.string({ unit: 'grapheme', maxLength: 40 }),
+  fc.constantFrom(
+    '<script>alert(1)</script>',
+    '"><img src=x onerror=alert(1)>',
+    "' onmouseover='alert(1)",
+    '</style><style>*{}</style>',
+    '\u202eevil\u0007\n\r',
+    '&lt;already&gt;',
+  ),
+);
+
+describe('RequestHistory', () => {
+  it('counts each request in its minute of the last hour, and nothing older, however long it runs', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.tuple(fc.constantFrom(...REQUEST_PURPOSES), fc.integer({ min: 0, max: 5 * 60 * MINUTE })),
+          { maxLength: 300 },
+        ),
+        fc.integer({ min: 0, max: 10 * MINUTE }),
+        (requests, after) => {
+          const history = new RequestHistory();
+          const sorted = [...requests].sort((a, b) => a[1] - b[1]);
+          for (const [purpose, at] of sorted) history.record(purpose, NOW + at);
+          const now = NOW + (sorted.at(-1)?.[1] ?? 0) + after;
+
+          const minutes = history.lastHour(now);
+
+          const current = Math.floor(now / MINUTE);
+          const expected = Array.from({ length: HISTORY_MINUTES }, (_, index) => {
+            const minute = current - HISTORY_MINUTES + 1 + index;
+            const counts = Object.fromEntries(REQUEST_PURPOSES.map((purpose) => [purpose, 0])) as Record<
+              RequestPurpose,
+              number
+            >;
+            for (const [purpose, at] of sorted)
+              if (Math.floor((NOW + at) / MINUTE) === minute) counts[purpose] += 1;
+            return { minuteStart: minute * MINUTE, counts };
+          });
+          expect(minutes).toEqual(expected);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe('the status page', () => {
+  it('shows owner, mode, live commit, last reconcile, pending plan, drift, errors with file:line, cache age and the chart', () => {
+    const history = new RequestHistory();
+    history.record('write', NOW - 2 * MINUTE);
+    history.record('full-read', NOW);
+    const status: DaemonStatus = {
+      ...statusWith('x'),
+      manifestErrors: [
+        {
+          file: 'manifests/rules.yaml',
+          line: 12,
+          column: 7,
+          path: 'ip_policy_rules.a.cidr',
+          message: 'bad cidr',
+        },
+      ],
+      git: {
+        lastAppliedCommit: 'c0ffee',
+        lastAppliedAt: '2026-03-01T12:00:00.000Z',
+        checkoutCommit: 'c0ffee',
+      },
+      lastPlan: {
+        ...(statusWith('x').lastPlan as NonNullable<DaemonStatus['lastPlan']>),
+        changes: ['ip_policy_rules.office'],
+      },
+    };
+
+    const html = page(status, history);
+
+    expect(html).toContain('platform-prod');
+    expect(html).toContain('observe mode');
+    expect(html).toContain('c0ffee');
+    expect(html).toMatch(/result<\/dt><dd><span class="badge warn">drift</);
+    expect(html).toContain('pending: 1 change(s)');
+    expect(html).toContain('ip_policy_rules.office');
+    expect(html).toContain('manifests/rules.yaml:12:7');
+    expect(html).toContain('95 s since the oldest full read');
+    expect(html).toContain('<svg class="chart"');
+    expect(html).toContain('budget 120/min');
+    expect(html).toContain('12:28 UTC: 1 writes, 0 targeted reads, 0 background reads');
+    expect(html).toContain('12:30 UTC: 0 writes, 0 targeted reads, 1 background reads');
+  });
+
+  it('is inert: no script, no URL but its own links, its one style allowed by the CSP hash', () => {
+    const html = page(statusWith('x'));
+    const style = /<style>([\s\S]*?)<\/style>/.exec(html)?.[1];
+    const hash = createHash('sha256')
+      .update(style ?? '')
+      .digest('base64');
+
+    expect(style).toBe(STATUS_PAGE_STYLE);
+    expect(STATUS_PAGE_CSP).toContain(`style-src 'sha256-${hash}'`);
+    expect(STATUS_PAGE_CSP).toMatch(/^default-src 'none';/);
+    expect(html).not.toMatch(/<script|\sstyle=|\son[a-z]+=|javascript:/i);
+    expect([...html.matchAll(/(?:href|src)="([^"]*)"/g)].map((match) => match[1])).toEqual([
+      'data:,',
+      'status',
+      'metrics',
+    ]);
+  });
+
+  it('escapes every string from outside: hostile text adds no markup and no line', () => {
+    const plain = page(statusWith('x'));
+    const markup = (html: string) => ({
+      tags: html.match(/</g)?.length,
+      quotes: html.match(/"/g)?.length,
+      lines: html.split('\n').length,
+    });
+
+    fc.assert(
+      fc.property(hostileText, (text) => {
+        const html = page(statusWith(text));
+
+        expect(markup(html)).toEqual(markup(plain));
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: raw control characters are what must not appear.
+        expect(html).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u202a-\u202e]/);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('bounds its lists: 10,000 changes show 100 and say how many more', () => {
+    const status = statusWith('x');
+    const changes = Array.from({ length: 10_000 }, (_, index) => `ip_policy_rules.rule-${index}`);
+
+    const html = page({
+      ...status,
+      lastPlan: { ...(status.lastPlan as NonNullable<DaemonStatus['lastPlan']>), changes },
+    });
+
+    expect(html.match(/<li>/g)).toHaveLength(100);
+    expect(html).toContain('and 9900 more');
+  });
+});
+
+describe('the status page at / of the daemon listener', () => {
+  let server: RunningWatchServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  it('serves the page with its CSP, nosniff, no-store and no framing, and HEAD with no body', async () => {
+    const metrics = new WatchMetrics();
+    metrics.requestClock = () => NOW;
+    metrics.recordRequest({
+      method: 'PATCH',
+      path: '/ip_policy_rules/ipr_1',
+      kind: 'ip_policy_rules',
+      status: 200,
+      errorCode: undefined,
+      durationMs: 3,
+      attempt: 1,
+    });
+    server = await startWatchServer({
+      listen: { host: '127.0.0.1', port: 0 },
+      registry: metrics.registry,
+      status: () => statusWith('x'),
+      logger: pino({ level: 'silent' }),
+      statusPage: statusPageRenderer({
+        status: () => statusWith('x'),
+        history: metrics.requestHistory,
+        budget: { requests: 120, windowMs: 60_000 },
+        clock: { now: () => NOW, setTimeout: () => () => {} },
+      }),
+    });
+
+    const response = await fetch(`${server.url}/`);
+    const html = await response.text();
+    const head = await fetch(`${server.url}/`, { method: 'HEAD' });
+
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(response.headers.get('content-security-policy')).toBe(STATUS_PAGE_CSP);
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(response.headers.get('x-frame-options')).toBe('DENY');
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    expect(html).toContain('12:30 UTC: 1 writes');
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
+  });
+});
