@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -75,6 +75,43 @@ interface Deployment extends KubernetesObject {
   };
 }
 
+/** A node of values.schema.json, as far as the closedness check reads it. */
+interface SchemaNode {
+  readonly type?: string | readonly string[];
+  readonly properties?: Readonly<Record<string, SchemaNode>>;
+  readonly additionalProperties?: boolean | SchemaNode;
+  readonly items?: SchemaNode;
+}
+
+/**
+ * Where values.schema.json lets any key through: Kubernetes' own objects,
+ * passed to the API server as they are, which checks them.
+ */
+const KUBERNETES_OBJECTS = [
+  'affinity.nodeAffinity',
+  'affinity.podAffinity',
+  'affinity.podAntiAffinity',
+  'extraEnv[].valueFrom',
+];
+
+/** The paths of the schema's objects that take unknown keys (no `additionalProperties`, or `true`). */
+function openObjects(node: SchemaNode, path: string): string[] {
+  const here =
+    node.type === 'object' && (node.additionalProperties === undefined || node.additionalProperties === true)
+      ? [path]
+      : [];
+  const below = [
+    ...Object.entries(node.properties ?? {}).flatMap(([key, child]) =>
+      openObjects(child, path === '' ? key : `${path}.${key}`),
+    ),
+    ...(node.items ? openObjects(node.items, `${path}[]`) : []),
+    ...(typeof node.additionalProperties === 'object'
+      ? openObjects(node.additionalProperties, `${path}.*`)
+      : []),
+  ];
+  return [...here, ...below];
+}
+
 /** The values every release needs: one (account, owner) and where its manifests come from. */
 const REQUIRED = {
   owner: 'platform-prod',
@@ -117,9 +154,11 @@ describe.skipIf('missing' in HELM)(
       return Object.entries(values).flatMap(([key, value]) => ['--set-string', `${key}=${value}`]);
     }
 
+    /** `switches`: booleans, given with --set (--set-string would make them strings, which the schema refuses). */
     async function render(
       release: string,
       values: Readonly<Record<string, string>>,
+      switches: readonly string[] = [],
     ): Promise<KubernetesObject[]> {
       const result = await helm([
         'template',
@@ -130,6 +169,7 @@ describe.skipIf('missing' in HELM)(
         '--kube-version',
         '1.30.0',
         ...setFlags(values),
+        ...switches.flatMap((assignment) => ['--set', assignment]),
       ]);
       if (result.code !== 0) throw new Error(`helm template failed:\n${result.stderr}`);
       return yamlDocuments(result.stdout);
@@ -262,18 +302,85 @@ describe.skipIf('missing' in HELM)(
       expect(pod.volumes.find((v) => v.secret)?.secret?.secretName).toBe('edge-config-deploy-key');
     });
 
-    it.each([
-      ['owner', 'owner is required'],
-      ['api.url', 'api.url is required'],
-      ['api.existingSecret', 'api.existingSecret is required'],
-      ['manifests.git.repo', 'manifests.git.repo is required'],
-    ])('refuses to render without %s', async (missing, message) => {
-      const values = Object.fromEntries(Object.entries(REQUIRED).filter(([key]) => key !== missing));
+    it('names every missing required value in one run', async () => {
+      const result = await helm(['template', 'x', CHART, '--kube-version', '1.30.0']);
 
-      const result = await helm(['template', 'x', CHART, '--kube-version', '1.30.0', ...setFlags(values)]);
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toContain('(root): owner is required');
+      expect(result.stderr).toContain('api: url is required');
+      expect(result.stderr).toContain('api: existingSecret is required');
+      expect(result.stderr).toContain('manifests.git: repo is required');
+    });
+
+    it('names the ConfigMap as required, not the repository, when the source is a ConfigMap', async () => {
+      const values = Object.fromEntries(
+        Object.entries(REQUIRED).filter(([key]) => key !== 'manifests.git.repo'),
+      );
+
+      const result = await helm([
+        'template',
+        'x',
+        CHART,
+        '--kube-version',
+        '1.30.0',
+        ...setFlags({ ...values, 'manifests.source': 'configMap' }),
+      ]);
+
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toContain('manifests.configMap: name is required');
+      expect(result.stderr).not.toContain('repo is required');
+    });
+
+    it.each([
+      ['owner', ''],
+      ['api.url', ''],
+      ['api.existingSecret', ''],
+    ])('refuses %s set to an empty string', async (key, value) => {
+      const result = await helm([
+        'template',
+        'x',
+        CHART,
+        '--kube-version',
+        '1.30.0',
+        ...setFlags({ ...REQUIRED, [key]: value }),
+      ]);
+
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toMatch(
+        new RegExp(`${key.split('.').at(-1)}: String length must be greater than or equal to 1`),
+      );
+    });
+
+    it.each([
+      ['intervall', '1m', '(root): Additional property intervall is not allowed'],
+      ['api.urll', 'https://x', 'api: Additional property urll is not allowed'],
+      ['manifests.git.reff', 'main', 'manifests.git: Additional property reff is not allowed'],
+      ['resources.limit.memory', '1Gi', 'resources: Additional property limit is not allowed'],
+      ['serviceMonitor.enable', 'true', 'serviceMonitor: Additional property enable is not allowed'],
+    ])('refuses a misspelled value: %s', async (key, value, message) => {
+      const result = await helm([
+        'template',
+        'x',
+        CHART,
+        '--kube-version',
+        '1.30.0',
+        ...setFlags({ ...REQUIRED, [key]: value }),
+      ]);
 
       expect(result.code).not.toBe(0);
       expect(result.stderr).toContain(message);
+    });
+
+    it('closes every object of values.schema.json to unknown keys, and checks no required value in a template', async () => {
+      const schema = JSON.parse(await readFile(join(CHART, 'values.schema.json'), 'utf8')) as SchemaNode;
+      const templates = await Promise.all(
+        (await readdir(join(CHART, 'templates'))).map((name) =>
+          readFile(join(CHART, 'templates', name), 'utf8'),
+        ),
+      );
+
+      expect(openObjects(schema, '').sort()).toEqual(KUBERNETES_OBJECTS);
+      expect(templates.filter((template) => /\brequired\s+"/.test(template))).toEqual([]);
     });
 
     it('refuses values the schema does not allow (an unknown mode)', async () => {
@@ -288,6 +395,61 @@ describe.skipIf('missing' in HELM)(
 
       expect(result.code).not.toBe(0);
       expect(result.stderr).toMatch(/mode must be one of the following: "enforce", "observe"/);
+    });
+
+    it('renders no ServiceMonitor and no PrometheusRule by default; each when enabled', async () => {
+      const plain = await render('prod-platform', REQUIRED);
+      const monitored = await render(
+        'prod-platform',
+        { ...REQUIRED, 'serviceMonitor.labels.release': 'kube-prometheus-stack' },
+        ['serviceMonitor.enabled=true', 'prometheusRule.enabled=true'],
+      );
+      const service = monitored.find((object) => object.kind === 'Service') as KubernetesObject & {
+        metadata: { labels: Record<string, string> };
+        spec: { ports: { name: string }[] };
+      };
+      const monitor = monitored.find((object) => object.kind === 'ServiceMonitor') as KubernetesObject & {
+        metadata: { labels: Record<string, string> };
+        spec: {
+          selector: { matchLabels: Record<string, string> };
+          endpoints: { port: string; path: string }[];
+        };
+      };
+      const rule = monitored.find((object) => object.kind === 'PrometheusRule') as KubernetesObject & {
+        spec: unknown;
+      };
+      const rulesFile = parse(
+        await readFile(join(ROOT, 'deploy', 'prometheus', 'edgesync-rules.yaml'), 'utf8'),
+      );
+
+      expect(plain.map((object) => object.kind).sort()).toEqual(['Deployment', 'Service']);
+      expect(monitor.apiVersion).toBe('monitoring.coreos.com/v1');
+      expect(monitor.metadata.labels.release).toBe('kube-prometheus-stack');
+      for (const [label, value] of Object.entries(monitor.spec.selector.matchLabels)) {
+        expect(service.metadata.labels[label]).toBe(value);
+      }
+      expect(monitor.spec.endpoints).toEqual([expect.objectContaining({ port: 'http', path: '/metrics' })]);
+      expect(service.spec.ports.map((port) => port.name)).toContain('http');
+      expect(rule.apiVersion).toBe('monitoring.coreos.com/v1');
+      expect(rule.spec).toEqual(rulesFile);
+    });
+
+    it('refuses a ServiceMonitor without the Service it scrapes', async () => {
+      const result = await helm([
+        'template',
+        'x',
+        CHART,
+        '--kube-version',
+        '1.30.0',
+        ...setFlags(REQUIRED),
+        '--set',
+        'serviceMonitor.enabled=true',
+        '--set',
+        'service.enabled=false',
+      ]);
+
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toContain('service.enabled: service.enabled does not match: true');
     });
 
     it('runs the image of the edgesync version it ships with, with the documented memory limit', async () => {
