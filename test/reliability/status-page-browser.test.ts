@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
@@ -19,11 +19,17 @@ import {
 
 const POLICY = 'ipp_StatusPageTestPolicy0000001';
 /**
- * Debian's Chromium (`apt-get install chromium`; .ci/run installs it), or
- * the binary EDGESYNC_CHROMIUM names. Missing, the test fails: it is skipped
+ * Debian's Chromium (`apt-get install chromium`; .ci/run installs it), the
+ * first `chromium` on PATH, or the binary EDGESYNC_CHROMIUM names. Missing, the test fails: it is skipped
  * only when EDGESYNC_SKIP_BROWSER_TESTS=1 says so.
  */
-const BROWSER = process.env.EDGESYNC_CHROMIUM ?? '/usr/bin/chromium';
+const BROWSER =
+  process.env.EDGESYNC_CHROMIUM ??
+  (process.env.PATH ?? '')
+    .split(delimiter)
+    .map((dir) => join(dir, 'chromium'))
+    .find((path) => existsSync(path)) ??
+  '/usr/bin/chromium';
 const SKIP = process.env.EDGESYNC_SKIP_BROWSER_TESTS === '1';
 if (SKIP) process.stderr.write('status-page-browser.test.ts: skipped (EDGESYNC_SKIP_BROWSER_TESTS=1)\n');
 
