@@ -11,6 +11,7 @@ import { FULL_ACCOUNT, floorRequests, QUICK_ACCOUNT } from './api-cost-bench.js'
 import { emulatorStats, startSeededEmulator } from './bench-emulator.js';
 import { type BenchFigure, type BenchSection, figure, median, percentile, round } from './bench-figure.js';
 import { CLI_PATH } from './repo-root.js';
+import { measureStatusPage } from './status-page-bench.js';
 import { buildSyntheticAccount, ruleCidr, rulesOnly, writeManifests } from './synthetic-account.js';
 
 const SECTION = 'daemon';
@@ -371,6 +372,7 @@ export async function runDaemonLatencyBench(quick: boolean): Promise<BenchSectio
     daemon = undefined;
 
     const floor = await measureFloor(quick ? 5 : 10);
+    const statusPage = await measureStatusPage(quick);
     const cycleS = ((cycle?.duration_ms ?? Number.NaN) * COMPRESSION) / 1000;
     const periodS = (periodMs * COMPRESSION) / 1000;
     const slowestMs = Math.max(...driftMs, ...deleteMs);
@@ -456,6 +458,7 @@ export async function runDaemonLatencyBench(quick: boolean): Promise<BenchSectio
         'ms',
         `median of ${floor.length}; --rate-limit 6000/60s; the code path alone (watcher + load + plan + PATCH)`,
       ),
+      ...statusPage,
     ];
     return {
       section: SECTION,
