@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { loadSeedFile } from '../../src/emulator/seed.js';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
 import {
   assertBuilt,
@@ -214,5 +215,78 @@ describe.skipIf(SKIP)('the status page in a real browser (Chromium, driven by pl
     expect(drifted).toContain('pending: 1 change(s), observe mode applies nothing: this is drift');
     expect(drifted).toContain('ip_policy_rules.office-2');
     expect(complaints.lines).toEqual([]);
+  });
+});
+
+describe('the status page holds no secret', () => {
+  const EXAMPLES = join(import.meta.dirname, '..', '..', 'examples');
+  const API_KEY = 'edgesync_status_page_key_8c1e5b7a9d';
+  const OIDC_SECRET = 'oidc-secret-status-page-4e7a1c9f03';
+  let emulator: RunningEmulator;
+  let dir: string;
+  let daemon: DaemonProcess | undefined;
+
+  beforeAll(async () => {
+    assertBuilt();
+    emulator = await startEmulator({
+      apiKey: API_KEY,
+      seed: await loadSeedFile(join(EXAMPLES, 'emulator-seed.yaml')),
+    });
+    dir = await mkdtemp(join(tmpdir(), 'edgesync-status-page-secrets-'));
+    await cp(join(EXAMPLES, 'manifests'), join(dir, 'manifests'), { recursive: true });
+    const web = join(dir, 'manifests', 'https-edges.yaml');
+    const text = await readFile(web, 'utf8');
+    if (!text.includes('{ file: secrets/oidc-client-secret.txt }'))
+      throw new Error('the example no longer reads its OIDC secret from a file');
+    await writeFile(
+      web,
+      text.replace('{ file: secrets/oidc-client-secret.txt }', '{ env: OIDC_CLIENT_SECRET }'),
+    );
+  });
+  afterEach(async () => {
+    await daemon?.stop('SIGKILL');
+    daemon = undefined;
+  });
+  afterAll(async () => {
+    await emulator?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  /** The page once `ready` holds on /status, from a daemon started with `environment`. */
+  async function pageOnce(
+    args: readonly string[],
+    environment: Readonly<Record<string, string>>,
+    ready: (status: Awaited<ReturnType<typeof getStatus>>) => boolean,
+  ): Promise<string> {
+    daemon = await startDaemon(emulator, ['manifests', ...args], dir, environment);
+    const running = daemon;
+    await eventually(async () => (ready(await getStatus(running)) ? true : undefined), 60_000);
+    const page = await (await fetch(running.url)).text();
+    await running.stop('SIGTERM');
+    daemon = undefined;
+    return page;
+  }
+
+  it('after an apply of an OIDC secret, with the secret rotated, and with a wrong API key', async () => {
+    const applied = await pageOnce([], { OIDC_CLIENT_SECRET: OIDC_SECRET }, (status) =>
+      ['applied', 'in-sync'].includes(status.last_reconcile?.result ?? ''),
+    );
+    const rotated = await pageOnce(
+      ['--mode', 'observe'],
+      { OIDC_CLIENT_SECRET: `${OIDC_SECRET}-rotated` },
+      (status) => status.last_reconcile !== null,
+    );
+    const refused = await pageOnce(
+      [],
+      { OIDC_CLIENT_SECRET: OIDC_SECRET, EDGE_API_KEY: `${API_KEY}-wrong` },
+      (status) => status.last_error !== null,
+    );
+
+    expect(applied).toContain('<h2>Plan</h2>');
+    expect(refused).toMatch(/last error/);
+    for (const page of [applied, rotated, refused]) {
+      expect(page).not.toContain(API_KEY);
+      expect(page).not.toContain(OIDC_SECRET);
+    }
   });
 });
