@@ -158,7 +158,8 @@ describe.skipIf(SKIP)('the status page in a real browser (Chromium, driven by pl
     expect(response?.headers()['content-security-policy']).toMatch(/^default-src 'none'; style-src 'sha256-/);
     expect(applied).toContain('edgesync · platform-prod');
     expect(applied).toContain('enforce mode');
-    expect(applied).toContain('ready');
+    expect(applied).toMatch(/\bready\b/);
+    expect(applied).not.toContain('not ready');
     expect(applied).toContain(commit);
     expect(applied).toMatch(/result\s+applied/);
     expect(applied).toContain('applied 3 change(s)');

@@ -258,7 +258,7 @@ export function renderStatusPage(view: StatusPageView): string {
     `<title>edgesync · ${htmlText(status.owner)}</title>`,
     `<style>${STATUS_PAGE_STYLE}</style></head><body>`,
     `<h1>edgesync · <span class="mono">${htmlText(status.owner)}</span></h1>`,
-    `<p class="badges">${badge(status.mode === 'enforce' ? 'ok' : 'warn', `${status.mode} mode`)}${readiness}</p>`,
+    `<p class="badges">${badge(status.mode === 'enforce' ? 'ok' : 'warn', `${status.mode} mode`)} ${readiness}</p>`,
     commitSection(status, nowMs),
     '<h2>Last reconcile</h2>',
     reconcileSection(status, nowMs),

@@ -94,5 +94,5 @@ export function renderChartLegend(): string {
     ({ purpose, label }) => `<span><i class="${purpose}"></i>${label}</span>`,
   )
     .reverse()
-    .join('')}</p>`;
+    .join(' ')}</p>`;
 }
