@@ -39,10 +39,16 @@ export const QUICK_ACCOUNT: AccountSize = {
   tlsEdges: 10,
 };
 
-/** List pages of every listed kind plus one GET per managed TCP/TLS module: what no reader can do without. */
-export function floorRequests(size: AccountSize): number {
+/**
+ * List pages of every listed kind plus one GET per managed TCP/TLS module,
+ * and one GET per IP policy or endpoint configuration the manifests name
+ * (`namedIds`: the plan checks that the account holds each): what no reader
+ * can do without.
+ */
+export function floorRequests(size: AccountSize, namedIds = 0): number {
   const pages = (count: number): number => Math.max(1, Math.ceil(count / PAGE));
   return (
+    namedIds +
     pages(size.rules) +
     pages(size.reservedAddrs) +
     pages(size.certificateAuthorities) +
@@ -131,7 +137,10 @@ export async function runApiCostBench(quick: boolean): Promise<BenchSection> {
     await perResourceRefresh(api, { tcp: tcpIds, tls: tlsIds });
     const refreshStats = await emulatorStats(emulator);
 
-    const floor = floorRequests(size);
+    // Every seeded policy and endpoint configuration is named by some entry.
+    const namedIds =
+      (account.seed.ip_policies ?? []).length + (account.seed.endpoint_configurations ?? []).length;
+    const floor = floorRequests(size, namedIds);
     const made = planStats.total;
     const refresh = refreshStats.total;
     const objects = `${size.rules} rules, ${size.reservedAddrs} addrs, ${size.certificateAuthorities} CAs, ${size.httpsEdges} HTTPS edges x ${size.routesPerEdge ?? 2} OIDC routes, ${size.tcpEdges} TCP + ${size.tlsEdges} TLS edges`;
@@ -149,7 +158,7 @@ export async function runApiCostBench(quick: boolean): Promise<BenchSection> {
         figure(SECTION, 'no-op plan: requests', made, 'requests', 'counted by the emulator'),
         figure(
           SECTION,
-          'floor: list pages + TCP/TLS module GETs',
+          'floor: list pages + TCP/TLS module GETs + named policy GETs',
           floor,
           'requests',
           `edgesync/floor = ${round(made / floor, 2)}`,

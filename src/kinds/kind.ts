@@ -26,6 +26,12 @@ export interface FieldRule {
   /** Values are IDs of this kind or names of its managed entries (a value with the kind's ID prefix is an ID). */
   readonly references?: KindName;
   /**
+   * Values are IDs of a resource that is no kind of the registry (an IP
+   * policy): when it has a `path`, the plan reads each ID the manifests name
+   * once and reports one the account lacks at the place it is written.
+   */
+  readonly names?: NamedIds;
+  /**
    * The create request cannot carry it (reserved_addrs' `endpoint_configuration_id`):
    * a create of an entry that sets it is followed by an update with this field.
    */
@@ -44,6 +50,12 @@ export interface NamedIds {
   readonly prefix: string;
   /** Singular, for people: "IP policy". */
   readonly title: string;
+  /**
+   * Optional: where one is read by ID (`GET {path}/{id}`), to check at plan
+   * time that the account holds it. Without it (a route, read with its
+   * edge) the plan does not check.
+   */
+  readonly path?: string;
 }
 
 /** A module: an optional sub-object written as a whole (one PUT, or the parent's PATCH). */

@@ -57,5 +57,11 @@ export interface LiveState {
   readonly complete: boolean;
   /** Module-only edges (tcp/tls) that the manifests name but the service answered 404 for. */
   readonly missingIds: readonly string[];
+  /**
+   * IDs the manifests name of resources edgesync does not list (an IP
+   * policy, FieldRule.names) that the service answered 404 for, each read
+   * once by ID. Absent when they were not read: nothing is reported then.
+   */
+  readonly missingNamedIds?: readonly string[];
   readonly stats: LiveStateStats;
 }

@@ -13,6 +13,7 @@ import { formatLocation } from '../manifest/source-location.js';
 import type { Plan } from '../plan/plan.js';
 import { planChanges } from '../plan/plan-changes.js';
 import type { PlanOptions } from '../plan/planner-options.js';
+import { namedIdsToRead, readNamedIds } from './read-named-ids.js';
 import { withDesiredStrings } from './share-desired-strings.js';
 
 export interface PreparedPlan {
@@ -66,18 +67,24 @@ export async function readAndPlan(
   options: Pick<PreparePlanOptions, 'plan' | 'signal'>,
 ): Promise<{ readonly live: LiveState; readonly plan: Plan }> {
   const kinds = options.plan.kinds ?? KINDS;
-  let live: LiveState;
+  // The named IDs are read beside the listings, within the same budget.
+  let listed: LiveState;
+  let missingNamedIds: string[];
   try {
-    live = await readLiveState(api, {
-      kinds,
-      idsByKind: moduleOnlyIds(desired, kinds),
-      keep: withDesiredStrings(desired, options.plan.owner),
-      ...(options.signal ? { signal: options.signal } : {}),
-    });
+    [listed, missingNamedIds] = await Promise.all([
+      readLiveState(api, {
+        kinds,
+        idsByKind: moduleOnlyIds(desired, kinds),
+        keep: withDesiredStrings(desired, options.plan.owner),
+        ...(options.signal ? { signal: options.signal } : {}),
+      }),
+      readNamedIds(api, namedIdsToRead(desired, kinds), options.signal),
+    ]);
   } catch (error) {
     throw atManifestId(error, desired);
   }
   options.signal?.throwIfAborted();
+  const live: LiveState = { ...listed, missingNamedIds };
   return { live, plan: planChanges(desired, live, options.plan) };
 }
 
@@ -108,10 +115,18 @@ function atManifestId(error: unknown, desired: DesiredState): unknown {
   );
 }
 
-/** The GETs a read of the account makes besides its listings: one per module of each module-only edge named. */
+/**
+ * The GETs a read of the account makes besides its listings: one per module
+ * of each module-only edge named, and one per IP policy or endpoint
+ * configuration named.
+ */
 function readsById(desired: DesiredState, kinds: readonly Kind[]): number {
   const ids = moduleOnlyIds(desired, kinds);
-  return kinds.reduce((sum, kind) => sum + new Set(ids[kind.name] ?? []).size * kind.modules.length, 0);
+  const modules = kinds.reduce(
+    (sum, kind) => sum + new Set(ids[kind.name] ?? []).size * kind.modules.length,
+    0,
+  );
+  return modules + namedIdsToRead(desired, kinds).size;
 }
 
 /** Module-only kinds are read by GET for the IDs the manifests name; other kinds are listed whole. */

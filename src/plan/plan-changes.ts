@@ -3,6 +3,7 @@ import type { DesiredState } from '../manifest/desired-state.js';
 import { assemblePlan } from './assemble-plan.js';
 import { draftPlan } from './draft-plan.js';
 import { judgeSafety } from './judge-safety.js';
+import { namedIdsNotFound } from './named-ids-not-found.js';
 import { narrowPlan, targetsNotFound } from './narrow-plan.js';
 import { decideDependencies } from './ordering/decide-dependencies.js';
 import { DependencyEdges } from './ordering/dependency-edges.js';
@@ -47,5 +48,6 @@ export function planChanges(desired: DesiredState, live: LiveState, options: Pla
     ...parked.dependencies.errors,
     ...narrowed.errors,
     ...notFound,
+    ...namedIdsNotFound(inputs),
   ]);
 }

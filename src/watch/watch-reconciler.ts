@@ -16,6 +16,7 @@ import { planChanges } from '../plan/plan-changes.js';
 import type { PlanOptions } from '../plan/planner-options.js';
 import { summaryToJson } from '../plan/render-json.js';
 import { manifestsRead, manifestsReadToJson } from '../plan-session/manifests-read.js';
+import { NamedIdsMemo } from '../plan-session/named-ids-memo.js';
 import type { DaemonClock } from './daemon-clock.js';
 import {
   type ApplyRecord,
@@ -115,6 +116,7 @@ export class WatchReconciler {
   #heldDeletes: readonly string[] = [];
   /** Each manifest file's entries since it last changed: a file event re-reads only the files that changed. */
   readonly #memo = new ManifestMemo();
+  readonly #namedIds = new NamedIdsMemo();
   /** What the last `manifests read` log said; said again when it changes, and on `sayManifestsRead`. */
   #saidManifestsRead: string | null = null;
 
@@ -482,8 +484,15 @@ export class WatchReconciler {
     log: Logger,
   ): Promise<{ readonly live: LiveState; readonly plan: Plan }> {
     const planOptions: PlanOptions = { ...this.#options.plan, context: 'daemon', kinds: this.#options.kinds };
+    // The IP policies and endpoint configurations the manifests name, checked as `plan` checks them.
+    if (this.#options.cache.kindsToRead().length > 0) this.#namedIds.forget();
+    const missingNamedIds = await this.#inForeground(() =>
+      withPurpose('targeted-read', () =>
+        this.#namedIds.missing(this.#options.api, desired, this.#options.kinds, signal),
+      ),
+    );
     const planned = await planFromCache({
-      plan: (live) => planChanges(desired, live, planOptions),
+      plan: (live) => planChanges(desired, { ...live, missingNamedIds }, planOptions),
       named: namedModuleOnlyIds(this.#options.kinds, desired),
       cache: this.#options.cache,
       writer: this.#options.writer,

@@ -1,17 +1,18 @@
 import { isRecord } from '../../json-value.js';
 import { refIds } from '../api-json.js';
 import type { FieldRule } from '../kind.js';
+import { IP_POLICY_IDS } from '../referenced-resources/index.js';
 import { normalizeSetLike } from '../set-like.js';
 import type { EdgeModule } from './module-edges.js';
 
 /**
  * The IP restriction module of a TCP edge: manifest shape
  * `{ enabled, ip_policies: [IDs] }`; the API takes `ip_policy_ids` and
- * answers with Refs. IP policies are not a managed kind, so no `references`.
+ * answers with Refs. IP policies are not a managed kind: `names`, not `references`.
  */
 export const IP_RESTRICTION_FIELDS: readonly FieldRule[] = [
   { name: 'enabled', onChange: 'update' },
-  { name: 'ip_policies', onChange: 'update', setLike: true },
+  { name: 'ip_policies', onChange: 'update', setLike: true, names: IP_POLICY_IDS },
 ];
 
 export function normalizeIpRestrictionDesired(value: unknown): unknown {

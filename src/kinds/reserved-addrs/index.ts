@@ -17,7 +17,12 @@ export const reservedAddrs: Kind = metadataKind({
     { name: 'description', onChange: 'update' },
     { name: 'metadata', onChange: 'update' },
     // The create request has no endpoint_configuration_id: a PATCH after the create attaches it.
-    { name: 'endpoint_configuration_id', onChange: 'update', setAfterCreate: true },
+    {
+      name: 'endpoint_configuration_id',
+      onChange: 'update',
+      setAfterCreate: true,
+      names: ENDPOINT_CONFIGURATION_IDS,
+    },
     { name: 'region', onChange: 'replace', recurs: true },
   ],
   schema: RESERVED_ADDRS_SCHEMA,
