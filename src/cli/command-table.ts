@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { addApplyFlags } from './apply-flags.js';
 import type { AddCommandFlags, CommandOutcome, CommandRun } from './command-context.js';
+import { addDoctorFlags } from './doctor-flags.js';
 import { addEmulatorFlags } from './emulator-flags.js';
 import { addExportFlags } from './export-flags.js';
 import { addPlanFlags } from './plan-flags.js';
@@ -65,6 +66,12 @@ export const COMMANDS: ReadonlyMap<string, CommandEntry> = new Map([
     }),
   ],
   ['status', lazyCommand(addStatusFlags, async () => (await import('./status-command.js')).runStatus)],
+  [
+    'doctor',
+    lazyCommand(addDoctorFlags, async () => (await import('./doctor-command.js')).runDoctor, {
+      jsonDiagnostics: true,
+    }),
+  ],
   ['watch', lazyCommand(addWatchFlags, async () => (await import('./watch-command.js')).runWatch)],
   [
     'reconcile',

@@ -19,6 +19,8 @@ export interface Connection {
   readonly secrets: SecretScrubber;
   /** Where requests go; for messages. Never includes the key. */
   readonly baseUrl: string;
+  /** The key requests carry: for `doctor`'s own reads, which see headers the client hides. Never printed. */
+  readonly apiKey: string;
   /** Stops the in-process emulator when `--emulator` started one. */
   close(): Promise<void>;
 }
@@ -60,7 +62,14 @@ export async function openConnection(
       ...(maxListObjects === undefined ? {} : { maxListObjects }),
       ...hooks,
     });
-    return { api, budget, secrets, baseUrl: emulator.url, close: () => emulator.close() };
+    return {
+      api,
+      budget,
+      secrets,
+      baseUrl: emulator.url,
+      apiKey: emulator.apiKey,
+      close: () => emulator.close(),
+    };
   }
   if (flags.emulatorSeed) {
     throw new OptionError('--emulator-seed', 'needs --emulator');
@@ -85,7 +94,7 @@ export async function openConnection(
     ...(maxListObjects === undefined ? {} : { maxListObjects }),
     ...hooks,
   });
-  return { api, budget, secrets, baseUrl: url, close: async () => {} };
+  return { api, budget, secrets, baseUrl: url, apiKey: flags.apiKey, close: async () => {} };
 }
 
 /**

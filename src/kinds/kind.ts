@@ -1,6 +1,11 @@
 import type { ApiRequest, EdgeApi } from '../api/edge-api.js';
 import type { EmulatorPart } from '../emulator/emulated-collection.js';
 import type { KindName } from './kind-name.js';
+import type { KindProbe } from './kind-probe.js';
+import type { NamedIds } from './named-ids.js';
+
+export type { NamedIds } from './named-ids.js';
+
 import type { KindSchema } from './kind-schema.js';
 import type { LiveObject } from './live-state.js';
 
@@ -42,20 +47,6 @@ export interface FieldRule {
    * entry, which was about 6 MB at 100,000 rules (docs/performance.md).
    */
   readonly recurs?: boolean;
-}
-
-/** IDs of a resource that manifests name but that is no kind of edgesync's (an IP policy). */
-export interface NamedIds {
-  /** `ipp_` */
-  readonly prefix: string;
-  /** Singular, for people: "IP policy". */
-  readonly title: string;
-  /**
-   * Optional: where one is read by ID (`GET {path}/{id}`), to check at plan
-   * time that the account holds it. Without it (a route, read with its
-   * edge) the plan does not check.
-   */
-  readonly path?: string;
 }
 
 /** A module: an optional sub-object written as a whole (one PUT, or the parent's PATCH). */
@@ -305,6 +296,9 @@ export interface Kind {
   ): ApiRequest;
   /** GET that reads a module back (the executor's check after a PUT whose outcome is unknown). */
   moduleReadRequest(target: ModuleTarget, module: string): ApiRequest;
+
+  /** Optional: what `edgesync doctor` checks of this kind against the live service (KindProbe). */
+  readonly probe?: KindProbe;
 
   /**
    * Optional: loads this kind's part of the emulator (its collections, their

@@ -22,7 +22,7 @@ export interface MetadataKindOptions
       Kind,
       'title' | 'idPrefix' | 'schema' | 'uniqueKey' | 'accessDecision' | 'idTitle' | 'namedIds'
     >,
-    Pick<Kind, 'checkEntry' | 'resolveSources' | 'emulator'> {
+    Pick<Kind, 'checkEntry' | 'resolveSources' | 'emulator' | 'probe'> {
   readonly name: KindName;
   /** Collection path (`/ip_policy_rules`): list and create on it, update and delete below it. */
   readonly path: string;
@@ -116,5 +116,6 @@ export function metadataKind(options: MetadataKindOptions): Kind {
     moduleRequest: rejectModule(name),
     moduleReadRequest: rejectModule(name),
     ...(options.emulator === undefined ? {} : { emulator: options.emulator }),
+    ...(options.probe === undefined ? {} : { probe: options.probe }),
   };
 }

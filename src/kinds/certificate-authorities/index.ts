@@ -3,6 +3,7 @@ import type { EntryProblem, Kind, SourceResolver } from '../kind.js';
 import { metadataKind } from '../metadata-kind.js';
 import { checkCaPem } from './ca-pem-check.js';
 import { canonicalPem } from './pem.js';
+import { PROBE_CA_PEM } from './probe-ca.js';
 import { CERTIFICATE_AUTHORITIES_SCHEMA } from './schema.js';
 
 const canonical = (pem: unknown): unknown => (typeof pem === 'string' ? canonicalPem(pem) : pem);
@@ -81,6 +82,13 @@ const kind: Kind = metadataKind({
     },
   }),
   normalizeOwn: (spec) => ({ ca_pem: canonical(spec.ca_pem) }),
+  probe: {
+    list: { path: '/certificate_authorities', key: 'certificate_authorities' },
+    object: {
+      spec: (word) => ({ description: `edgesync doctor probe ${word}`, ca_pem: PROBE_CA_PEM }),
+      update: (word) => ({ description: `edgesync doctor probe ${word} (updated)` }),
+    },
+  },
   emulator: async () => (await import('./emulator.js')).CERTIFICATE_AUTHORITIES_PART,
 });
 

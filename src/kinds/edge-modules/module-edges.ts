@@ -23,7 +23,7 @@ export interface EdgeModule {
   readonly check?: (value: unknown, pointer: string) => readonly EntryProblem[];
 }
 
-export interface ModuleEdgeKindOptions extends Pick<Kind, 'emulator' | 'namedIds'> {
+export interface ModuleEdgeKindOptions extends Pick<Kind, 'emulator' | 'namedIds' | 'probe'> {
   readonly name: KindName;
   readonly title: string;
   readonly idPrefix: string;
@@ -190,5 +190,6 @@ export function moduleEdgeKind(options: ModuleEdgeKindOptions): Kind {
     },
     ...(options.namedIds === undefined ? {} : { namedIds: options.namedIds }),
     ...(options.emulator === undefined ? {} : { emulator: options.emulator }),
+    ...(options.probe === undefined ? {} : { probe: options.probe }),
   };
 }

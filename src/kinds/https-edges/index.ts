@@ -232,5 +232,18 @@ export const httpsEdges: Kind = {
   deleteRequest: (id): ApiRequest => ({ method: 'DELETE', path: `${PATH}/${id}` }),
   moduleRequest,
   moduleReadRequest,
+  probe: {
+    list: { path: PATH, key: NAME },
+    object: {
+      // A name under a domain reserved for examples: it serves nothing.
+      spec: (word) => ({
+        description: `edgesync doctor probe ${word}`,
+        hostports: [`edgesync-doctor-${word}.example.com:443`],
+      }),
+      update: (word) => ({ description: `edgesync doctor probe ${word} (updated)` }),
+      emptiedList: 'hostports',
+      unsetModules: [...EDGE_MODULES],
+    },
+  },
   emulator: async () => (await import('./emulator.js')).HTTPS_EDGES_PART,
 };

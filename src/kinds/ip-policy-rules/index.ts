@@ -77,5 +77,19 @@ export const ipPolicyRules: Kind = metadataKind({
     },
   }),
   normalizeOwn: (spec) => ({ cidr: canonical(spec.cidr) }),
+  probe: {
+    list: { path: '/ip_policy_rules', key: 'ip_policy_rules' },
+    // A documentation range, in a policy of the probe's own: no traffic is decided by it.
+    object: {
+      needs: [IP_POLICY_IDS],
+      spec: (word, ids) => ({
+        description: `edgesync doctor probe ${word}`,
+        cidr: '192.0.2.0/24',
+        action: 'deny',
+        ip_policy_id: ids.get(IP_POLICY_IDS.prefix),
+      }),
+      update: () => ({ cidr: '198.51.100.0/24' }),
+    },
+  },
   emulator: async () => (await import('./emulator.js')).IP_POLICY_RULES_PART,
 });

@@ -46,5 +46,12 @@ export const reservedAddrs: Kind = metadataKind({
       path: `/reserved_addrs/${id}/endpoint_configuration`,
     }),
   },
+  probe: {
+    list: { path: '/reserved_addrs', key: 'reserved_addrs' },
+    object: {
+      spec: (word) => ({ description: `edgesync doctor probe ${word}`, region: DEFAULT_REGION }),
+      update: (word) => ({ description: `edgesync doctor probe ${word} (updated)` }),
+    },
+  },
   emulator: async () => (await import('./emulator.js')).RESERVED_ADDRS_PART,
 });

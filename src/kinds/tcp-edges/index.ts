@@ -12,5 +12,11 @@ export const tcpEdges: Kind = moduleEdgeKind({
   schema: TCP_EDGES_SCHEMA,
   path: '/edges/tcp',
   modules: [IP_RESTRICTION_EDGE_MODULE],
+  probe: {
+    moduleValues: (ids) =>
+      ids.has(IP_POLICY_IDS.prefix)
+        ? { ip_restriction: { enabled: true, ip_policies: [ids.get(IP_POLICY_IDS.prefix)] } }
+        : {},
+  },
   emulator: async () => (await import('./emulator.js')).TCP_EDGES_PART,
 });

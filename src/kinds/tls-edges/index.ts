@@ -4,6 +4,9 @@ import { TLS_TERMINATION_EDGE_MODULE } from '../edge-modules/tls-termination-mod
 import type { Kind } from '../kind.js';
 import { TLS_EDGES_SCHEMA } from './schema.js';
 
+/** The ID prefix of a certificate authority, which the probe's mutual TLS names. */
+const CA_PREFIX = 'ca_';
+
 export const tlsEdges: Kind = moduleEdgeKind({
   name: 'tls_edges',
   title: 'TLS edge',
@@ -11,5 +14,14 @@ export const tlsEdges: Kind = moduleEdgeKind({
   schema: TLS_EDGES_SCHEMA,
   path: '/edges/tls',
   modules: [MUTUAL_TLS_EDGE_MODULE, TLS_TERMINATION_EDGE_MODULE],
+  probe: {
+    // The probe's CA was made from a key thrown away: mutual TLS with it lets no client in.
+    moduleValues: (ids) => ({
+      tls_termination: { enabled: true, terminate_at: 'edge', min_version: '1.2' },
+      ...(ids.has(CA_PREFIX)
+        ? { mutual_tls: { enabled: true, certificate_authorities: [ids.get(CA_PREFIX)] } }
+        : {}),
+    }),
+  },
   emulator: async () => (await import('./emulator.js')).TLS_EDGES_PART,
 });
