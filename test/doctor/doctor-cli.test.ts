@@ -92,6 +92,8 @@ describe('edgesync doctor against the emulator', () => {
     }
     expect(run.stdout).not.toContain('FAIL');
     expect(await writesSeen(running)).toEqual([]);
+    // At most two GETs per listed kind (a first page, and a second only where there is one), plus the first.
+    expect((await emulatorStats({ emulator: running })).total).toBeLessThanOrEqual(2 * 4 + 1);
   });
 
   it('read-only pages a list that has a second page, and says so', async () => {
@@ -261,7 +263,12 @@ describe('edgesync doctor against the emulator', () => {
           new URL(incoming.url ?? '/', target),
           { method: incoming.method, headers: { ...incoming.headers, host: target.host } },
           (answer) => {
-            outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+            // As a service that states its budget does: the doctor reads it from here, never by spending it.
+            outgoing.writeHead(answer.statusCode ?? 502, {
+              ...answer.headers,
+              'ratelimit-limit': '120',
+              'ratelimit-remaining': '117',
+            });
             answer.pipe(outgoing);
           },
         );
@@ -287,6 +294,9 @@ describe('edgesync doctor against the emulator', () => {
     );
     expect(trusted.stdout).toContain(
       "ok   the service's TLS certificate is trusted: the handshake succeeded",
+    );
+    expect(trusted.stdout).toContain(
+      'ok   the request budget left (120 per 60 s in the service family), where the service says it: 117 of 120 left',
     );
     expect(trusted.code).toBe(0);
   });
