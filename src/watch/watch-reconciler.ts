@@ -117,6 +117,8 @@ export class WatchReconciler {
   /** Each manifest file's entries since it last changed: a file event re-reads only the files that changed. */
   readonly #memo = new ManifestMemo();
   readonly #namedIds = new NamedIdsMemo();
+  /** The last valid desired state's expiries, by its hash. */
+  #expiries: { readonly hash: string; readonly list: readonly ObservedExpiry[] } | null = null;
   /** What the last `manifests read` log said; said again when it changes, and on `sayManifestsRead`. */
   #saidManifestsRead: string | null = null;
 
@@ -178,9 +180,11 @@ export class WatchReconciler {
    * Each entry of the last valid manifests whose kind says when its objects
    * stop working (`Kind.expiry`), with that date and the entry's place.
    */
-  expiries(): ObservedExpiry[] {
+  expiries(): readonly ObservedExpiry[] {
     const desired = this.#lastValid;
     if (desired === null) return [];
+    // Reading a date may parse a certificate: once per desired state, not once per reconcile.
+    if (this.#expiries?.hash === desired.hash) return this.#expiries.list;
     const out: ObservedExpiry[] = [];
     for (const entry of desired.entries) {
       const notAfter = this.#kindByName.get(entry.kind)?.expiry?.notAfter(entry.spec);
@@ -188,6 +192,7 @@ export class WatchReconciler {
       const { file, line, column } = entry.location;
       out.push({ kind: entry.kind, name: entry.name, notAfter, file, line, column });
     }
+    this.#expiries = { hash: desired.hash, list: out };
     return out;
   }
 
