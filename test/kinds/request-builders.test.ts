@@ -211,3 +211,58 @@ describe('request builders of every metadata-owned kind', () => {
     },
   );
 });
+
+/** Values of a JSON body that are null, by JSON Pointer. */
+function nullsIn(value: unknown, at = ''): string[] {
+  if (value === null) return [at];
+  if (typeof value !== 'object') return [];
+  return Object.entries(value as Record<string, unknown>).flatMap(([key, item]) =>
+    nullsIn(item, `${at}/${key}`),
+  );
+}
+
+describe('no request sends null: the service family reads it as "not sent" or refuses it', () => {
+  const owned = KINDS.filter((kind) => kind.ownership === 'metadata');
+  const clearedFields = (kind: Kind): Record<string, unknown> =>
+    Object.fromEntries(kind.fields.map((field) => [field.name, undefined]));
+
+  it.each(owned.map((kind) => [kind.name, kind] as const))(
+    '%s: a PATCH that clears every field holds no null; a field no PATCH clears has a request of its own',
+    (_name, kind) => {
+      const request = kind.updateRequest(`${kind.idPrefix}1`, clearedFields(kind));
+      const body = request.body as Record<string, unknown>;
+      const ownClears = kind.fields.flatMap((field) => {
+        const clear = kind.clearRequest?.(`${kind.idPrefix}1`, field.name);
+        return clear === undefined ? [] : [[field.name, clear] as const];
+      });
+
+      expect(nullsIn(body)).toEqual([]);
+      for (const [field, clear] of ownClears) {
+        expect(body).not.toHaveProperty(field);
+        expect(clear.method).not.toBe('PATCH');
+      }
+    },
+  );
+
+  it('a reserved address detaches its endpoint configuration with the family DELETE', () => {
+    const kind = kindByName('reserved_addrs');
+
+    const patch = kind.updateRequest('ra_1', { endpoint_configuration_id: undefined, description: 'd' });
+    const detach = kind.clearRequest?.('ra_1', 'endpoint_configuration_id');
+
+    expect(patch).toEqual({ method: 'PATCH', path: '/reserved_addrs/ra_1', body: { description: 'd' } });
+    expect(detach).toEqual({ method: 'DELETE', path: '/reserved_addrs/ra_1/endpoint_configuration' });
+    expect(kind.clearRequest?.('ra_1', 'description')).toBeUndefined();
+  });
+
+  it.each(
+    KINDS.flatMap((kind) =>
+      kind.modules.map((module) => [`${kind.name} ${module.name}`, kind, module.name] as const),
+    ),
+  )('%s: removing the module is its own DELETE, never a PATCH with null', (_label, kind, module) => {
+    const request = kind.moduleRequest({ id: `${kind.idPrefix}1`, routeId: 'edghtsrt_1' }, module, null);
+
+    expect(request.method).toBe('DELETE');
+    expect(nullsIn(request.body)).toEqual([]);
+  });
+});
