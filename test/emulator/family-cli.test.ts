@@ -6,7 +6,12 @@ import { KINDS } from '../../src/kinds/registry.js';
 import { loadDesiredState } from '../../src/manifest/load-desired-state.js';
 import { readAndPlan } from '../../src/plan-session/prepare-plan.js';
 import { connectEmulator, type EmulatorConnection } from '../kinds/emulator-connection.js';
-import { finished, runEdgesyncProcess, spawnEdgesync } from '../support/edgesync-cli.js';
+import {
+  finished,
+  runEdgesyncInProcess,
+  runEdgesyncProcess,
+  spawnEdgesync,
+} from '../support/edgesync-cli.js';
 
 /**
  * edgesync against the family's rules where the spec is silent, the CLI as
@@ -62,6 +67,28 @@ describe('edgesync against the family rules', () => {
     expect(stats.byStatus['400']).toBeUndefined();
     expect(again.code, again.stdout + again.stderr).toBe(0);
     expect(addrs.map((addr) => [addr.description, addr.endpoint_configuration])).toEqual([['two', null]]);
+  });
+
+  it('a saved plan that detaches, applied twice: the second run finds the DELETE already applied', async () => {
+    const inProcess = (...args: string[]) => runEdgesyncInProcess(args, { emulator: conn.emulator });
+    const manifest = (extra: string) =>
+      `version: 1\nreserved_addrs:\n  bastion:\n    description: b\n${extra}`;
+    await writeFile(join(scratch, 'addrs.yaml'), manifest(`    endpoint_configuration_id: ${EC}\n`));
+    await inProcess('apply', '--yes', scratch);
+    await writeFile(join(scratch, 'addrs.yaml'), manifest(''));
+    const planFile = join(scratch, 'plan.json');
+
+    const planned = await inProcess('plan', scratch, '--out', planFile);
+    const first = await inProcess('apply', '--plan', planFile, '--yes', scratch);
+    await conn.resetStats();
+    const second = await inProcess('apply', '--plan', planFile, '--yes', scratch);
+    const stats = await conn.stats();
+
+    expect(planned.code, planned.stderr).toBe(0);
+    expect(first.code, first.stdout + first.stderr).toBe(0);
+    expect(second.code, second.stdout + second.stderr).toBe(0);
+    expect(second.stdout).toContain('Already applied');
+    expect(stats.byRoute['DELETE /reserved_addrs/{id}/endpoint_configuration']).toBeUndefined();
   });
 
   it('reads a 400 for an ID as a refused ID, not as a missing edge, and names the manifest line of its id', async () => {
