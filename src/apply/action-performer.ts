@@ -245,15 +245,18 @@ function emptyListIgnored(request: ApiRequest, fields: readonly string[]): Edges
 const NOT_SENT = 'not sent: the apply was interrupted first';
 const NOT_LANDED = 'sent, but it did not land; not sent again because the apply was interrupted';
 
-/** Whether a GET of the object answers 404: a DELETE whose outcome was unknown landed. */
+/**
+ * Whether a GET of the object answers 404, or 200 with null (a service may
+ * answer an unset module either way): a DELETE whose outcome was unknown landed.
+ */
 async function objectIsGone(
   api: EdgeApi,
   path: string,
   options: { readonly signal?: AbortSignal; readonly kind: string },
 ): Promise<boolean> {
   try {
-    await api.request({ method: 'GET', path }, options);
-    return false;
+    const response = await api.request({ method: 'GET', path }, options);
+    return response.body === null;
   } catch (error) {
     if (isAlreadyAbsent(error)) return true;
     throw error;

@@ -14,6 +14,7 @@ import {
   sendJson,
   sendServiceError,
 } from '../api/scripted-server.js';
+import { connectEmulator } from '../kinds/emulator-connection.js';
 import { createRuleAction, plainAction, seededRandom, silentLogger } from './hand-plan.js';
 
 /** How the account answers the nth write (the last entry repeats). */
@@ -209,4 +210,40 @@ describe('ActionPerformer', () => {
 
     expect(account.count('PATCH', '/ip_policy_rules/ipr_1')).toBe(1);
   });
+});
+
+describe('ActionPerformer against each variant of an unset module', () => {
+  it.each(['not-found', 'null-ok'] as const)(
+    'unset-module=%s: a module DELETE whose outcome was unknown settles as landed once the module reads unset',
+    async (variant) => {
+      const tcp = 'edgtcp_PerformerVariant00000000001';
+      const conn = await connectEmulator({
+        variants: { 'unset-module': variant },
+        seed: { tcp_edges: [{ id: tcp }] },
+      });
+      try {
+        const performer = new ActionPerformer({
+          api: conn.api,
+          markerLookup: new MarkerLookup({ api: conn.api, preexistingIds: new Set() }),
+          logger: silentLogger,
+        });
+        const remove = plainAction(
+          'delete-module:tcp_edges.ssh.ip_restriction',
+          'tcp_edges',
+          'ssh',
+          'delete-module',
+          {
+            method: 'DELETE',
+            path: `/edges/tcp/${tcp}/ip_restriction`,
+          },
+        );
+
+        const settled = await performer.settle(remove, remove.request);
+
+        expect(settled).toEqual({ note: 'found gone after an unknown outcome' });
+      } finally {
+        await conn.close();
+      }
+    },
+  );
 });
