@@ -189,6 +189,8 @@ export function describeVariantScenarios(title: string, run: EdgesyncRunner): vo
           expect([tcpAfter.status, tcpAfter.body]).toEqual([200, null]);
         else expect(tcpAfter.status).toBe(404);
       },
+      // Eight runs of edgesync: in this process a few seconds, but a loaded machine runs them slower.
+      60_000,
     );
 
     it('empty-list=ignored: the apply fails the write the service ignored, says so, and does not loop', async () => {
