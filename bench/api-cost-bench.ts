@@ -5,9 +5,10 @@ import PQueue from 'p-queue';
 import { pino } from 'pino';
 import type { EdgeApi } from '../src/api/edge-api.js';
 import { executePlan } from '../src/apply/execute-plan.js';
+import { builtInLoad } from '../src/cli/built-in-registry.js';
 import type { RequestStatsSnapshot } from '../src/emulator/request-stats.js';
 import type { RunningEmulator } from '../src/emulator/server.js';
-import { kindByName } from '../src/kinds/registry.js';
+import { KINDS, kindByName } from '../src/kinds/registry.js';
 import type { Plan } from '../src/plan/plan.js';
 import { preparePlan } from '../src/plan-session/prepare-plan.js';
 import { clientFor, emulatorStats, resetEmulatorStats, startSeededEmulator } from './bench-emulator.js';
@@ -116,8 +117,8 @@ export async function runApiCostBench(quick: boolean): Promise<BenchSection> {
     const paths = [join(dir, 'manifests')];
     const plan = async (): Promise<Plan> => {
       const prepared = await preparePlan(paths, api, {
-        load: { owner: OWNER, cwd: dir },
-        plan: { owner: OWNER, force: true },
+        load: { ...builtInLoad(), owner: OWNER, cwd: dir },
+        plan: { kinds: KINDS, owner: OWNER, force: true },
       });
       if (!prepared.ok) throw new Error(`synthetic manifests are invalid: ${prepared.errors[0]?.message}`);
       return prepared.value.plan;

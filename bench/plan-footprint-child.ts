@@ -6,6 +6,7 @@ import { setFlagsFromString } from 'node:v8';
 import { parse } from 'yaml';
 import { createApiClient } from '../src/api/client.js';
 import { RequestBudget } from '../src/api/request-budget.js';
+import { builtInLoad } from '../src/cli/built-in-registry.js';
 import { heapGrowthFlags, limitHeapGrowth } from '../src/cli/heap-growth.js';
 import { writePieces } from '../src/cli/write-pieces.js';
 import type { KindName } from '../src/kinds/kind-name.js';
@@ -74,6 +75,7 @@ async function main(): Promise<void> {
   // As `edgesync plan` does as it starts, so that the peak measured is the CLI's.
   limitHeapGrowth();
   const loaded = await loadDesiredState([dir], {
+    ...builtInLoad(),
     owner,
     cwd: dir,
     parsing: { runtimeFlags: heapGrowthFlags },
@@ -84,10 +86,14 @@ async function main(): Promise<void> {
   const idsByKind: Partial<Record<KindName, string[]>> = {};
   for (const kind of KINDS) if (kind.ownership === 'modules-only') idsByKind[kind.name] = [];
   // As readAndPlan does (src/plan-session/prepare-plan.ts).
-  const live = await readLiveState(api, { idsByKind, keep: withDesiredStrings(loaded.value, owner) });
+  const live = await readLiveState(api, {
+    kinds: KINDS,
+    idsByKind,
+    keep: withDesiredStrings(loaded.value, owner),
+  });
   const readLiveMs = lap();
   const maxRssAfterReadMB = process.resourceUsage().maxRSS / 1024;
-  const plan = planChanges(loaded.value, live, { owner });
+  const plan = planChanges(loaded.value, live, { kinds: KINDS, owner });
   const planMs = lap();
   const maxRssAfterPlanMB = process.resourceUsage().maxRSS / 1024;
   const sink = createWriteStream('/dev/null');

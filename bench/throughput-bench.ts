@@ -5,8 +5,9 @@ import { pino } from 'pino';
 import type { ApiClient } from '../src/api/client.js';
 import { RequestBudget } from '../src/api/request-budget.js';
 import { executePlan } from '../src/apply/execute-plan.js';
+import { builtInLoad } from '../src/cli/built-in-registry.js';
 import type { EmulatorOptions, RunningEmulator } from '../src/emulator/server.js';
-import { kindByName } from '../src/kinds/registry.js';
+import { KINDS, kindByName } from '../src/kinds/registry.js';
 import type { Plan } from '../src/plan/plan.js';
 import { preparePlan } from '../src/plan-session/prepare-plan.js';
 import { clientFor, emulatorStats, startSeededEmulator } from './bench-emulator.js';
@@ -43,8 +44,8 @@ async function createScenario(
   );
   const api = clientFor(emulator, budget);
   const prepared = await preparePlan([join(dir, 'manifests')], api, {
-    load: { owner: OWNER, cwd: dir },
-    plan: { owner: OWNER },
+    load: { ...builtInLoad(), owner: OWNER, cwd: dir },
+    plan: { kinds: KINDS, owner: OWNER },
   });
   if (!prepared.ok) throw new Error(`synthetic manifests are invalid: ${prepared.errors[0]?.message}`);
   return { dir, emulator, api, plan: prepared.value.plan };

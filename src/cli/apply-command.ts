@@ -10,7 +10,7 @@ import {
 import { createReadProgress, type ReadProgress } from '../apply/read-progress.js';
 import { requestsChunks } from '../apply/render-requests.js';
 import { EdgesyncError } from '../errors.js';
-import { kindByName } from '../kinds/registry.js';
+import { KINDS, kindByName } from '../kinds/registry.js';
 import type { LoadOptions } from '../manifest/load-desired-state.js';
 import type { ManifestError } from '../manifest/manifest-error.js';
 import { formatLocation } from '../manifest/source-location.js';
@@ -21,6 +21,7 @@ import { preparePlan } from '../plan-session/prepare-plan.js';
 import { visibleText } from '../visible-text.js';
 import type { ApplyFlags } from './apply-flags.js';
 import { savedPlanToApply } from './apply-saved-plan.js';
+import { builtInLoad } from './built-in-registry.js';
 import { useColor } from './color-choice.js';
 import type { CommandContext, CommandOutcome } from './command-context.js';
 import { type Connection, openConnection } from './connection.js';
@@ -92,7 +93,7 @@ async function planFromManifests(
   const manifestPaths = noPathGiven ? ['.'] : paths;
   const prepared = await preparePlan(manifestPaths, reading.api, {
     load: loadOptions(flags, ctx, connection),
-    plan: parsePlanOptions(flags),
+    plan: parsePlanOptions(flags, KINDS),
     signal: ctx.shutdown,
     // What was read is said before the account is read, which can take minutes.
     onLoaded: (desired, expected) => {
@@ -225,6 +226,7 @@ function writeManifestErrors(errors: readonly ManifestError[], flags: ApplyFlags
 /** The load of the manifests, its parsing workers under the heap growth limit the command set (heap-growth.ts). */
 function loadOptions(flags: ApplyFlags, ctx: CommandContext, connection: Connection): LoadOptions {
   return {
+    ...builtInLoad(),
     env: ctx.env,
     owner: flags.owner,
     allowOutsideRoot: flags.allowOutsideRoot ?? false,

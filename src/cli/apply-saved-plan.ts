@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { ReadProgress } from '../apply/read-progress.js';
 import { EdgesyncError } from '../errors.js';
+import { KINDS } from '../kinds/registry.js';
 import { type LoadOptions, loadDesiredState } from '../manifest/load-desired-state.js';
 import type { ManifestError } from '../manifest/manifest-error.js';
 import type { Plan } from '../plan/plan.js';
@@ -41,12 +42,12 @@ export async function savedPlanToApply(
   ctx: CommandContext,
   load: LoadOptions,
 ): Promise<SavedPlanOutcome> {
-  const options = parsePlanOptions(flags);
+  const options = parsePlanOptions(flags, KINDS);
   const path = resolve(ctx.cwd, file);
   const noPathGiven = paths.length === 0;
   const manifestPaths = noPathGiven ? ['.'] : paths;
   // The header first: a file made from other manifests or for another owner is refused before anything is read.
-  const header = await readSavedPlanHeader(path);
+  const header = await readSavedPlanHeader(path, options.kinds);
   checkMadeFrom(file, header, { owner: options.owner, manifestPaths, noPathGiven, cwd: ctx.cwd });
   const narrowing = combinedNarrowing(
     { targets: options.targets ?? [], excludes: options.excludes ?? [] },
@@ -71,8 +72,8 @@ export async function savedPlanToApply(
     signal: ctx.shutdown,
   });
   reading.finish();
-  const judge = new SavedPlanJudge(plan, live);
-  const claims = await readSavedPlanActions(path, (action) => judge.take(action));
+  const judge = new SavedPlanJudge(plan, live, { kinds: options.kinds });
+  const claims = await readSavedPlanActions(path, options.kinds, (action) => judge.take(action));
   if (!sameHeader(claims, header)) throw stale(`${file}: the file changed while it was read`);
   const judgement = judge.finish(claims.fingerprints);
   if (plan.errors.length > 0) return { apply: plan };

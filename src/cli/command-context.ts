@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Command } from 'commander';
 import type { CoreErrorCode } from '../errors.js';
+import type { Kind } from '../kinds/kind.js';
 
 /** What a command may touch of the process; main.ts fills it from the real one, tests from their own streams. */
 export interface CommandContext {
@@ -41,8 +42,14 @@ export type CommandWithFlags<A extends readonly unknown[]> = Command & { readonl
  * What a `*-flags.ts` file exports: given its command, already named by the
  * command table, it adds the description, arguments and options. It imports
  * no command implementation, so registering every command stays cheap.
+ * `kinds` is the registry, for flags that depend on its kinds (export's ID
+ * flags); it is empty unless the command's row asks for it
+ * (CommandEntry.flagsFromKinds).
  */
-export type AddCommandFlags<A extends readonly unknown[]> = (command: Command) => CommandWithFlags<A>;
+export type AddCommandFlags<A extends readonly unknown[]> = (
+  command: Command,
+  kinds: readonly Kind[],
+) => CommandWithFlags<A>;
 
 /**
  * What a `*-command.ts` file exports: the command itself, given what its

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { OptionError } from '../errors.js';
+import type { Kind } from '../kinds/kind.js';
 import { VERSION } from '../version.js';
 import type { CommandContext } from './command-context.js';
 import { COMMANDS, type CommandEntry } from './command-table.js';
@@ -13,8 +14,13 @@ export { CommanderError } from 'commander';
  * would be built for nothing, which was about 3 ms of `validate`'s start on
  * Node 26. A command's parse, help and errors do not look at its siblings;
  * anything else (`help`, a typo, options first) gets them all.
+ *
+ * The registry is loaded only when `argv` names a command whose flags come
+ * from its kinds (`export`, or `help export`): the list of every command
+ * shows no flags, so there they are declared from no kinds, and `--help`
+ * loads no kind.
  */
-export function commandLine(ctx: CommandContext, argv: readonly string[]): Command {
+export async function commandLine(ctx: CommandContext, argv: readonly string[]): Promise<Command> {
   const program = new Command('edgesync')
     .description('Keep an Edge Configuration Service account equal to YAML manifests in Git.')
     .version(VERSION, '-V, --version')
@@ -28,7 +34,9 @@ export function commandLine(ctx: CommandContext, argv: readonly string[]): Comma
   flagsFromEnvironment(program);
   const named = argv[2] === undefined ? undefined : COMMANDS.get(argv[2]);
   const selected = named === undefined ? [...COMMANDS] : [[argv[2] as string, named] as const];
-  for (const [name, entry] of selected) registerCommand(program, name, entry, ctx);
+  const shown = argv[2] === 'help' && argv[3] !== undefined ? COMMANDS.get(argv[3]) : named;
+  const kinds = shown?.flagsFromKinds === true ? (await import('../kinds/registry.js')).KINDS : [];
+  for (const [name, entry] of selected) registerCommand(program, name, entry, ctx, kinds);
   return program;
 }
 
@@ -36,8 +44,14 @@ export function commandLine(ctx: CommandContext, argv: readonly string[]): Comma
  * Declares the command `name` on `program` with its flags, and an action
  * that loads the implementation and records how it ended.
  */
-function registerCommand(program: Command, name: string, entry: CommandEntry, ctx: CommandContext): void {
-  const command = entry.addFlags(program.command(name));
+function registerCommand(
+  program: Command,
+  name: string,
+  entry: CommandEntry,
+  ctx: CommandContext,
+  kinds: readonly Kind[],
+): void {
+  const command = entry.addFlags(program.command(name), kinds);
   command.action(async (...args: unknown[]) => {
     // commander passes the operands, the flags, then the command itself, which no run needs.
     const given = args.slice(0, -1);

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { Kind } from '../kinds/kind.js';
 import { addApplyFlags } from './apply-flags.js';
 import type { AddCommandFlags, CommandOutcome, CommandRun } from './command-context.js';
 import { addDoctorFlags } from './doctor-flags.js';
@@ -13,7 +14,7 @@ import { addWatchFlags } from './watch-flags.js';
 
 /** One row of the command table: how to declare the command's flags, and how to load and run it. */
 export interface CommandEntry {
-  readonly addFlags: (command: Command) => Command;
+  readonly addFlags: (command: Command, kinds: readonly Kind[]) => Command;
   /** Loads the command's implementation (its own chunk of the bundle) only when it runs. */
   readonly load: () => Promise<(...args: readonly unknown[]) => Promise<CommandOutcome>>;
   /**
@@ -22,6 +23,12 @@ export interface CommandEntry {
    * stdout always gets JSON.
    */
   readonly jsonDiagnostics: boolean;
+  /**
+   * Its flags depend on the registry's kinds (export names the IDs of each
+   * kind the API cannot list), so the registry is loaded to declare them
+   * when the command line names this command, to run it or to show its help.
+   */
+  readonly flagsFromKinds: boolean;
 }
 
 /**
@@ -31,12 +38,13 @@ export interface CommandEntry {
 function lazyCommand<A extends readonly unknown[]>(
   addFlags: AddCommandFlags<A>,
   load: () => Promise<CommandRun<A>>,
-  options: { readonly jsonDiagnostics?: boolean } = {},
+  options: { readonly jsonDiagnostics?: boolean; readonly flagsFromKinds?: boolean } = {},
 ): CommandEntry {
   return {
     addFlags,
     load: load as unknown as CommandEntry['load'],
     jsonDiagnostics: options.jsonDiagnostics ?? false,
+    flagsFromKinds: options.flagsFromKinds ?? false,
   };
 }
 
@@ -85,6 +93,7 @@ export const COMMANDS: ReadonlyMap<string, CommandEntry> = new Map([
     'export',
     lazyCommand(addExportFlags, async () => (await import('./export-command.js')).runExport, {
       jsonDiagnostics: true,
+      flagsFromKinds: true,
     }),
   ],
 ]);

@@ -6,14 +6,14 @@ import { exportToJson } from '../export/export-json.js';
 import { renderManifests } from '../export/render-manifests.js';
 import { type WriteExportResult, writeExport } from '../export/write-export.js';
 import type { Kind } from '../kinds/kind.js';
-import { isKindName, KIND_NAMES, type KindName } from '../kinds/kind-name.js';
+import type { KindName } from '../kinds/kind-name.js';
 import { MANIFEST_SCHEMA_ID } from '../kinds/kind-schema.js';
 import { KINDS } from '../kinds/registry.js';
 import { visibleJson, visibleText } from '../visible-text.js';
 import type { CommandContext, CommandOutcome } from './command-context.js';
 import { openConnection } from './connection.js';
 import type { ExportCommandFlags } from './export-flags.js';
-import { exportIdFlag } from './export-id-flag.js';
+import { exportIdAttribute } from './export-id-flag.js';
 import { loggerFor } from './logger.js';
 import { parseOwner } from './plan-options.js';
 
@@ -22,17 +22,18 @@ export async function runExport(flags: ExportCommandFlags, ctx: CommandContext):
   const kinds = selectedKinds(flags.kinds);
   const idsByKind: Partial<Record<KindName, readonly string[]>> = {};
   const warnings: string[] = [];
-  for (const kind of KINDS.filter((candidate) => candidate.ownership === 'modules-only')) {
-    const flag = exportIdFlag(kind.title);
-    const ids = (flags[flag.attribute] as readonly string[] | undefined) ?? [];
+  for (const kind of KINDS) {
+    const flag = kind.exportIdFlag;
+    if (flag === undefined) continue;
+    const ids = (flags[exportIdAttribute(flag)] as readonly string[] | undefined) ?? [];
     for (const id of ids) {
       if (!id.startsWith(kind.idPrefix)) {
-        throw new OptionError(flag.long, `expected an ID starting with ${kind.idPrefix} (found "${id}")`);
+        throw new OptionError(flag, `expected an ID starting with ${kind.idPrefix} (found "${id}")`);
       }
     }
     idsByKind[kind.name] = ids;
     if (ids.length === 0 && flags.kinds?.includes(kind.name)) {
-      warnings.push(`${kind.name} cannot be listed by the API: name each with ${flag.long} ID`);
+      warnings.push(`${kind.name} cannot be listed by the API: name each with ${flag} ID`);
     }
   }
   const logger = loggerFor(flags, ctx.stderr);
@@ -101,8 +102,9 @@ export async function runExport(flags: ExportCommandFlags, ctx: CommandContext):
 function selectedKinds(names: readonly string[] | undefined): Kind[] {
   if (names === undefined || names.length === 0) return [...KINDS];
   for (const name of names) {
-    if (!isKindName(name)) {
-      throw new OptionError('--kinds', `expected some of ${KIND_NAMES.join(', ')} (found "${name}")`);
+    if (!KINDS.some((kind) => kind.name === name)) {
+      const names = KINDS.map((kind) => kind.name).join(', ');
+      throw new OptionError('--kinds', `expected some of ${names} (found "${name}")`);
     }
   }
   return KINDS.filter((kind) => names.includes(kind.name));

@@ -1,9 +1,8 @@
 import { Option } from 'commander';
-import { KIND_NAMES, type KindName } from '../kinds/kind-name.js';
+import type { Kind } from '../kinds/kind.js';
 import { NO_COLOR_ACCEPTED } from './color-choice.js';
 import type { AddCommandFlags } from './command-context.js';
 import { addConnectionOptions, type ConnectionFlags } from './connection-flags.js';
-import { exportIdFlag } from './export-id-flag.js';
 import { addLogOptions, type LogFlags } from './log-flags.js';
 
 /** SINGLE_FILE_NAME of src/export/render-manifests.ts (the exporter is not loaded to register its flags). */
@@ -23,7 +22,7 @@ export interface ExportCommandFlags extends ConnectionFlags, LogFlags {
   readonly schema?: string;
   /** What stdout gets: the manifest as YAML, or (with --out, a report) JSON. */
   readonly format: ExportFormat;
-  /** One repeatable `--<kind title>` flag per module-only kind (`--tcp-edge`), keyed by commander's attribute name. */
+  /** One repeatable flag per kind the API cannot list (Kind.exportIdFlag: `--tcp-edge`), keyed by commander's attribute name. */
   readonly [moduleOnlyIds: string]: unknown;
 }
 
@@ -41,28 +40,25 @@ function collectList(value: string, previous: readonly string[] = []): string[] 
   ];
 }
 
-/**
- * The kinds whose ownership is `modules-only` (src/kinds/registry.ts), as
- * much of them as export's flags need. Written out because loading the kind
- * registry costs every command its start time (docs/performance.md);
- * test/cli/lazy-commands.test.ts checks this list against the registry.
- */
-export const MODULE_ONLY_KINDS = [
-  { name: 'tcp_edges', title: 'TCP edge', idPrefix: 'edgtcp_' },
-  { name: 'tls_edges', title: 'TLS edge', idPrefix: 'edgtls_' },
-] as const satisfies readonly { name: KindName; title: string; idPrefix: string }[];
-
-/** Module-only kinds cannot be listed by the API: each gets a flag naming its IDs (`TCP edge` → `--tcp-edge`). */
-function moduleOnlyOptions(): Option[] {
-  return MODULE_ONLY_KINDS.map((kind) =>
-    new Option(
-      `${exportIdFlag(kind.title).long} <id>`,
-      `export this ${kind.title} (${kind.idPrefix}…) and its modules; repeatable (the API cannot list them)`,
-    ).argParser(collect),
+/** A kind the API cannot list gets the flag it declares, naming the IDs to export (Kind.exportIdFlag). */
+function exportIdOptions(kinds: readonly Kind[]): Option[] {
+  return kinds.flatMap((kind) =>
+    kind.exportIdFlag === undefined
+      ? []
+      : [
+          new Option(
+            `${kind.exportIdFlag} <id>`,
+            `export this ${kind.title} (${kind.idPrefix}…) and its modules; repeatable (the API cannot list them)`,
+          ).argParser(collect),
+        ],
   );
 }
 
-export const addExportFlags: AddCommandFlags<[flags: ExportCommandFlags]> = (command) => {
+/**
+ * `kinds`: the registry (the command table's row asks for it): `--kinds`
+ * takes its names, and each kind it cannot list gets its ID flag.
+ */
+export const addExportFlags: AddCommandFlags<[flags: ExportCommandFlags]> = (command, kinds) => {
   command
     .description('write the live account as manifests (exit 0 written, 1 error)')
     .option(
@@ -79,7 +75,11 @@ export const addExportFlags: AddCommandFlags<[flags: ExportCommandFlags]> = (com
         .choices(EXPORT_FORMATS)
         .default('yaml'),
     )
-    .option('--kinds <kinds>', `only these kinds, comma-separated (${KIND_NAMES.join(', ')})`, collectList)
+    .option(
+      '--kinds <kinds>',
+      `only these kinds, comma-separated (${kinds.map((kind) => kind.name).join(', ')})`,
+      collectList,
+    )
     .option(
       '--include-unmanaged',
       'also export objects without an ownership marker (with id: applying adopts them)',
@@ -93,7 +93,7 @@ export const addExportFlags: AddCommandFlags<[flags: ExportCommandFlags]> = (com
     )
     .option(...NO_COLOR_ACCEPTED);
   addLogOptions(command, 'warn');
-  for (const option of moduleOnlyOptions()) command.addOption(option);
+  for (const option of exportIdOptions(kinds)) command.addOption(option);
   addConnectionOptions(command);
   return command;
 };

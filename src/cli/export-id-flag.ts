@@ -1,17 +1,12 @@
 /**
- * The flag naming the IDs to export of a kind the API cannot list, from the
- * kind's title (`TCP edge` → `--tcp-edge`, parsed into `tcpEdge`): the
- * registration declares it and the command reads it, each from here.
+ * The attribute commander parses a kind's export ID flag into
+ * (Kind.exportIdFlag: `--tcp-edge` → `tcpEdge`): the registration declares
+ * the flag and the command reads the attribute, each from the kind.
  */
-export function exportIdFlag(title: string): { readonly long: string; readonly attribute: string } {
-  const words = title
-    .toLowerCase()
-    .split(/[^a-z0-9]+/)
-    .filter((word) => word !== '');
-  return {
-    long: `--${words.join('-')}`,
-    attribute: words
-      .map((word, index) => (index === 0 ? word : word[0]?.toUpperCase() + word.slice(1)))
-      .join(''),
-  };
+export function exportIdAttribute(flag: string): string {
+  return flag
+    .replace(/^--/, '')
+    .split('-')
+    .map((word, index) => (index === 0 ? word : (word[0]?.toUpperCase() ?? '') + word.slice(1)))
+    .join('');
 }

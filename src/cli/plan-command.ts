@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
 import { createReadProgress } from '../apply/read-progress.js';
 import { EdgesyncError } from '../errors.js';
-import { caExpiryWarnings } from '../manifest/ca-expiry.js';
+import { KINDS } from '../kinds/registry.js';
+import { expiryWarnings } from '../manifest/expiry-warnings.js';
 import type { Plan } from '../plan/plan.js';
 import { type PlanStats, planJsonChunks } from '../plan/render-json.js';
 import { planTextChunks } from '../plan/render-text.js';
@@ -14,6 +15,7 @@ import {
 } from '../plan-session/manifests-read.js';
 import { preparePlan } from '../plan-session/prepare-plan.js';
 import { visibleText } from '../visible-text.js';
+import { builtInLoad } from './built-in-registry.js';
 import { useColor } from './color-choice.js';
 import type { CommandContext, CommandOutcome } from './command-context.js';
 import { openConnection } from './connection.js';
@@ -34,7 +36,7 @@ export async function runPlan(
   flags: PlanCommandFlags,
   commandCtx: CommandContext,
 ): Promise<CommandOutcome> {
-  const planOptions = parsePlanOptions(flags);
+  const planOptions = parsePlanOptions(flags, KINDS);
   const maxChars = parseMaxChars(flags.maxChars);
   const caWarningMs = parseDuration('--ca-expiry-warning', flags.caExpiryWarning);
   const runtimeFlags = limitHeapGrowth();
@@ -54,6 +56,7 @@ export async function runPlan(
   try {
     const prepared = await preparePlan(manifestPaths, reading.api, {
       load: {
+        ...builtInLoad(),
         env: ctx.env,
         owner: flags.owner,
         allowOutsideRoot: flags.allowOutsideRoot ?? false,
@@ -81,7 +84,7 @@ export async function runPlan(
     }
     const { plan, desired } = prepared.value;
     const read = manifestsRead(desired, manifestPaths, noPathGiven);
-    for (const warning of caExpiryWarnings(desired.entries, Date.now(), caWarningMs)) {
+    for (const warning of expiryWarnings(desired.entries, planOptions.kinds, Date.now(), caWarningMs)) {
       ctx.stderr.write(`warning: ${visibleText(warning)}\n`);
     }
     const requestStats = connection.api.stats();

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { OptionError } from '../errors.js';
-import { isKindName, KIND_NAMES } from '../kinds/kind-name.js';
+import type { Kind } from '../kinds/kind.js';
 import type { PlanOptions } from '../plan/planner-options.js';
 
 /** The planning flags as commander parses them. */
@@ -55,18 +55,20 @@ export function parseOwner(owner: string): string {
   return owner;
 }
 
-export function parsePlanOptions(flags: PlanFlags): PlanOptions {
+/** The planning flags checked, for a plan of `kinds` (the registry in use). */
+export function parsePlanOptions(flags: PlanFlags, kinds: readonly Kind[]): PlanOptions {
   parseOwner(flags.owner);
+  const names = kinds.map((kind) => kind.name);
   const addresses = [
     ...(flags.target ?? []).map((address) => ['--target', address] as const),
     ...(flags.exclude ?? []).map((address) => ['--exclude', address] as const),
   ];
   for (const [flag, address] of addresses) {
     const kind = ADDRESS_PATTERN.exec(address)?.[1];
-    if (kind === undefined || !isKindName(kind)) {
+    if (kind === undefined || !names.includes(kind)) {
       throw new OptionError(
         flag,
-        `expected KIND or KIND.NAME with KIND one of ${KIND_NAMES.join(', ')} (found "${address}")`,
+        `expected KIND or KIND.NAME with KIND one of ${names.join(', ')} (found "${address}")`,
       );
     }
   }
@@ -77,6 +79,7 @@ export function parsePlanOptions(flags: PlanFlags): PlanOptions {
     allowEmpty: flags.allowEmpty ?? false,
     targets: flags.target ?? [],
     excludes: flags.exclude ?? [],
+    kinds,
   };
 }
 

@@ -77,7 +77,7 @@ export async function runEdgesync(argv: readonly string[], io: EdgesyncProcess):
     },
     shutdown: io.shutdown,
   };
-  const program = commandLine(ctx, argv);
+  const program = await commandLine(ctx, argv);
   try {
     await program.parseAsync([...argv]);
   } catch (error) {

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { KINDS } from '../kinds/registry.js';
 import { planJsonChunks } from '../plan/render-json.js';
 import { planTextChunks } from '../plan/render-text.js';
 import { savedRequestsChunks, savedRequestsMarkdown } from '../plan/saved-plan-requests.js';
@@ -19,7 +20,7 @@ const REQUESTS_RESERVE_CHARS = 600;
 export async function runShow(file: string, flags: ShowFlags, ctx: CommandContext): Promise<CommandOutcome> {
   const maxChars = parseMaxChars(flags.maxChars);
   limitHeapGrowth();
-  const { plan } = await readSavedPlanFile(resolve(ctx.cwd, file));
+  const { plan } = await readSavedPlanFile(resolve(ctx.cwd, file), KINDS);
   // JSON lists every action with its request already; text and markdown add them after the changes.
   if (flags.format === 'json') await writePieces(ctx.stdout, planJsonChunks(plan));
   else if (flags.format === 'markdown') {

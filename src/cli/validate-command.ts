@@ -1,8 +1,10 @@
 import { OptionError } from '../errors.js';
-import { caExpiryWarnings } from '../manifest/ca-expiry.js';
+import { KINDS } from '../kinds/registry.js';
+import { expiryWarnings } from '../manifest/expiry-warnings.js';
 import { loadDesiredState } from '../manifest/load-desired-state.js';
 import { manifestsRead, manifestsReadLines } from '../plan-session/manifests-read.js';
 import { visibleJson, visibleText } from '../visible-text.js';
+import { builtInLoad } from './built-in-registry.js';
 import type { CommandContext, CommandOutcome } from './command-context.js';
 import { parseDuration } from './duration-option.js';
 import { parseLogLevel, wantsDetail } from './log-level.js';
@@ -21,6 +23,7 @@ export async function runValidate(
   const detail = wantsDetail(parseLogLevel(flags.logLevel));
   const defaulted = paths.length === 0;
   const result = await loadDesiredState(defaulted ? ['.'] : paths, {
+    ...builtInLoad(),
     env: ctx.env,
     owner: flags.owner,
     allowOutsideRoot: flags.allowOutsideRoot === true,
@@ -47,7 +50,7 @@ export async function runValidate(
     const { files, entries } = result.value;
     const read = manifestsRead(result.value, defaulted ? ['.'] : paths, defaulted);
     for (const line of manifestsReadLines(read, { always: false })) ctx.stderr.write(`${line}\n`);
-    for (const warning of caExpiryWarnings(entries, Date.now(), caWarningMs)) {
+    for (const warning of expiryWarnings(entries, KINDS, Date.now(), caWarningMs)) {
       ctx.stderr.write(`warning: ${visibleText(warning)}\n`);
     }
     const summary = `${plural(files.length, 'file')} valid (${plural(entries.length, 'entry', 'entries')})\n`;

@@ -26,7 +26,7 @@ export async function runWatch(
       'watch never forces and never prunes from an empty manifest set: drop --force and --allow-empty',
     );
   }
-  const plan = parsePlanOptions(flags);
+  const plan = parsePlanOptions(flags, KINDS);
   const listen = listenAddress(flags.listen);
   const intervalMs = parseDuration('--interval', flags.interval);
   const debounceMs = parseDuration('--debounce', flags.debounce);
@@ -69,6 +69,7 @@ export async function runWatch(
         owner: plan.owner,
         allowOutsideRoot: flags.allowOutsideRoot ?? false,
         cwd: ctx.cwd,
+        kinds: KINDS,
         validator: compileManifestSchema(),
         onSecret: (value) => connection.secrets.add(value),
         parsing: { runtimeFlags },

@@ -2,14 +2,13 @@ import type { EdgeApi } from '../api/edge-api.js';
 import type { Kind } from '../kinds/kind.js';
 import type { KindName } from '../kinds/kind-name.js';
 import { readLiveState } from '../kinds/read-live-state.js';
-import { KINDS } from '../kinds/registry.js';
 import { readManifestSchema } from '../manifest/manifest-schema.js';
 import { type AccountExport, type BuildExportOptions, buildExport } from './build-export.js';
 import { ExportError } from './export-error.js';
 
 export interface ExportAccountOptions extends Omit<BuildExportOptions, 'kinds' | 'schema'> {
-  /** @default every kind of the registry */
-  readonly kinds?: readonly Kind[];
+  /** The registry in use, or the part of it to export. */
+  readonly kinds: readonly Kind[];
   /**
    * IDs of the module-only edges to export, by kind: the API cannot list
    * TCP and TLS edges, so they are exported only when named.
@@ -27,7 +26,7 @@ export interface ExportAccountOptions extends Omit<BuildExportOptions, 'kinds' |
  * does not know is an error: the user asked for it by ID.
  */
 export async function exportAccount(api: EdgeApi, options: ExportAccountOptions): Promise<AccountExport> {
-  const kinds = options.kinds ?? KINDS;
+  const { kinds } = options;
   const live = await readLiveState(api, {
     kinds,
     idsByKind: options.idsByKind ?? {},

@@ -200,6 +200,13 @@ export interface Kind {
    * `modules-only`: existing resources named by `id`; only their modules are managed.
    */
   readonly ownership: 'metadata' | 'modules-only';
+  /**
+   * Optional: the API cannot list this kind's objects (a module-only edge), so
+   * `export` reads only those named on its command line, each with this
+   * repeatable flag (`--tcp-edge ID`). The CLI adds the flag for every kind
+   * of the registry that declares one.
+   */
+  readonly exportIdFlag?: `--${string}`;
   /** Top-level fields the planner compares (modules excluded). */
   readonly fields: readonly FieldRule[];
   readonly modules: readonly ModuleRule[];
@@ -235,10 +242,15 @@ export interface Kind {
    * reads it from an entry's resolved spec, in milliseconds since the epoch
    * (undefined when the spec holds none, as for a PEM that does not parse:
    * the kind's own check reports that). `metric` names the daemon's gauge of
-   * those dates, `edgesync_<metric>_expiration_timestamp_seconds`.
+   * those dates, `edgesync_<metric>_expiration_timestamp_seconds`; `validate`
+   * and `plan` warn with `subject` and `advice` (manifest/expiry-warnings.ts).
    */
   readonly expiry?: {
     readonly metric: string;
+    /** What a warning calls the object that expires: "the CA". */
+    readonly subject: string;
+    /** What a warning asks people to do, and why: "replace its PEM before edges refuse client certificates". */
+    readonly advice: string;
     notAfter(spec: Readonly<Record<string, unknown>>): number | undefined;
   };
   /**

@@ -1,4 +1,4 @@
-import type { BuiltInKindName, KindName } from './kind-name.js';
+import type { KindName } from './kind-name.js';
 
 /** The marker edgesync writes into `metadata` under the reserved key `edgesync`. */
 export interface OwnershipMarker {
@@ -40,12 +40,8 @@ export interface LiveStateStats {
   readonly durationMs: number;
 }
 
-/**
- * The live objects of each kind read: every built-in kind is there (read or
- * empty); a kind of another registry only once it has been read.
- */
-export type LiveObjectsByKind = Readonly<Record<BuiltInKindName, readonly LiveObject[]>> &
-  Readonly<Partial<Record<KindName, readonly LiveObject[]>>>;
+/** The live objects of each kind read (a kind read and found empty holds []). */
+export type LiveObjectsByKind = Readonly<Partial<Record<KindName, readonly LiveObject[]>>>;
 
 /** A snapshot of the account: what the planner diffs the desired state against. */
 export interface LiveState {

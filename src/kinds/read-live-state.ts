@@ -1,9 +1,8 @@
 import type { EdgeApi } from '../api/edge-api.js';
 import type { Kind } from './kind.js';
 import { KindError } from './kind-error.js';
-import { type BuiltInKindName, KIND_NAMES, type KindName } from './kind-name.js';
+import type { KindName } from './kind-name.js';
 import type { LiveObject, LiveState } from './live-state.js';
-import { KINDS } from './registry.js';
 
 export interface ReadLiveStateOptions {
   /**
@@ -18,8 +17,8 @@ export interface ReadLiveStateOptions {
    * @default performance.now
    */
   readonly now?: () => number;
-  /** @default KINDS of the registry */
-  readonly kinds?: readonly Kind[];
+  /** The registry in use: the kinds to read, in the order `objects` lists them. */
+  readonly kinds: readonly Kind[];
   /**
    * The object to hold for each one a listed kind reads: the daemon's
    * background read passes the instance its cache already holds when the two
@@ -37,8 +36,8 @@ export interface ReadLiveStateOptions {
  * `live_read_failed` KindError naming the kind, and stops the other reads:
  * a partial snapshot is never returned, so nothing is pruned from one.
  */
-export async function readLiveState(api: EdgeApi, options: ReadLiveStateOptions = {}): Promise<LiveState> {
-  const kinds = options.kinds ?? KINDS;
+export async function readLiveState(api: EdgeApi, options: ReadLiveStateOptions): Promise<LiveState> {
+  const { kinds } = options;
   const now = options.now ?? (() => performance.now());
   const idsByKind = options.idsByKind ?? {};
   const stop = new AbortController();
@@ -68,7 +67,7 @@ export async function readLiveState(api: EdgeApi, options: ReadLiveStateOptions 
     stop.abort();
   }
 
-  const objects = emptyObjects();
+  const objects: Record<KindName, readonly LiveObject[]> = {};
   const missingIds: string[] = [];
   kinds.forEach((kind, index) => {
     const read = results[index] ?? [];
@@ -88,16 +87,6 @@ export async function readLiveState(api: EdgeApi, options: ReadLiveStateOptions 
       durationMs: Math.max(0, now() - startedAt),
     },
   };
-}
-
-/** Every built-in kind, empty: read kinds (of any registry) are set over it. */
-function emptyObjects(): Record<BuiltInKindName, readonly LiveObject[]> &
-  Record<KindName, readonly LiveObject[]> {
-  return Object.fromEntries(KIND_NAMES.map((name) => [name, []])) as unknown as Record<
-    BuiltInKindName,
-    readonly LiveObject[]
-  > &
-    Record<KindName, readonly LiveObject[]>;
 }
 
 function messageOf(error: unknown): string {

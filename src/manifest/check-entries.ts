@@ -1,7 +1,6 @@
 import { idPrefixOf, idPrefixTitles, referenceIdTitle } from '../kinds/id-titles.js';
 import type { EntryProblem, Kind } from '../kinds/kind.js';
 import { encodeMetadata, MARKER_KEY } from '../kinds/ownership-marker.js';
-import { KINDS } from '../kinds/registry.js';
 import { visitSpec } from '../kinds/visit-spec.js';
 import { ManifestError, type ManifestErrorCode } from './manifest-error.js';
 import { entryLocation, entryPath, type RawEntry } from './raw-entry.js';
@@ -104,7 +103,7 @@ export class EntryChecks {
 
   constructor(
     private readonly owner: string,
-    kinds: readonly Kind[] = KINDS,
+    kinds: readonly Kind[],
   ) {
     this.kindByName = new Map(kinds.map((kind) => [kind.name as string, kind]));
     this.titles = idPrefixTitles(kinds);

@@ -1,6 +1,3 @@
-import { KINDS } from '../kinds/registry.js';
-import { unquotedFieldNames } from '../kinds/visit-spec.js';
-
 /**
  * The dotted path people read (`https_edges.web.routes[0].oidc.issuer`),
  * following the data so that an index is told apart from a name made of
@@ -24,9 +21,10 @@ export function dottedPath(data: unknown, segments: readonly string[]): string {
   return path;
 }
 
-/** Fields whose values are secrets (or may hold one), from the kinds' field rules: never quoted in a message. */
-export const SENSITIVE_FIELDS: ReadonlySet<string> = unquotedFieldNames(KINDS);
-
-export function isSensitivePath(segments: readonly string[]): boolean {
-  return segments.some((segment) => SENSITIVE_FIELDS.has(segment));
+/**
+ * Whether the path goes through a field whose values are secrets (or may hold
+ * one): `unquoted` is unquotedFieldNames of the registry in use.
+ */
+export function isSensitivePath(segments: readonly string[], unquoted: ReadonlySet<string>): boolean {
+  return segments.some((segment) => unquoted.has(segment));
 }

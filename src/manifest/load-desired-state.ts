@@ -4,9 +4,8 @@ import { pointerToken } from '../json-pointer.js';
 import { canonicalJson } from '../kinds/canonical-json.js';
 import type { Kind, SourceResolver } from '../kinds/kind.js';
 import { assembleManifestSchema } from '../kinds/kind-schema.js';
-import { KINDS } from '../kinds/registry.js';
 import { sharedCopy } from '../kinds/repeated-strings.js';
-import { visitSpec } from '../kinds/visit-spec.js';
+import { unquotedFieldNames, visitSpec } from '../kinds/visit-spec.js';
 import { EntryChecks, entryProblemError, type FileFacts } from './check-entries.js';
 import type { DesiredEntry, DesiredState } from './desired-state.js';
 import { entryPointerOf } from './entry-field-locations.js';
@@ -42,12 +41,14 @@ export interface LoadOptions {
   readonly cwd?: string;
   /**
    * The registry of kinds: which collections a manifest may hold, their
-   * schema parts, rules and order. @default KINDS (src/kinds/registry.ts)
+   * schema parts, rules and order. Entry points pass the built-in KINDS
+   * (src/kinds/registry.ts), with its validator compiled ahead of time.
    */
-  readonly kinds?: readonly Kind[];
+  readonly kinds: readonly Kind[];
   /**
-   * A compiled schema to reuse across loads (the watcher loads often).
-   * @default the committed schema compiled on each call, or the assembly of `kinds` when given
+   * The compiled schema of `kinds`: the built-in registry's is compiled ahead
+   * of time (compileManifestSchema()), and the watcher reuses one across loads.
+   * @default the assembly of `kinds`, compiled on each call
    */
   readonly validator?: ManifestValidator;
   /**
@@ -75,7 +76,7 @@ export const DEFAULT_OWNER = 'default';
  */
 export async function loadDesiredState(
   paths: readonly string[],
-  options: LoadOptions = {},
+  options: LoadOptions,
 ): Promise<Result<DesiredState, ManifestError>> {
   const cwd = options.cwd ?? process.cwd();
   const owner = options.owner ?? DEFAULT_OWNER;
@@ -84,9 +85,8 @@ export async function loadDesiredState(
     allowOutsideRoot: options.allowOutsideRoot ?? false,
     readSecrets: options.readSecrets ?? true,
   };
-  const kinds = options.kinds ?? KINDS;
-  const validate =
-    options.validator ?? compileManifestSchema(kinds === KINDS ? undefined : assembleManifestSchema(kinds));
+  const { kinds } = options;
+  const validate = options.validator ?? compileManifestSchema(assembleManifestSchema(kinds));
   const kindByName = new Map(kinds.map((kind) => [kind.name as string, kind]));
 
   const collected = await walkManifestTree(paths, { cwd, allowOutsideRoot: references.allowOutsideRoot });
@@ -98,6 +98,7 @@ export async function loadDesiredState(
     checks,
     pointerLists: new FieldPointerLists(),
     references,
+    unquoted: unquotedFieldNames(kinds),
   };
   const desired: DesiredEntry[] = [];
   options.memo?.retain(collected.files);
@@ -156,6 +157,8 @@ interface FileContext {
   readonly checks: EntryChecks;
   readonly pointerLists: FieldPointerLists;
   readonly references: ReferenceOptions;
+  /** Fields whose values a message never quotes, of the registry in use (unquotedFieldNames). */
+  readonly unquoted: ReadonlySet<string>;
 }
 
 /**
@@ -191,11 +194,11 @@ async function prepareFile(
 async function loadFile(file: ManifestFile, parsed: ParseOutcome, context: FileContext): Promise<LoadedFile> {
   const facts: FileFacts = { names: [], references: [] };
   if (!parsed.ok) return { errors: parsed.errors, facts, built: [], resolvedReferences: false };
-  const { validate, kindByName, checks, pointerLists, references } = context;
+  const { validate, kindByName, checks, pointerLists, references, unquoted } = context;
   const errors: ManifestError[] = [];
   const built: DesiredEntry[] = [];
   const manifest = parsed.manifest;
-  const schemaErrors = mapSchemaErrors(validate(manifest.data), manifest);
+  const schemaErrors = mapSchemaErrors(validate(manifest.data), manifest, unquoted);
   for (const located of schemaErrors) errors.push(located.error);
   const entries = rawEntries(
     kindByName,

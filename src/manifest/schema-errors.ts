@@ -26,6 +26,7 @@ export function locationOf(manifest: ParsedManifest, pointer: string): SourceLoc
 export function mapSchemaErrors(
   errors: readonly ErrorObject[],
   manifest: ParsedManifest,
+  unquoted: ReadonlySet<string>,
 ): LocatedSchemaError[] {
   const typeFailed = new Set(errors.filter((e) => e.keyword === 'type').map((e) => e.instancePath));
   // A misspelled required field is one mistake: its "did you mean" stands for the "missing" error too.
@@ -48,13 +49,18 @@ export function mapSchemaErrors(
       continue;
     if (error.keyword !== 'type' && typeFailed.has(error.instancePath) && error.propertyName === undefined)
       continue;
-    const located = mapOne(error, manifest);
+    const located = mapOne(error, manifest, unquoted);
     if (located !== undefined) mapped.push(located);
   }
   return mapped;
 }
 
-function mapOne(error: ErrorObject, manifest: ParsedManifest): LocatedSchemaError | undefined {
+/** `unquoted`: the fields whose values a message never quotes (unquotedFieldNames of the registry in use). */
+function mapOne(
+  error: ErrorObject,
+  manifest: ParsedManifest,
+  unquoted: ReadonlySet<string>,
+): LocatedSchemaError | undefined {
   const parentSegments = pointerTokens(error.instancePath);
   const at = (segments: readonly string[], message: string): LocatedSchemaError => {
     const pointer = pointerOf(segments);
@@ -88,7 +94,7 @@ function mapOne(error: ErrorObject, manifest: ParsedManifest): LocatedSchemaErro
     case 'required':
       return at(parentSegments, `missing required field "${String(params.missingProperty)}"`);
     default:
-      return at(parentSegments, valueMessage(error, parentSegments));
+      return at(parentSegments, valueMessage(error, parentSegments, unquoted));
   }
 }
 
@@ -121,9 +127,13 @@ function nameMessage(name: string): string {
   return `invalid name "${name}": ${NAME_RULE}`;
 }
 
-function valueMessage(error: ErrorObject, segments: readonly string[]): string {
+function valueMessage(
+  error: ErrorObject,
+  segments: readonly string[],
+  unquoted: ReadonlySet<string>,
+): string {
   const params = error.params as Record<string, unknown>;
-  const sensitive = isSensitivePath(segments);
+  const sensitive = isSensitivePath(segments, unquoted);
   const found = sensitive ? '' : ` (found ${describeValue(error.data)})`;
   switch (error.keyword) {
     case 'type': {

@@ -5,7 +5,6 @@ import { KindError } from '../kinds/kind-error.js';
 import type { KindName } from '../kinds/kind-name.js';
 import type { LiveState } from '../kinds/live-state.js';
 import { readLiveState } from '../kinds/read-live-state.js';
-import { KINDS } from '../kinds/registry.js';
 import type { DesiredState } from '../manifest/desired-state.js';
 import { type LoadOptions, loadDesiredState } from '../manifest/load-desired-state.js';
 import type { ManifestError } from '../manifest/manifest-error.js';
@@ -53,7 +52,7 @@ export async function preparePlan(
   const loaded = await loadDesiredState(paths, options.load);
   if (!loaded.ok) return loaded;
   const desired = loaded.value;
-  options.onLoaded?.(desired, { readsById: readsById(desired, options.plan.kinds ?? KINDS) });
+  options.onLoaded?.(desired, { readsById: readsById(desired, options.plan.kinds) });
   return { ok: true, value: { desired, ...(await readAndPlan(desired, api, options)) } };
 }
 
@@ -66,7 +65,7 @@ export async function readAndPlan(
   api: EdgeApi,
   options: Pick<PreparePlanOptions, 'plan' | 'signal'>,
 ): Promise<{ readonly live: LiveState; readonly plan: Plan }> {
-  const kinds = options.plan.kinds ?? KINDS;
+  const { kinds } = options.plan;
   // The named IDs are read beside the listings, within the same budget.
   let listed: LiveState;
   let missingNamedIds: string[];

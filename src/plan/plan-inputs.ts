@@ -1,7 +1,6 @@
 import type { FieldRule, Kind } from '../kinds/kind.js';
 import type { KindName } from '../kinds/kind-name.js';
 import type { LiveState } from '../kinds/live-state.js';
-import { KINDS } from '../kinds/registry.js';
 import { type DesiredEntry, type DesiredState, entriesByKindAndName } from '../manifest/desired-state.js';
 import { indexLive, type LiveById, type MarkedByKindAndName } from './live-index.js';
 import type { PlanOptions } from './planner-options.js';
@@ -53,7 +52,7 @@ export interface KindRules {
 
 /** The inputs of one plan, indexed. */
 export function planInputs(desired: DesiredState, live: LiveState, options: PlanOptions): PlanInputs {
-  const kinds = options.kinds ?? KINDS;
+  const { kinds } = options;
   const kindsByName = new Map(kinds.map((kind) => [kind.name, kind]));
   const { liveById, managed } = indexLive(live, options.owner, [...kindsByName.values()]);
   return {

@@ -20,6 +20,6 @@ export interface PlanOptions {
   readonly targets?: readonly string[];
   /** `KIND` or `KIND.NAME`: leave these out. @default none */
   readonly excludes?: readonly string[];
-  /** The registry of kinds, in the order plans list them. @default KINDS (src/kinds/registry.ts) */
-  readonly kinds?: readonly Kind[];
+  /** The registry of kinds, in the order plans list them: entry points pass the built-in KINDS. */
+  readonly kinds: readonly Kind[];
 }

@@ -1,7 +1,6 @@
 import { pointerToken } from '../json-pointer.js';
 import type { Kind } from '../kinds/kind.js';
 import type { LiveState } from '../kinds/live-state.js';
-import { KINDS } from '../kinds/registry.js';
 import { isPendingId } from './pending-id.js';
 import type { Action, Plan } from './plan.js';
 import { isSensitiveHash, sensitiveHash } from './saved-plan.js';
@@ -23,8 +22,8 @@ export interface SavedPlanJudgement {
 }
 
 export interface SavedPlanJudgeOptions {
-  /** The registry of kinds the plan was made with. @default KINDS */
-  readonly kinds?: readonly Kind[];
+  /** The registry of kinds the plan was made with. */
+  readonly kinds: readonly Kind[];
 }
 
 /**
@@ -64,9 +63,9 @@ export class SavedPlanJudge {
   readonly #unconfirmed: { readonly action: Action; readonly why: string }[] = [];
   #confirmed = 0;
 
-  constructor(now: Plan, live: LiveState, options: SavedPlanJudgeOptions = {}) {
+  constructor(now: Plan, live: LiveState, options: SavedPlanJudgeOptions) {
     this.#now = now;
-    this.#kinds = new Map((options.kinds ?? KINDS).map((kind) => [kind.name, kind]));
+    this.#kinds = new Map(options.kinds.map((kind) => [kind.name, kind]));
     this.#live = new LiveLookup(live);
     this.#creates = new SavedCreates(this.#live);
     this.#confirmedAt = new Uint8Array(now.actions.length);

@@ -1,14 +1,14 @@
-import { isKindName } from '../kinds/kind-name.js';
+import type { KindName } from '../kinds/kind-name.js';
 import type { SavedNarrowing } from './saved-plan.js';
 
 /** `KIND` or `KIND.NAME` (a NAME may go on into a module or route: `https_edges.web.mutual_tls`). */
 const PATTERN = /^([a-z_]+)(\.[^.\s][^\s]*)?$/;
 
-/** Whether `value` is a `--target`/`--exclude` pattern naming a known kind. */
-export function isNarrowingPattern(value: unknown): value is string {
+/** Whether `value` is a `--target`/`--exclude` pattern naming a kind of `kindNames` (the registry in use). */
+export function isNarrowingPattern(value: unknown, kindNames: ReadonlySet<KindName>): value is string {
   if (typeof value !== 'string') return false;
   const kind = PATTERN.exec(value)?.[1];
-  return kind !== undefined && isKindName(kind);
+  return kind !== undefined && kindNames.has(kind);
 }
 
 /**

@@ -2,7 +2,8 @@ import type { ApiRequest } from '../api/edge-api.js';
 import { JsonArrayElements, JsonLimitError } from '../json-array-elements.js';
 import { camelCaseKey, renameKeysDeep } from '../json-case.js';
 import { isRecord } from '../json-value.js';
-import { isKindName } from '../kinds/kind-name.js';
+import type { Kind } from '../kinds/kind.js';
+import type { KindName } from '../kinds/kind-name.js';
 import { sharedCopy } from '../kinds/repeated-strings.js';
 import type { SourceLocation } from '../manifest/source-location.js';
 import {
@@ -50,10 +51,17 @@ export class SavedPlanReader {
     path === 0 ? this.#change(index, value) : this.#action(index, value),
   );
   readonly #changes: ResourceChange[] = [];
-  readonly #actions = new ActionChecker((action) => this.#kept.push(action));
+  readonly #kindNames: ReadonlySet<KindName>;
+  readonly #actions: ActionChecker;
   readonly #kept: Action[] = [];
   /** What is wrong with the changes read so far; once there is something, nothing more is made. */
   readonly #problems: string[] = [];
+
+  /** `kinds`: the registry in use; an action or a narrowing of a kind outside it is a problem of the file. */
+  constructor(kinds: readonly Kind[]) {
+    this.#kindNames = kindNamesOf(kinds);
+    this.#actions = new ActionChecker(this.#kindNames, (action) => this.#kept.push(action));
+  }
 
   push(text: string): void {
     this.#text.push(text);
@@ -61,7 +69,7 @@ export class SavedPlanReader {
 
   end(): SavedPlan {
     const file = this.#text.end();
-    const problems = fileProblems(file);
+    const problems = fileProblems(file, this.#kindNames);
     // A file of another format is only that: its changes' problems would be noise.
     if (problems.length === 0 || !isFormatProblem(problems))
       problems.push(...this.#problems, ...this.#actions.problems);
@@ -97,6 +105,12 @@ export interface SavedPlanHeader {
  */
 export class SavedPlanHeaderReader {
   readonly #text = new BoundedText();
+  readonly #kindNames: ReadonlySet<KindName>;
+
+  /** `kinds`: the registry in use (SavedPlanReader). */
+  constructor(kinds: readonly Kind[]) {
+    this.#kindNames = kindNamesOf(kinds);
+  }
 
   push(text: string): void {
     this.#text.push(text);
@@ -104,7 +118,7 @@ export class SavedPlanHeaderReader {
 
   end(): SavedPlanHeader {
     const file = this.#text.end();
-    throwIfAny(fileProblems(file));
+    throwIfAny(fileProblems(file, this.#kindNames));
     return headerOf(file as Record<string, unknown>);
   }
 }
@@ -125,10 +139,13 @@ export interface SavedPlanClaims extends SavedPlanHeader {
  */
 export class SavedPlanActionsReader {
   readonly #text: BoundedText;
+  readonly #kindNames: ReadonlySet<KindName>;
   readonly #actions: ActionChecker;
 
-  constructor(onAction: (action: Action) => void) {
-    this.#actions = new ActionChecker(onAction);
+  /** `kinds`: the registry in use (SavedPlanReader). */
+  constructor(kinds: readonly Kind[], onAction: (action: Action) => void) {
+    this.#kindNames = kindNamesOf(kinds);
+    this.#actions = new ActionChecker(this.#kindNames, onAction);
     this.#text = new BoundedText((_path, index, value) => this.#actions.check(index, value), [0]);
   }
 
@@ -138,7 +155,7 @@ export class SavedPlanActionsReader {
 
   end(): SavedPlanClaims {
     const file = this.#text.end();
-    const problems = fileProblems(file);
+    const problems = fileProblems(file, this.#kindNames);
     if (problems.length === 0 || !isFormatProblem(problems)) problems.push(...this.#actions.problems);
     throwIfAny(problems);
     const checked = file as Record<string, unknown>;
@@ -151,8 +168,8 @@ export class SavedPlanActionsReader {
 }
 
 /** Reads a saved plan from its whole text (see SavedPlanReader). */
-export function parseSavedPlan(text: string): SavedPlan {
-  const reader = new SavedPlanReader();
+export function parseSavedPlan(text: string, kinds: readonly Kind[]): SavedPlan {
+  const reader = new SavedPlanReader(kinds);
   reader.push(text);
   return reader.end();
 }
@@ -228,9 +245,11 @@ class ActionChecker {
   readonly problems: string[] = [];
   count = 0;
   readonly #keys = new Set<string>();
+  readonly #kindNames: ReadonlySet<KindName>;
   readonly #onAction: (action: Action) => void;
 
-  constructor(onAction: (action: Action) => void) {
+  constructor(kindNames: ReadonlySet<KindName>, onAction: (action: Action) => void) {
+    this.#kindNames = kindNames;
     this.#onAction = onAction;
   }
 
@@ -246,7 +265,7 @@ class ActionChecker {
     if (this.#keys.has(action.key)) this.problems.push(`${where}.key: "${action.key}" is given twice`);
     if (!(OPERATIONS as readonly unknown[]).includes(action.op))
       this.problems.push(`${where}.op: unknown operation`);
-    if (typeof action.kind !== 'string' || !isKindName(action.kind))
+    if (typeof action.kind !== 'string' || !this.#kindNames.has(action.kind))
       this.problems.push(`${where}.kind: unknown kind`);
     if (typeof action.method !== 'string' || typeof action.path !== 'string') {
       this.problems.push(`${where}: expected method and path`);
@@ -285,8 +304,12 @@ function isFormatProblem(problems: readonly string[]): boolean {
   return problems[0]?.startsWith(FORMAT_PROBLEM) === true;
 }
 
+function kindNamesOf(kinds: readonly Kind[]): ReadonlySet<KindName> {
+  return new Set(kinds.map((kind) => kind.name));
+}
+
 /** What is wrong with the file but its changes and actions, which the reader checks one by one. */
-function fileProblems(value: unknown): string[] {
+function fileProblems(value: unknown, kindNames: ReadonlySet<KindName>): string[] {
   if (!isRecord(value)) return ['expected a JSON object'];
   if (value.format_version !== SAVED_PLAN_FORMAT_VERSION) {
     const found = value.format_version ?? value.formatVersion;
@@ -310,7 +333,7 @@ function fileProblems(value: unknown): string[] {
     !isRecord(narrowing) ||
     !Array.isArray(narrowing.targets) ||
     !Array.isArray(narrowing.excludes) ||
-    ![...narrowing.targets, ...narrowing.excludes].every(isNarrowingPattern)
+    ![...narrowing.targets, ...narrowing.excludes].every((pattern) => isNarrowingPattern(pattern, kindNames))
   ) {
     problems.push('narrowing: expected targets and excludes, each a list of KIND or KIND.NAME');
   }

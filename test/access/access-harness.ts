@@ -3,6 +3,7 @@ import type { ApplyResult } from '../../src/apply/apply-result.js';
 import { executePlan } from '../../src/apply/execute-plan.js';
 import type { AppliedWrite, EmulatorSeed } from '../../src/emulator/server.js';
 import { readLiveState } from '../../src/kinds/read-live-state.js';
+import { KINDS } from '../../src/kinds/registry.js';
 import type { DesiredEntry } from '../../src/manifest/desired-state.js';
 import type { Plan } from '../../src/plan/plan.js';
 import { planChanges } from '../../src/plan/plan-changes.js';
@@ -89,12 +90,19 @@ export async function planAgainst(
 ): Promise<Plan> {
   const desired = desiredState(entries);
   const live = await readLiveState(harness.api, {
+    kinds: KINDS,
     idsByKind: {
       tcp_edges: entries.flatMap((entry) => (entry.kind === 'tcp_edges' && entry.id ? [entry.id] : [])),
       tls_edges: entries.flatMap((entry) => (entry.kind === 'tls_edges' && entry.id ? [entry.id] : [])),
     },
   });
-  return planChanges(desired, live, { owner: ACCESS_OWNER, force: true, allowEmpty: true, ...options });
+  return planChanges(desired, live, {
+    kinds: KINDS,
+    owner: ACCESS_OWNER,
+    force: true,
+    allowEmpty: true,
+    ...options,
+  });
 }
 
 /**

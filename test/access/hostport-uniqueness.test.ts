@@ -3,6 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { KINDS } from '../../src/kinds/registry.js';
 import { planChanges } from '../../src/plan/plan-changes.js';
 import { desiredState, entry, liveEdge, liveState, marked, OWNER } from '../plan/builders.js';
 import { BUILT_CLI } from '../support/built-cli.js';
@@ -23,7 +24,7 @@ describe('hostports at plan time', () => {
     const plan = planChanges(
       desiredState([site('blog', ['www.example.com:443'], 12), site('shop', ['www.example.com:443'], 30)]),
       liveState([]),
-      { owner: OWNER },
+      { kinds: KINDS, owner: OWNER },
     );
 
     expect(plan.errors).toEqual([
@@ -51,6 +52,7 @@ describe('hostports at plan time', () => {
       ]);
 
       const plan = planChanges(desiredState([site('blog', ['www.example.com:443'], 12)]), live, {
+        kinds: KINDS,
         owner: OWNER,
       });
 
@@ -71,7 +73,7 @@ describe('hostports at plan time', () => {
       entry('https_edges', 'blog', { hostports: ['www.example.com:443'] }, { id: 'edghts_Held' }),
     ]);
 
-    const plan = planChanges(adopting, live, { owner: OWNER });
+    const plan = planChanges(adopting, live, { kinds: KINDS, owner: OWNER });
 
     expect(plan.errors).toEqual([]);
     expect(plan.changes.map((change) => [change.op, change.id])).toEqual([['adopt', 'edghts_Held']]);
@@ -83,6 +85,7 @@ describe('hostports at plan time', () => {
     ]);
 
     const plan = planChanges(desiredState([site('blog', ['www.example.com:443'], 12)]), live, {
+      kinds: KINDS,
       owner: OWNER,
       force: true,
     });
@@ -104,7 +107,7 @@ describe('hostports at plan time', () => {
         site('shop', ['shop.example.com:443', 'www.example.com:443'], 30),
       ]),
       live,
-      { owner: OWNER },
+      { kinds: KINDS, owner: OWNER },
     );
 
     expect(plan.errors).toEqual([]);

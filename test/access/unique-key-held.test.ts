@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
+import { KINDS } from '../../src/kinds/registry.js';
 import { planChanges } from '../../src/plan/plan-changes.js';
 import { desiredState, entry, liveRule, liveState, marked, OWNER, POLICY } from '../plan/builders.js';
 import { BUILT_CLI } from '../support/built-cli.js';
@@ -39,7 +40,7 @@ describe('a unique key held by an object edgesync does not own', () => {
         liveRule('ipr_held', { cidr: '10.5.0.0/16', action: 'allow', ...(metadata ? { metadata } : {}) }),
       ]);
 
-      const plan = planChanges(desired(), live, { owner: OWNER });
+      const plan = planChanges(desired(), live, { kinds: KINDS, owner: OWNER });
 
       expect(plan.errors).toEqual([
         {
@@ -63,7 +64,7 @@ describe('a unique key held by an object edgesync does not own', () => {
       ),
     ]);
 
-    const plan = planChanges(adopting, live, { owner: OWNER });
+    const plan = planChanges(adopting, live, { kinds: KINDS, owner: OWNER });
 
     expect(plan.errors).toEqual([]);
     expect(plan.changes.map((change) => [change.op, change.id])).toEqual([['adopt', 'ipr_held']]);

@@ -7,8 +7,10 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadSeedFile } from '../../src/emulator/seed.js';
 import { type EmulatorOptions, type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
 import { parseMetadata } from '../../src/kinds/ownership-marker.js';
+import { KINDS } from '../../src/kinds/registry.js';
 import { serializeSavedPlan, toSavedPlan } from '../../src/plan/saved-plan.js';
 import { preparePlan } from '../../src/plan-session/prepare-plan.js';
+import { BUILT_IN_LOAD } from '../support/built-in-load.js';
 import {
   applyInProcess,
   CLI,
@@ -55,8 +57,8 @@ describe('edgesync apply (CLI process)', () => {
   /** Plans `paths` against the emulator and saves the plan as `plan --out` would, in the manifest directory. */
   async function savedPlan(running: RunningEmulator, paths: readonly string[]) {
     const prepared = await preparePlan(paths, inspectClient(running), {
-      load: { cwd: ROOT },
-      plan: { owner: 'default' },
+      load: { ...BUILT_IN_LOAD, cwd: ROOT },
+      plan: { kinds: KINDS, owner: 'default' },
     });
     if (!prepared.ok) throw new Error('manifests invalid');
     const planFile = join(dir as string, 'plan.json');

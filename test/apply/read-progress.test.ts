@@ -10,6 +10,7 @@ import { TerminalRow } from '../../src/cli/terminal-row.js';
 import { loadSeedFile } from '../../src/emulator/seed.js';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
 import { readLiveState } from '../../src/kinds/read-live-state.js';
+import { KINDS } from '../../src/kinds/registry.js';
 import { sleepUntilAborted } from '../api/fake-time.js';
 import { ROOT } from '../support/edgesync-cli.js';
 import { silentLogger } from './hand-plan.js';
@@ -46,7 +47,7 @@ describe('createReadProgress', () => {
     const reading = createReadProgress(api, { row, logger: silentLogger, budget, tickMs: 5 });
 
     reading.start({ readsById: 1 });
-    const live = await readLiveState(reading.api, { idsByKind: { tcp_edges: [TCP_EDGE] } });
+    const live = await readLiveState(reading.api, { kinds: KINDS, idsByKind: { tcp_edges: [TCP_EDGE] } });
     await new Promise((resolve) => setTimeout(resolve, 30));
     reading.finish();
 

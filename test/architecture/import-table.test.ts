@@ -10,23 +10,6 @@ const KIND_FOLDER = 'kinds/<kind>';
 /** The one module that imports every kind folder: only entry points import it, and pass it on as a value. */
 const REGISTRY = 'kinds/registry.ts';
 
-/**
- * Generic modules that still import the registry for a default instead of
- * taking it as a value, each with the branch that is changing it. The goal is
- * none; the test below fails when one of them no longer imports it, so that
- * the list only shrinks.
- */
-const REGISTRY_DEFAULTS_LEFT: ReadonlyMap<string, string> = new Map([
-  ['kinds/read-live-state.ts', 'service-bounds'],
-  ['manifest/check-entries.ts', 'kind-folders'],
-  ['manifest/field-path.ts', 'kind-folders'],
-  ['manifest/load-desired-state.ts', 'kind-folders'],
-  ['plan-session/prepare-plan.ts', 'planner-phases'],
-  ['plan/plan-inputs.ts', 'registry'],
-  ['plan/saved-plan-judge.ts', 'registry'],
-  ['export/export-account.ts', 'files-export'],
-]);
-
 interface Allowance {
   /** Folders (`plan`) or files (`kinds/kind-name.ts`) this folder may import. */
   readonly targets: ReadonlySet<string>;
@@ -119,7 +102,6 @@ function violations(imports: readonly SourceImport[], table: ReadonlyMap<string,
     const source = folderOf(from);
     const target = folderOf(to);
     if (source === target || target === SHARED) continue;
-    if (to === REGISTRY && REGISTRY_DEFAULTS_LEFT.has(from)) continue;
     const allowance = table.get(from) ?? table.get(source);
     if (allowance === undefined) {
       found.push(`${from}: src/${source}/ has no row in docs/architecture.md`);
@@ -189,12 +171,6 @@ describe('docs/architecture.md "may import" table', () => {
   it('holds for every import of src/, type and dynamic imports included', () => {
     expect(imports.length).toBeGreaterThan(300);
     expect(violations(imports, table)).toEqual([]);
-  });
-
-  it('lists only generic modules that still import the registry', () => {
-    const importers = new Set(imports.filter(({ to }) => to === REGISTRY).map(({ from }) => from));
-
-    expect([...REGISTRY_DEFAULTS_LEFT.keys()].filter((file) => !importers.has(file))).toEqual([]);
   });
 
   it('has no import cycle in src/, type and dynamic imports included', () => {

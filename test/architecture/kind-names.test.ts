@@ -7,27 +7,6 @@ import { sampleKind } from '../support/sample-kind/index.js';
 
 const SRC = join(import.meta.dirname, '../../src');
 
-/**
- * Generic modules that still name kinds or modules, each with the branch
- * that moves that knowledge behind a hook on Kind. The goal is none; the
- * test below fails when one of them no longer names any, so that the list
- * only shrinks.
- */
-const NOT_YET_BEHIND_A_HOOK: ReadonlyMap<string, string> = new Map([
-  [
-    'cli/export-flags.ts',
-    'kind-folders, once cli-structure has restructured the flags files: the ID flags of the kinds the API cannot list',
-  ],
-  [
-    'kinds/kind-name.ts',
-    'saved-plan and daemon-safety: KIND_NAMES until the saved plan reader and the daemon take the registry',
-  ],
-  [
-    'manifest/ca-expiry.ts',
-    'kind-folders: the CA check becomes the expiry hook that daemon-safety adds to Kind',
-  ],
-]);
-
 /** Every module of src/ but the kind folders and the registry that imports them. */
 function genericModules(): string[] {
   return readdirSync(SRC, { withFileTypes: true, recursive: true })
@@ -83,17 +62,9 @@ describe('kind knowledge lives in src/kinds/<kind>/', async () => {
   });
 
   it('names no kind, module or emulated collection in the code of a generic module', () => {
-    const offenders = [...found].filter(
-      ([path, hits]) => hits.length > 0 && !NOT_YET_BEHIND_A_HOOK.has(path),
-    );
+    const offenders = [...found].filter(([, hits]) => hits.length > 0);
 
     expect(offenders).toEqual([]);
-  });
-
-  it('lists only generic modules that still name one', () => {
-    const clean = [...NOT_YET_BEHIND_A_HOOK.keys()].filter((path) => (found.get(path) ?? []).length === 0);
-
-    expect(clean).toEqual([]);
   });
 
   it('needs no edit of src/ for the sample kind: nothing there names it', () => {

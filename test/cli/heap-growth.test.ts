@@ -40,10 +40,16 @@ describe('limitHeapGrowth', () => {
           `import { getHeapSpaceStatistics } from 'node:v8';
 const { limitHeapGrowth } = await import(${module('cli/heap-growth.js')});
 const { loadDesiredState } = await import(${module('manifest/load-desired-state.js')});
+const { compileManifestSchema } = await import(${module('manifest/manifest-schema.js')});
+const { KINDS } = await import(${module('kinds/registry.js')});
 const young = () => getHeapSpaceStatistics().find((space) => space.space_name === 'new_space').space_size;
 const runtimeFlags = limitHeapGrowth();
 const limited = young();
-const loaded = await loadDesiredState(['m'], { parsing: { poolStartBytes: 0, runtimeFlags } });
+const loaded = await loadDesiredState(['m'], {
+  kinds: KINDS,
+  validator: compileManifestSchema(),
+  parsing: { poolStartBytes: 0, runtimeFlags },
+});
 // What a load of many entries does: objects that survive scavenges, which would make V8 grow the young generation.
 const kept = [];
 for (let index = 0; index < 2_000_000; index += 1) {

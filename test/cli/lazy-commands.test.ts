@@ -4,9 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MODULE_ONLY_KINDS } from '../../src/cli/export-flags.js';
 import { SINGLE_FILE_NAME } from '../../src/export/render-manifests.js';
-import { KINDS } from '../../src/kinds/registry.js';
 import { INLINE_PARSE_BYTES } from '../../src/manifest/parse-in-worker.js';
 import { BUILT_CLI } from '../support/built-cli.js';
 
@@ -248,16 +246,6 @@ describe('each command loads its modules only when it runs', () => {
     expect(
       valueImports.flat().filter((line) => !/^\S+ imports \{ (type [^,}]+(, )?)+ \}/.test(line)),
     ).toEqual([]);
-  });
-
-  it("export's written-out module-only kinds are the registry's", () => {
-    expect(MODULE_ONLY_KINDS).toEqual(
-      KINDS.filter((kind) => kind.ownership === 'modules-only').map(({ name, title, idPrefix }) => ({
-        name,
-        title,
-        idPrefix,
-      })),
-    );
   });
 
   it('export, help export and plan --help show every flag', async () => {

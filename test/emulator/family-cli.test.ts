@@ -6,6 +6,7 @@ import { KINDS } from '../../src/kinds/registry.js';
 import { loadDesiredState } from '../../src/manifest/load-desired-state.js';
 import { readAndPlan } from '../../src/plan-session/prepare-plan.js';
 import { connectEmulator, type EmulatorConnection } from '../kinds/emulator-connection.js';
+import { BUILT_IN_LOAD } from '../support/built-in-load.js';
 import {
   finished,
   runEdgesyncInProcess,
@@ -102,7 +103,7 @@ describe('edgesync against the family rules', () => {
       join(scratch, 'edges.yaml'),
       `version: 1\ntcp_edges:\n  ssh:\n    id: ${TCP}\n    ip_restriction: null\n`,
     );
-    const loaded = await loadDesiredState([scratch], { env: {} });
+    const loaded = await loadDesiredState([scratch], { env: {}, ...BUILT_IN_LOAD });
     if (!loaded.ok) throw new Error('the manifest should load');
     const refused = 'edgtcp_Not-An-Id';
     const desired = {

@@ -7,12 +7,14 @@ import { executePlan } from '../../src/apply/execute-plan.js';
 import { type ExportAccountOptions, exportAccount } from '../../src/export/export-account.js';
 import { renderManifests } from '../../src/export/render-manifests.js';
 import { writeExport } from '../../src/export/write-export.js';
-import { KIND_NAMES, type KindName } from '../../src/kinds/kind-name.js';
+import type { KindName } from '../../src/kinds/kind-name.js';
 import { readLiveState } from '../../src/kinds/read-live-state.js';
-import { kindByName } from '../../src/kinds/registry.js';
+import { KINDS, kindByName } from '../../src/kinds/registry.js';
 import type { DesiredState } from '../../src/manifest/desired-state.js';
 import { loadDesiredState } from '../../src/manifest/load-desired-state.js';
 import { planChanges } from '../../src/plan/plan-changes.js';
+import { BUILT_IN_LOAD } from '../support/built-in-load.js';
+import { readObjects } from '../support/read-objects.js';
 import {
   IDS,
   MODULE_EDGE_IDS,
@@ -37,26 +39,35 @@ async function exportTo(
   options: Partial<ExportAccountOptions> & { readonly singleFile?: boolean } = {},
 ): Promise<string> {
   const directory = await tempDir();
-  const exported = await exportAccount(account.api, { owner: OWNER, idsByKind: MODULE_EDGE_IDS, ...options });
+  const exported = await exportAccount(account.api, {
+    owner: OWNER,
+    kinds: KINDS,
+    idsByKind: MODULE_EDGE_IDS,
+    ...options,
+  });
   const manifests = renderManifests(exported, {
     layout: options.singleFile ? 'single-file' : 'per-kind',
     schemaRef: SCHEMA_REF,
     owner: OWNER,
-    kinds: [...KIND_NAMES],
+    kinds: KINDS.map((kind) => kind.name),
   });
   await writeExport(directory, [...manifests, ...exported.sideFiles]);
   return directory;
 }
 
 async function load(directory: string): Promise<DesiredState> {
-  const loaded = await loadDesiredState([directory], { env: secretEnvironment(), owner: OWNER });
+  const loaded = await loadDesiredState([directory], {
+    ...BUILT_IN_LOAD,
+    env: secretEnvironment(),
+    owner: OWNER,
+  });
   if (!loaded.ok) throw new Error(loaded.errors.map((error) => error.format()).join('\n'));
   return loaded.value;
 }
 
 async function planAgainst(account: VariedAccount, desired: DesiredState) {
-  const live = await readLiveState(account.api, { idsByKind: MODULE_EDGE_IDS });
-  return planChanges(desired, live, { owner: OWNER });
+  const live = await readLiveState(account.api, { kinds: KINDS, idsByKind: MODULE_EDGE_IDS });
+  return planChanges(desired, live, { kinds: KINDS, owner: OWNER });
 }
 
 async function filesOf(directory: string): Promise<Map<string, Buffer>> {
@@ -109,8 +120,8 @@ describe('export of a varied account (emulator, 2 items a page)', () => {
 
     const files = await filesOf(directory);
     const edges = files.get('https-edges.yaml')?.toString('utf8') ?? '';
-    const live = await readLiveState(account.api, { idsByKind: MODULE_EDGE_IDS });
-    const web = live.objects.https_edges.find((object) => object.id === IDS.ownedEdge);
+    const live = await readLiveState(account.api, { kinds: KINDS, idsByKind: MODULE_EDGE_IDS });
+    const web = readObjects(live, 'https_edges').find((object) => object.id === IDS.ownedEdge);
 
     expect([...files.keys()].sort()).toEqual([
       'certificate-authorities.yaml',
@@ -126,7 +137,7 @@ describe('export of a varied account (emulator, 2 items a page)', () => {
         expect(content.toString('utf8').split('\n')[0]).toBe(`# yaml-language-server: $schema=${SCHEMA_REF}`);
     }
     expect(files.get('certs/corp-root.pem')?.toString('utf8')).toBe(
-      live.objects.certificate_authorities.find((object) => object.id === IDS.ownedCa)?.spec.ca_pem,
+      readObjects(live, 'certificate_authorities').find((object) => object.id === IDS.ownedCa)?.spec.ca_pem,
     );
     expect(web?.createdAt).toBeDefined();
     expect(edges).toContain(`  # ${IDS.ownedEdge}, created ${web?.createdAt}\n`);
@@ -239,7 +250,7 @@ describe('export --adopt of an account edgesync never touched', () => {
 
     const result = await executePlan(first, { api: account.api, logger: pino({ level: 'silent' }) });
     const second = await planAgainst(account, desired);
-    const live = await readLiveState(account.api, { idsByKind: MODULE_EDGE_IDS });
+    const live = await readLiveState(account.api, { kinds: KINDS, idsByKind: MODULE_EDGE_IDS });
 
     expect(first.errors).toEqual([]);
     expect(first.changes.length).toBeGreaterThan(0);
@@ -247,7 +258,7 @@ describe('export --adopt of an account edgesync never touched', () => {
     expect(result.failed).toBe(0);
     expect(second.errors).toEqual([]);
     expect(second.actions).toEqual([]);
-    const markers = live.objects.ip_policy_rules.map((object) => object.marker?.owner ?? null);
+    const markers = readObjects(live, 'ip_policy_rules').map((object) => object.marker?.owner ?? null);
     expect(markers.filter((owner) => owner === OWNER)).toHaveLength(8);
     expect(markers.filter((owner) => owner === 'team-b')).toHaveLength(1);
   });

@@ -1,18 +1,36 @@
 import { describe, expect, it } from 'vitest';
-import { KIND_NAMES } from '../../src/kinds/kind-name.js';
 import { KINDS, kindByName } from '../../src/kinds/registry.js';
 
 const REF = (id: string) => ({ id, uri: `https://api.example.test/x/${id}` });
 const PEM = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----';
 const marker = '{"edgesync":{"name":"n","owner":"default"},"team":"net"}';
 
+/** The built-in kinds in the order manifests, plans, exports and the emulator list them. */
+const KIND_NAMES = [
+  'ip_policy_rules',
+  'reserved_addrs',
+  'certificate_authorities',
+  'https_edges',
+  'tcp_edges',
+  'tls_edges',
+] as const;
+
 describe('registry', () => {
-  it('lists every kind once, in KIND_NAMES order', () => {
+  it('lists every kind once, in the documented order', () => {
     expect(KINDS.map((kind) => kind.name)).toEqual([...KIND_NAMES]);
   });
 
   it.each(KIND_NAMES)('kindByName(%s) finds it', (name) => {
     expect(kindByName(name).name).toBe(name);
+  });
+
+  it('gives each kind the API cannot list a flag of its own for export to name its IDs, and no other kind one', () => {
+    const flags = KINDS.map((kind) => [kind.name, kind.ownership, kind.exportIdFlag] as const);
+
+    expect(
+      flags.filter(([, ownership, flag]) => (ownership === 'modules-only') !== (flag !== undefined)),
+    ).toEqual([]);
+    expect(KINDS.flatMap((kind) => kind.exportIdFlag ?? [])).toEqual(['--tcp-edge', '--tls-edge']);
   });
 });
 

@@ -2,6 +2,8 @@ import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EmulatorSeed } from '../../src/emulator/seed.js';
 import { readLiveState } from '../../src/kinds/read-live-state.js';
+import { KINDS } from '../../src/kinds/registry.js';
+import { readObjects } from '../support/read-objects.js';
 import { connectEmulator, type EmulatorConnection } from './emulator-connection.js';
 
 const POLICY = 'ipp_ListenerPolicy0000000000001';
@@ -57,6 +59,7 @@ describe('reading a large account with one caller signal', () => {
     }, 1);
 
     const state = await readLiveState(conn.api, {
+      kinds: KINDS,
       idsByKind: {
         tcp_edges: Array.from({ length: EDGES }, (_, i) => tcpId(i)),
         tls_edges: Array.from({ length: EDGES }, (_, i) => tlsId(i)),
@@ -67,9 +70,9 @@ describe('reading a large account with one caller signal', () => {
     // Process warnings are emitted on a later tick.
     await new Promise((resolve) => setImmediate(resolve));
 
-    expect(state.objects.ip_policy_rules).toHaveLength(1_000);
-    expect(state.objects.tcp_edges).toHaveLength(EDGES);
-    expect(state.objects.tls_edges).toHaveLength(EDGES);
+    expect(readObjects(state, 'ip_policy_rules')).toHaveLength(1_000);
+    expect(readObjects(state, 'tcp_edges')).toHaveLength(EDGES);
+    expect(readObjects(state, 'tls_edges')).toHaveLength(EDGES);
     expect(warnings.filter((warning) => warning.name === 'MaxListenersExceededWarning')).toEqual([]);
     expect(getEventListeners(caller.signal, 'abort')).toHaveLength(0);
     expect(peakListeners).toBeLessThanOrEqual(1);
@@ -80,6 +83,7 @@ describe('reading a large account with one caller signal', () => {
     const caller = new AbortController();
 
     const read = readLiveState(conn.api, {
+      kinds: KINDS,
       idsByKind: { tcp_edges: Array.from({ length: EDGES }, (_, i) => tcpId(i)) },
       signal: caller.signal,
     });

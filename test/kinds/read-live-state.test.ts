@@ -8,10 +8,10 @@ import { createApiClient } from '../../src/api/client.js';
 import { RequestBudget } from '../../src/api/request-budget.js';
 import { type EmulatorSeed, loadSeedFile } from '../../src/emulator/seed.js';
 import { KindError } from '../../src/kinds/kind-error.js';
-import { KIND_NAMES } from '../../src/kinds/kind-name.js';
 import type { LiveObject } from '../../src/kinds/live-state.js';
 import { readLiveState } from '../../src/kinds/read-live-state.js';
-import { kindByName } from '../../src/kinds/registry.js';
+import { KINDS, kindByName } from '../../src/kinds/registry.js';
+import { readObjects } from '../support/read-objects.js';
 import { connectEmulator, type EmulatorConnection, seededRandom } from './emulator-connection.js';
 
 const CA_PEM = readFileSync(new URL('../fixtures/certs/corp-root.pem', import.meta.url), 'utf8');
@@ -69,27 +69,27 @@ describe('readLiveState', () => {
   it('reads every kind, the named module-only edges, and reports the ones the service does not know', async () => {
     const conn = await connect({ seed: SMALL });
 
-    const state = await readLiveState(conn.api, { idsByKind: ID_BY_KIND });
+    const state = await readLiveState(conn.api, { kinds: KINDS, idsByKind: ID_BY_KIND });
 
     expect(state.complete).toBe(true);
     expect(state.missingIds).toEqual([MISSING_TCP]);
-    expect(state.objects.ip_policy_rules).toHaveLength(3);
-    expect(state.objects.reserved_addrs).toHaveLength(2);
-    expect(state.objects.certificate_authorities).toHaveLength(2);
-    expect(state.objects.https_edges).toHaveLength(2);
-    expect(state.objects.tcp_edges.map((edge) => [edge.id, edge.spec])).toEqual(
+    expect(readObjects(state, 'ip_policy_rules')).toHaveLength(3);
+    expect(readObjects(state, 'reserved_addrs')).toHaveLength(2);
+    expect(readObjects(state, 'certificate_authorities')).toHaveLength(2);
+    expect(readObjects(state, 'https_edges')).toHaveLength(2);
+    expect(readObjects(state, 'tcp_edges').map((edge) => [edge.id, edge.spec])).toEqual(
       expect.arrayContaining([
         [TCP, { ip_restriction: { enabled: true, ip_policies: [POLICY] } }],
         [TCP_BARE, { ip_restriction: null }],
       ]),
     );
-    expect(state.objects.tls_edges.map((edge) => edge.spec)).toEqual([
+    expect(readObjects(state, 'tls_edges').map((edge) => edge.spec)).toEqual([
       { mutual_tls: null, tls_termination: { enabled: true, terminate_at: 'edge', min_version: '1.2' } },
     ]);
     // 4 one-page lists + 3 TCP edges × 1 module + 1 TLS edge × 2 modules, + 1 edge read for each TCP
     // edge whose every module read was 404 (TCP_BARE, MISSING_TCP): status alone tells them apart.
     expect(state.stats).toMatchObject({ requests: 11, pages: 4 });
-    expect(Object.keys(state.objects)).toEqual([...KIND_NAMES]);
+    expect(Object.keys(state.objects)).toEqual(KINDS.map((kind) => kind.name));
   });
 
   it('reads the example seed that npm start loads: adopted edge with its routes, named TCP/TLS edges', async () => {
@@ -99,11 +99,14 @@ describe('readLiveState', () => {
     const tcp = 'edgtcp_SshEdge00000000000000000001';
     const tls = 'edgtls_DbEdge000000000000000000001';
 
-    const state = await readLiveState(conn.api, { idsByKind: { tcp_edges: [tcp], tls_edges: [tls] } });
+    const state = await readLiveState(conn.api, {
+      kinds: KINDS,
+      idsByKind: { tcp_edges: [tcp], tls_edges: [tls] },
+    });
 
     expect(state.missingIds).toEqual([]);
-    expect(state.objects.https_edges).toHaveLength(1);
-    expect(state.objects.https_edges[0]).toMatchObject({
+    expect(readObjects(state, 'https_edges')).toHaveLength(1);
+    expect(readObjects(state, 'https_edges')[0]).toMatchObject({
       id: 'edghts_WebEdge00000000000000000001',
       marker: null,
       spec: {
@@ -130,8 +133,8 @@ describe('readLiveState', () => {
         ]),
       },
     });
-    expect(state.objects.tcp_edges.map((edge) => edge.spec)).toEqual([{ ip_restriction: null }]);
-    expect(state.objects.tls_edges.map((edge) => edge.spec)).toEqual([
+    expect(readObjects(state, 'tcp_edges').map((edge) => edge.spec)).toEqual([{ ip_restriction: null }]);
+    expect(readObjects(state, 'tls_edges').map((edge) => edge.spec)).toEqual([
       { mutual_tls: null, tls_termination: null },
     ]);
   });
@@ -140,15 +143,15 @@ describe('readLiveState', () => {
     const conn = await connect({ seed: seed({ rules: 250, addrs: 150, cas: 120, edges: 110 }) });
     await conn.resetStats();
 
-    const state = await readLiveState(conn.api);
+    const state = await readLiveState(conn.api, { kinds: KINDS });
     const served = await conn.stats();
 
-    expect(state.objects.ip_policy_rules).toHaveLength(250);
-    expect(state.objects.reserved_addrs).toHaveLength(150);
-    expect(state.objects.certificate_authorities).toHaveLength(120);
-    expect(state.objects.https_edges).toHaveLength(110);
-    for (const name of KIND_NAMES)
-      expect(new Set(state.objects[name].map((o) => o.id)).size).toBe(state.objects[name].length);
+    expect(readObjects(state, 'ip_policy_rules')).toHaveLength(250);
+    expect(readObjects(state, 'reserved_addrs')).toHaveLength(150);
+    expect(readObjects(state, 'certificate_authorities')).toHaveLength(120);
+    expect(readObjects(state, 'https_edges')).toHaveLength(110);
+    for (const { name } of KINDS)
+      expect(new Set(readObjects(state, name).map((o) => o.id)).size).toBe(readObjects(state, name).length);
     expect(served.byRoute).toEqual({
       'GET /ip_policy_rules': 3,
       'GET /reserved_addrs': 2,
@@ -162,7 +165,7 @@ describe('readLiveState', () => {
   it('rejects with live_read_failed and the 401 as cause when the key is wrong, without the key in the message', async () => {
     const conn = await connect({ seed: SMALL }, { apiKey: 'wrong-key-value' });
 
-    const error = await readLiveState(conn.api).catch((e: unknown) => e);
+    const error = await readLiveState(conn.api, { kinds: KINDS }).catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(KindError);
     expect(error).toMatchObject({ code: 'live_read_failed' });
@@ -178,12 +181,12 @@ describe('readLiveState', () => {
       { retry: { maxAttempts: 12 } },
     );
 
-    const state = await readLiveState(conn.api, { idsByKind: ID_BY_KIND });
+    const state = await readLiveState(conn.api, { kinds: KINDS, idsByKind: ID_BY_KIND });
     const served = await conn.stats();
 
     expect(state.complete).toBe(true);
-    expect(state.objects.ip_policy_rules).toHaveLength(3);
-    expect(state.objects.tcp_edges).toHaveLength(2);
+    expect(readObjects(state, 'ip_policy_rules')).toHaveLength(3);
+    expect(readObjects(state, 'tcp_edges')).toHaveLength(2);
     const faults = Object.entries(served.byStatus).filter(([status]) => Number(status) >= 500);
     expect(faults.reduce((sum, [, n]) => sum + n, 0)).toBeGreaterThan(0);
     expect(state.stats.requests).toBeGreaterThan(9);
@@ -203,16 +206,16 @@ describe('readLiveState', () => {
     await conn.api.request(tcp.moduleRequest({ id: TCP_BARE }, 'ip_restriction', { ip_policies: [POLICY] }));
     await conn.api.request(tls.moduleRequest({ id: TLS }, 'tls_termination', { terminate_at: 'upstream' }));
     await conn.api.request(tcp.moduleRequest({ id: TCP }, 'ip_restriction', null));
-    const state = await readLiveState(conn.api, { idsByKind: ID_BY_KIND });
+    const state = await readLiveState(conn.api, { kinds: KINDS, idsByKind: ID_BY_KIND });
     const served = await conn.stats();
 
     expect(served.byStatus.dropped).toBeGreaterThan(0);
     expect(conn.api.stats().retries).toBeGreaterThan(0);
-    expect(Object.fromEntries(state.objects.tcp_edges.map((edge) => [edge.id, edge.spec]))).toEqual({
+    expect(Object.fromEntries(readObjects(state, 'tcp_edges').map((edge) => [edge.id, edge.spec]))).toEqual({
       [TCP]: { ip_restriction: null },
       [TCP_BARE]: { ip_restriction: { enabled: true, ip_policies: [POLICY] } },
     });
-    expect(state.objects.tls_edges[0]?.spec.tls_termination).toEqual({
+    expect(readObjects(state, 'tls_edges')[0]?.spec.tls_termination).toEqual({
       enabled: true,
       terminate_at: 'upstream',
       min_version: null,
@@ -225,7 +228,7 @@ describe('readLiveState', () => {
       { retry: { maxAttempts: 2 } },
     );
 
-    await expect(readLiveState(conn.api, { idsByKind: ID_BY_KIND })).rejects.toMatchObject({
+    await expect(readLiveState(conn.api, { kinds: KINDS, idsByKind: ID_BY_KIND })).rejects.toMatchObject({
       code: 'live_read_failed',
       kind: expect.any(String),
     });
@@ -237,10 +240,10 @@ describe('readLiveState', () => {
       { realSleep: true },
     );
 
-    const state = await readLiveState(conn.api, { idsByKind: ID_BY_KIND });
+    const state = await readLiveState(conn.api, { kinds: KINDS, idsByKind: ID_BY_KIND });
     const served = await conn.stats();
 
-    expect(state.objects.https_edges).toHaveLength(2);
+    expect(readObjects(state, 'https_edges')).toHaveLength(2);
     expect(served.byStatus['429']).toBeGreaterThan(0);
   });
 
@@ -278,10 +281,10 @@ describe('readLiveState', () => {
       sleep: async () => {},
     });
 
-    const state = await readLiveState(api);
+    const state = await readLiveState(api, { kinds: KINDS });
 
     expect(refused).toBe(2);
-    expect(state.objects.ip_policy_rules).toHaveLength(3);
+    expect(readObjects(state, 'ip_policy_rules')).toHaveLength(3);
     expect(api.stats().retries).toBeGreaterThanOrEqual(2);
   });
 
@@ -290,6 +293,7 @@ describe('readLiveState', () => {
     const held = new Map<string, LiveObject>();
 
     const state = await readLiveState(conn.api, {
+      kinds: KINDS,
       keep: (object) => {
         const kept = { ...object };
         held.set(object.id, kept);
@@ -297,7 +301,7 @@ describe('readLiveState', () => {
       },
     });
 
-    const listed = [...state.objects.ip_policy_rules, ...state.objects.https_edges];
+    const listed = [...readObjects(state, 'ip_policy_rules'), ...readObjects(state, 'https_edges')];
     expect(listed).toHaveLength(5);
     for (const object of listed) expect(object).toBe(held.get(object.id));
   });
@@ -307,7 +311,7 @@ describe('readLiveState', () => {
     const abort = new AbortController();
     abort.abort();
 
-    await expect(readLiveState(conn.api, { signal: abort.signal })).rejects.toMatchObject({
+    await expect(readLiveState(conn.api, { kinds: KINDS, signal: abort.signal })).rejects.toMatchObject({
       code: 'live_read_failed',
     });
   });
@@ -316,7 +320,7 @@ describe('readLiveState', () => {
     const conn = await connect({ seed: SMALL });
     let tick = 0;
 
-    const state = await readLiveState(conn.api, { now: () => (tick += 250) });
+    const state = await readLiveState(conn.api, { kinds: KINDS, now: () => (tick += 250) });
 
     expect(state.stats.durationMs).toBe(250);
   });

@@ -14,6 +14,7 @@ import { loadDesiredState } from '../../src/manifest/load-desired-state.js';
 import type { Plan } from '../../src/plan/plan.js';
 import { planChanges } from '../../src/plan/plan-changes.js';
 import { silentLogger } from '../apply/hand-plan.js';
+import { BUILT_IN_LOAD } from '../support/built-in-load.js';
 import { sampleKind } from '../support/sample-kind/index.js';
 import { SAMPLE_REGISTRY } from '../support/sample-registry.js';
 import { connectEmulator, type EmulatorConnection } from './emulator-connection.js';
@@ -45,7 +46,7 @@ describe('a kind added as one folder and one registration line (test/support/sam
 
   async function load(manifest: string, kinds?: readonly Kind[]) {
     await writeFile(join(dir, 'manifest.yaml'), `${HEADER}${manifest}`);
-    return loadDesiredState(['.'], { cwd: dir, ...(kinds === undefined ? {} : { kinds }) });
+    return loadDesiredState(['.'], { ...(kinds === undefined ? BUILT_IN_LOAD : { kinds }), cwd: dir });
   }
 
   async function loaded(manifest: string): Promise<DesiredState> {

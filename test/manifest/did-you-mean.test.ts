@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { loadDesiredState } from '../../src/manifest/load-desired-state.js';
+import { BUILT_IN_LOAD } from '../support/built-in-load.js';
 
 type Schema = Record<string, unknown>;
 
@@ -94,7 +95,7 @@ describe('a misspelled field gets "did you mean" with its place', () => {
     const line = lines.findIndex((candidate) => candidate.includes(`${typo}:`));
     const column = (lines[line] ?? '').indexOf(typo) + 1;
 
-    const result = await loadDesiredState([file], { env: {} });
+    const result = await loadDesiredState([file], { ...BUILT_IN_LOAD, env: {} });
 
     expect(result.ok).toBe(false);
     if (result.ok) return;
@@ -117,7 +118,7 @@ describe('a misspelled field gets "did you mean" with its place', () => {
       'version: 1\nip_policy_rules:\n  office:\n    ip_policy_id: ipp_OfficeVpnPolicy000000000001\n    cidr: 203.0.113.0/24\n    action: allow\n    comment: x\n',
     );
 
-    const result = await loadDesiredState([file], { env: {} });
+    const result = await loadDesiredState([file], { ...BUILT_IN_LOAD, env: {} });
 
     expect(result.ok).toBe(false);
     if (result.ok) return;
@@ -133,7 +134,7 @@ describe('a misspelled field gets "did you mean" with its place', () => {
       'version: 1\nip_policy_rules:\n  office:\n    ip_policy_id: ipp_OfficeVpnPolicy000000000001\n    cdir: 203.0.113.0/24\n    action: allow\n',
     );
 
-    const result = await loadDesiredState([file], { env: {} });
+    const result = await loadDesiredState([file], { ...BUILT_IN_LOAD, env: {} });
 
     expect(result.ok).toBe(false);
     if (result.ok) return;

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadDesiredState } from '../../src/manifest/load-desired-state.js';
+import { BUILT_IN_LOAD } from '../support/built-in-load.js';
 
 const POLICY = 'ipp_OfficeVpnPolicy000000000001';
 
@@ -27,7 +28,7 @@ describe('where loaded entries are written', () => {
     const line = 3 + comments.length / 2;
     const cidrColumn = (text.split('\n')[line - 1] ?? '').indexOf('cidr') + 1;
 
-    const result = await loadDesiredState(['.'], { cwd: dir });
+    const result = await loadDesiredState(['.'], { ...BUILT_IN_LOAD, cwd: dir });
 
     if (!result.ok) throw new Error(result.errors.map((error) => error.format()).join('\n'));
     const [entry] = result.value.entries;

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { KIND_NAMES } from '../../src/kinds/kind-name.js';
+import { KINDS } from '../../src/kinds/registry.js';
 import { loadDesiredState } from '../../src/manifest/load-desired-state.js';
+import { BUILT_IN_LOAD } from '../support/built-in-load.js';
 
 describe('examples/manifests', () => {
   it('validates and yields one entry per example resource', async () => {
-    const result = await loadDesiredState(['examples/manifests'], { env: {} });
+    const result = await loadDesiredState(['examples/manifests'], { ...BUILT_IN_LOAD, env: {} });
 
     if (!result.ok) throw new Error(result.errors.map((e) => e.format()).join('\n'));
     const names = result.value.entries.map((entry) => `${entry.kind}.${entry.name}`);
@@ -17,11 +18,13 @@ describe('examples/manifests', () => {
       'tcp_edges.ssh-edge',
       'tls_edges.db-edge',
     ]);
-    expect(new Set(result.value.entries.map((entry) => entry.kind))).toEqual(new Set(KIND_NAMES));
+    expect(new Set(result.value.entries.map((entry) => entry.kind))).toEqual(
+      new Set(KINDS.map((kind) => kind.name)),
+    );
   });
 
   it('resolves file references and records where fields are written', async () => {
-    const result = await loadDesiredState(['examples/manifests'], { env: {} });
+    const result = await loadDesiredState(['examples/manifests'], { ...BUILT_IN_LOAD, env: {} });
 
     if (!result.ok) throw new Error('examples should be valid');
     const ca = result.value.entries.find((entry) => entry.kind === 'certificate_authorities');

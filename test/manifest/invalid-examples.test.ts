@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadDesiredState } from '../../src/manifest/load-desired-state.js';
 import { MANIFEST_ERROR_CODES, ManifestError } from '../../src/manifest/manifest-error.js';
+import { BUILT_IN_LOAD } from '../support/built-in-load.js';
 
 const INVALID_ROOT = 'examples/invalid';
 const cases = readdirSync(INVALID_ROOT, { withFileTypes: true })
@@ -15,7 +16,7 @@ describe('examples/invalid', () => {
     const directory = join(INVALID_ROOT, name);
     const expected = readFileSync(join(directory, 'expected.txt'), 'utf8').trimEnd().split('\n');
 
-    const result = await loadDesiredState(['.'], { cwd: directory, env: {} });
+    const result = await loadDesiredState(['.'], { ...BUILT_IN_LOAD, cwd: directory, env: {} });
 
     expect(result.ok).toBe(false);
     if (result.ok) return;
@@ -30,7 +31,11 @@ describe('examples/invalid', () => {
     const seen = new Set<string>();
 
     for (const name of cases) {
-      const result = await loadDesiredState(['.'], { cwd: join(INVALID_ROOT, name), env: {} });
+      const result = await loadDesiredState(['.'], {
+        ...BUILT_IN_LOAD,
+        cwd: join(INVALID_ROOT, name),
+        env: {},
+      });
       if (!result.ok) for (const error of result.errors) seen.add(error.code);
     }
 

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadDesiredState } from '../../src/manifest/load-desired-state.js';
+import { BUILT_IN_LOAD } from '../support/built-in-load.js';
 
 const HEADER = 'version: 1\n';
 const OIDC_EDGE = (secret: string): string => `${HEADER}https_edges:
@@ -31,7 +32,7 @@ describe('loadDesiredState on real files', () => {
   it('refuses a 6 MB file before reading it', async () => {
     await writeFile(join(dir, 'big.yaml'), `${HEADER}# ${'x'.repeat(6 * 1024 * 1024)}\n`);
 
-    const result = await loadDesiredState(['.'], { cwd: dir });
+    const result = await loadDesiredState(['.'], { ...BUILT_IN_LOAD, cwd: dir });
 
     expect(result.ok).toBe(false);
     if (result.ok) return;
@@ -49,7 +50,7 @@ describe('loadDesiredState on real files', () => {
     }
     await writeFile(join(dir, 'lol.yaml'), `${HEADER}${levels.join('\n')}\n`);
 
-    const result = await loadDesiredState(['.'], { cwd: dir });
+    const result = await loadDesiredState(['.'], { ...BUILT_IN_LOAD, cwd: dir });
 
     expect(result.ok).toBe(false);
     if (result.ok) return;
@@ -57,7 +58,7 @@ describe('loadDesiredState on real files', () => {
   });
 
   it('reports a path that does not exist', async () => {
-    const result = await loadDesiredState(['missing.yaml'], { cwd: dir });
+    const result = await loadDesiredState(['missing.yaml'], { ...BUILT_IN_LOAD, cwd: dir });
 
     expect(result.ok).toBe(false);
     if (result.ok) return;
@@ -75,7 +76,7 @@ describe('loadDesiredState on real files', () => {
       OIDC_EDGE('{ file: link.txt }').replace('web:', 'web2:').replace('web.example.com', 'web2.example.com'),
     );
 
-    const result = await loadDesiredState(['manifests'], { cwd: dir });
+    const result = await loadDesiredState(['manifests'], { ...BUILT_IN_LOAD, cwd: dir });
 
     expect(result.ok).toBe(false);
     if (result.ok) return;
@@ -92,7 +93,11 @@ describe('loadDesiredState on real files', () => {
     await writeFile(join(dir, 'secret.txt'), 'shared-value\n');
     await writeFile(join(root, 'a.yaml'), OIDC_EDGE('{ file: ../secret.txt }'));
 
-    const result = await loadDesiredState(['manifests'], { cwd: dir, allowOutsideRoot: true });
+    const result = await loadDesiredState(['manifests'], {
+      ...BUILT_IN_LOAD,
+      cwd: dir,
+      allowOutsideRoot: true,
+    });
 
     if (!result.ok) throw new Error(result.errors.map((error) => error.format()).join('\n'));
     const routes = result.value.entries[0]?.spec.routes as { oidc: { client_secret: string } }[];
@@ -105,7 +110,11 @@ describe('loadDesiredState on real files', () => {
       `${HEADER}certificate_authorities:\n  corp:\n    ca_pem: { env: CA_PEM }\n`,
     );
 
-    const result = await loadDesiredState(['.'], { cwd: dir, env: { CA_PEM: 'very-secret-not-a-pem' } });
+    const result = await loadDesiredState(['.'], {
+      ...BUILT_IN_LOAD,
+      cwd: dir,
+      env: { CA_PEM: 'very-secret-not-a-pem' },
+    });
 
     expect(result.ok).toBe(false);
     if (result.ok) return;
@@ -125,7 +134,7 @@ describe('loadDesiredState on real files', () => {
       await writeFile(join(dir, ignored), 'this: [is not valid');
     }
 
-    const result = await loadDesiredState(['.'], { cwd: dir });
+    const result = await loadDesiredState(['.'], { ...BUILT_IN_LOAD, cwd: dir });
 
     if (!result.ok) throw new Error(result.errors.map((error) => error.format()).join('\n'));
     expect(result.value.files).toEqual(['b.yml', join('nested', 'a.yaml')]);
@@ -138,7 +147,7 @@ describe('loadDesiredState on real files', () => {
       `${HEADER}ip_policy_rules:\n  r:\n    ip_policy_id: ipp_A1\n    cidr: 10.0.0.0/8\n    action: deny\n    description: no\n    metadata: { flag: on, mode: 0777 }\n`,
     );
 
-    const result = await loadDesiredState(['.'], { cwd: dir });
+    const result = await loadDesiredState(['.'], { ...BUILT_IN_LOAD, cwd: dir });
 
     if (!result.ok) throw new Error(result.errors.map((error) => error.format()).join('\n'));
     expect(result.value.entries[0]?.spec).toMatchObject({
@@ -149,12 +158,12 @@ describe('loadDesiredState on real files', () => {
 
   it('gives the same hash for the same state and another for a changed one', async () => {
     await writeFile(join(dir, 'r.yaml'), `${HEADER}reserved_addrs:\n  x: { description: one, region: eu }\n`);
-    const first = await loadDesiredState(['.'], { cwd: dir });
+    const first = await loadDesiredState(['.'], { ...BUILT_IN_LOAD, cwd: dir });
     await writeFile(join(dir, 'r.yaml'), `${HEADER}reserved_addrs:\n  x: { region: eu, description: one }\n`);
-    const reordered = await loadDesiredState(['.'], { cwd: dir });
+    const reordered = await loadDesiredState(['.'], { ...BUILT_IN_LOAD, cwd: dir });
     await writeFile(join(dir, 'r.yaml'), `${HEADER}reserved_addrs:\n  x: { region: eu, description: two }\n`);
 
-    const changed = await loadDesiredState(['.'], { cwd: dir });
+    const changed = await loadDesiredState(['.'], { ...BUILT_IN_LOAD, cwd: dir });
 
     if (!first.ok || !reordered.ok || !changed.ok) throw new Error('expected valid manifests');
     expect(reordered.value.hash).toBe(first.value.hash);

@@ -7,6 +7,7 @@ import { parse, stringify } from 'yaml';
 import { loadDesiredState } from '../../src/manifest/load-desired-state.js';
 import { ManifestError } from '../../src/manifest/manifest-error.js';
 import { compileManifestSchema } from '../../src/manifest/manifest-schema.js';
+import { BUILT_IN_LOAD } from '../support/built-in-load.js';
 
 const validator = compileManifestSchema();
 const SEED = 20240611;
@@ -92,7 +93,7 @@ describe('loader properties', () => {
       fc.asyncProperty(manifestArb, async (manifest) => {
         await writeFile(join(dir, 'm.yaml'), stringify(manifest));
 
-        const result = await loadDesiredState(['m.yaml'], { cwd: dir, validator });
+        const result = await loadDesiredState(['m.yaml'], { ...BUILT_IN_LOAD, cwd: dir, validator });
 
         if (!result.ok) throw new Error(result.errors.map((error) => error.format()).join('\n'));
         for (const entry of result.value.entries) {
@@ -154,7 +155,7 @@ describe('loader properties', () => {
         }
         await writeFile(join(dir, 'm.yaml'), text);
 
-        const result = await loadDesiredState(['m.yaml'], { cwd: dir, validator });
+        const result = await loadDesiredState(['m.yaml'], { ...BUILT_IN_LOAD, cwd: dir, validator });
 
         if (!result.ok) {
           for (const error of result.errors) {
@@ -198,7 +199,7 @@ describe('loader properties', () => {
         if (last !== undefined) target[last] = value;
         await writeFile(join(dir, 'm.yaml'), stringify(mutated));
 
-        const result = await loadDesiredState(['m.yaml'], { cwd: dir, validator });
+        const result = await loadDesiredState(['m.yaml'], { ...BUILT_IN_LOAD, cwd: dir, validator });
 
         if (!result.ok) {
           for (const error of result.errors) {

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadDesiredState } from '../../src/manifest/load-desired-state.js';
 import { MAX_WALKED_DIRECTORIES, walkManifestTree } from '../../src/manifest/manifest-files.js';
 import { readBoundedFile } from '../../src/manifest/read-bounded-file.js';
+import { BUILT_IN_LOAD } from '../support/built-in-load.js';
 
 const RULE = (name: string, action = 'deny'): string =>
   `version: 1\nip_policy_rules:\n  ${name}:\n    ip_policy_id: ipp_2a8bxxxxxxxxxxxxxxxxxxxxxxxxx\n    cidr: 10.0.0.1/32\n    action: ${action}\n`;
@@ -44,7 +45,7 @@ describe('walkManifestTree', () => {
     await symlink('real', join(dir, 'd', 'alias'));
     await symlink('real/a.yaml', join(dir, 'd', 'z.yaml'));
 
-    const result = await loadDesiredState(['d'], { cwd: dir });
+    const result = await loadDesiredState(['d'], { ...BUILT_IN_LOAD, cwd: dir });
 
     if (!result.ok) throw new Error(result.errors.map((error) => error.format()).join('\n'));
     expect(result.value.files).toEqual(['d/alias/a.yaml']);
@@ -72,7 +73,7 @@ describe('walkManifestTree', () => {
     await writeFile(join(dir, 'elsewhere', 'secret.yaml'), RULE('leak', 'sk_live_outside_secret_value'));
     await symlink('../elsewhere/secret.yaml', join(dir, 'd', 'secret.yaml'));
 
-    const result = await loadDesiredState(['d'], { cwd: dir });
+    const result = await loadDesiredState(['d'], { ...BUILT_IN_LOAD, cwd: dir });
 
     expect(result.ok).toBe(false);
     if (result.ok) return;
@@ -90,7 +91,7 @@ describe('walkManifestTree', () => {
     await writeFile(join(dir, 'shared.yaml'), RULE('shared'));
     await symlink('../shared.yaml', join(dir, 'd', 'shared.yaml'));
 
-    const result = await loadDesiredState(['d'], { cwd: dir, allowOutsideRoot: true });
+    const result = await loadDesiredState(['d'], { ...BUILT_IN_LOAD, cwd: dir, allowOutsideRoot: true });
 
     if (!result.ok) throw new Error(result.errors.map((error) => error.format()).join('\n'));
     expect(result.value.entries.map((entry) => entry.name)).toEqual(['shared']);
@@ -106,7 +107,7 @@ describe('walkManifestTree', () => {
     async (target, allow, code) => {
       await symlink(target, join(dir, 'zero.yaml'));
 
-      const result = await loadDesiredState(['.'], { cwd: dir, allowOutsideRoot: allow });
+      const result = await loadDesiredState(['.'], { ...BUILT_IN_LOAD, cwd: dir, allowOutsideRoot: allow });
 
       expect(result.ok).toBe(false);
       if (result.ok) return;
@@ -117,8 +118,8 @@ describe('walkManifestTree', () => {
   it('refuses a FIFO named like a manifest without blocking on it, also when named on the command line', async () => {
     execFileSync('mkfifo', [join(dir, 'pipe.yaml')]);
 
-    const walked = await loadDesiredState(['.'], { cwd: dir });
-    const named = await loadDesiredState(['pipe.yaml'], { cwd: dir });
+    const walked = await loadDesiredState(['.'], { ...BUILT_IN_LOAD, cwd: dir });
+    const named = await loadDesiredState(['pipe.yaml'], { ...BUILT_IN_LOAD, cwd: dir });
 
     for (const result of [walked, named]) {
       expect(result.ok).toBe(false);
@@ -137,7 +138,7 @@ describe('walkManifestTree', () => {
     await writeFile(join(dir, 'a.yaml'), RULE('a'));
     await writeFile(join(dir, 'sub', 'b.yml'), RULE('b'));
 
-    const result = await loadDesiredState(['.'], { cwd: dir });
+    const result = await loadDesiredState(['.'], { ...BUILT_IN_LOAD, cwd: dir });
 
     if (!result.ok) throw new Error(result.errors.map((error) => error.format()).join('\n'));
     expect(result.value.files).toEqual(['a.yaml', 'sub/b.yml']);

@@ -11,6 +11,7 @@ import type { ManifestError } from '../../src/manifest/manifest-error.js';
 import type * as manifestFiles from '../../src/manifest/manifest-files.js';
 import type * as manifestMemo from '../../src/manifest/manifest-memo.js';
 import type * as parseInWorker from '../../src/manifest/parse-in-worker.js';
+import { BUILT_IN_LOAD } from '../support/built-in-load.js';
 
 /**
  * The parsing workers run the compiled worker script (dist/, built by the
@@ -80,8 +81,12 @@ describe('parsing on worker threads', () => {
       await writeFile(join(dir, 'm', `${prefix}-rules.yaml`), rules(prefix, 400));
     const options = { cwd: dir, readSecrets: false };
 
-    const here = await inline.loadDesiredState(['m'], options);
-    const there = await withWorkers.loadDesiredState(['m'], { ...options, parsing: ALL_IN_WORKERS });
+    const here = await inline.loadDesiredState(['m'], { ...BUILT_IN_LOAD, ...options });
+    const there = await withWorkers.loadDesiredState(['m'], {
+      ...BUILT_IN_LOAD,
+      ...options,
+      parsing: ALL_IN_WORKERS,
+    });
 
     if (!here.ok || !there.ok) throw new Error('the manifests are valid');
     expect(there.value.entries.length).toBe(here.value.entries.length);
@@ -104,8 +109,12 @@ describe('parsing on worker threads', () => {
     };
     for (const [name, text] of Object.entries(files)) await writeFile(join(dir, 'm', name), text);
 
-    const here = await inline.loadDesiredState(['m'], { cwd: dir });
-    const there = await withWorkers.loadDesiredState(['m'], { cwd: dir, parsing: ALL_IN_WORKERS });
+    const here = await inline.loadDesiredState(['m'], { ...BUILT_IN_LOAD, cwd: dir });
+    const there = await withWorkers.loadDesiredState(['m'], {
+      ...BUILT_IN_LOAD,
+      cwd: dir,
+      parsing: ALL_IN_WORKERS,
+    });
 
     if (here.ok || there.ok) throw new Error('the manifests are invalid');
     expect(new Set(here.errors.map((error) => error.file)).size).toBe(Object.keys(files).length);
@@ -162,7 +171,11 @@ describe('parsing on worker threads', () => {
     await writeFile(join(dir, 'm', 'b.yaml'), rules('b', 10));
     await writeFile(join(dir, 'm', 'c.yaml'), 'version: 1\nip_policy_rules:\n  x: [unclosed\n');
 
-    const there = await withWorkers.loadDesiredState(['m'], { cwd: dir, parsing: ALL_IN_WORKERS });
+    const there = await withWorkers.loadDesiredState(['m'], {
+      ...BUILT_IN_LOAD,
+      cwd: dir,
+      parsing: ALL_IN_WORKERS,
+    });
 
     if (there.ok) throw new Error('the huge file is refused');
     expect(errorRows(there.errors)).toEqual([
@@ -209,10 +222,12 @@ describe('parsing on worker threads', () => {
     for (const prefix of ['a', 'b', 'c'])
       await writeFile(join(dir, 'm', `${prefix}.yaml`), rules(prefix, 30));
     const loader = fileURLToPath(new URL('load-desired-state.js', DIST));
+    const registry = fileURLToPath(new URL('../kinds/registry.js', DIST));
     await writeFile(
       join(dir, 'load.mjs'),
       `const { loadDesiredState } = await import(${JSON.stringify(loader)});
-const loaded = await loadDesiredState(['m'], { parsing: { poolStartBytes: 0, callerParses: false } });
+const { KINDS } = await import(${JSON.stringify(registry)});
+const loaded = await loadDesiredState(['m'], { kinds: KINDS, parsing: { poolStartBytes: 0, callerParses: false } });
 console.log(loaded.ok ? loaded.value.entries.length : loaded.errors.map(String).join('; '));`,
     );
 
@@ -229,8 +244,10 @@ console.log(loaded.ok ? loaded.value.entries.length : loaded.errors.map(String).
     for (const prefix of ['a', 'b', 'c'])
       await writeFile(join(dir, 'm', `${prefix}.yaml`), rules(prefix, 30));
     const loader = fileURLToPath(new URL('load-desired-state.js', DIST));
+    const registry = fileURLToPath(new URL('../kinds/registry.js', DIST));
     const script = `const { loadDesiredState } = await import(${JSON.stringify(loader)});
-const loaded = await loadDesiredState(['m'], { parsing: { poolStartBytes: 0, callerParses: false } });
+const { KINDS } = await import(${JSON.stringify(registry)});
+const loaded = await loadDesiredState(['m'], { kinds: KINDS, parsing: { poolStartBytes: 0, callerParses: false } });
 console.log(loaded.ok ? loaded.value.entries.length : loaded.errors.map(String).join('; '));`;
 
     const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
@@ -247,7 +264,12 @@ console.log(loaded.ok ? loaded.value.entries.length : loaded.errors.map(String).
       await writeFile(join(dir, 'm', `${prefix}.yaml`), rules(prefix, 30));
     const memo = new ManifestMemo();
     const load = async (): Promise<DesiredState> => {
-      const loaded = await withWorkers.loadDesiredState(['m'], { cwd: dir, memo, parsing: ALL_IN_WORKERS });
+      const loaded = await withWorkers.loadDesiredState(['m'], {
+        ...BUILT_IN_LOAD,
+        cwd: dir,
+        memo,
+        parsing: ALL_IN_WORKERS,
+      });
       if (!loaded.ok) throw new Error(loaded.errors.map(String).join('\n'));
       return loaded.value;
     };
@@ -258,7 +280,7 @@ console.log(loaded.ok ? loaded.value.entries.length : loaded.errors.map(String).
     );
 
     const second = await load();
-    const fresh = await inline.loadDesiredState(['m'], { cwd: dir });
+    const fresh = await inline.loadDesiredState(['m'], { ...BUILT_IN_LOAD, cwd: dir });
 
     if (!fresh.ok) throw new Error('the manifests are valid');
     const named = (state: DesiredState, name: string) => state.entries.find((entry) => entry.name === name);

@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDesiredState } from '../../src/manifest/load-desired-state.js';
 import { BUILT_CLI } from '../support/built-cli.js';
+import { BUILT_IN_LOAD } from '../support/built-in-load.js';
 
 /**
  * The family's rules (docs/emulator.md) that a manifest can express: `validate` refuses locally,
@@ -262,7 +263,7 @@ describe('validate refuses locally what the service refuses', () => {
     await writeFile(join(dir, 'manifest.yaml'), row.manifest);
     for (const [name, text] of Object.entries(row.files ?? {})) await writeFile(join(dir, name), text);
 
-    const result = await loadDesiredState(['.'], { cwd: dir, env: {} });
+    const result = await loadDesiredState(['.'], { ...BUILT_IN_LOAD, cwd: dir, env: {} });
 
     const found = result.ok
       ? 'ok'

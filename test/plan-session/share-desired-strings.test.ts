@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { LiveObject } from '../../src/kinds/live-state.js';
+import { KINDS } from '../../src/kinds/registry.js';
 import { planChanges } from '../../src/plan/plan-changes.js';
 import { withDesiredStrings } from '../../src/plan-session/share-desired-strings.js';
 import { desiredState, entry, liveRule, liveState, marked, OWNER, POLICY } from '../plan/builders.js';
+import { readObjects } from '../support/read-objects.js';
 
 /** Freezes an object read and everything in it, so that a write to it throws. */
 function deepFrozen(object: LiveObject): LiveObject {
@@ -50,19 +52,19 @@ describe('withDesiredStrings', () => {
 
   it('holds an equal object for each one read, changes none read, and so no plan', () => {
     const state = desired();
-    const read = live().objects.ip_policy_rules.map(deepFrozen);
+    const read = readObjects(live(), 'ip_policy_rules').map(deepFrozen);
     const keep = withDesiredStrings(state, OWNER);
 
     const held = read.map(keep);
 
-    expect(held).toEqual(live().objects.ip_policy_rules);
-    expect(planChanges(state, liveState(held), { owner: OWNER })).toEqual(
-      planChanges(state, live(), { owner: OWNER }),
+    expect(held).toEqual(readObjects(live(), 'ip_policy_rules'));
+    expect(planChanges(state, liveState(held), { kinds: KINDS, owner: OWNER })).toEqual(
+      planChanges(state, live(), { kinds: KINDS, owner: OWNER }),
     );
   });
 
   it("copies only an object marked with the owner and an entry's name; holds the others as read", () => {
-    const read = live().objects.ip_policy_rules;
+    const read = readObjects(live(), 'ip_policy_rules');
 
     const held = read.map(withDesiredStrings(desired(), OWNER));
     const heldByOther = read.map(withDesiredStrings(desired(), 'someone-else'));

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { canonicalHash } from '../../src/kinds/canonical-json.js';
-import type { BuiltInKindName, KindName } from '../../src/kinds/kind-name.js';
+import type { KindName } from '../../src/kinds/kind-name.js';
 import type { LiveObject, LiveState } from '../../src/kinds/live-state.js';
 import { encodeMetadata } from '../../src/kinds/ownership-marker.js';
 import { kindByName } from '../../src/kinds/registry.js';
@@ -55,7 +55,7 @@ export function desiredState(entries: readonly DesiredEntry[]): DesiredState {
 }
 
 export function liveState(objects: readonly LiveObject[], extra: Partial<LiveState> = {}): LiveState {
-  const byKind: Record<BuiltInKindName, LiveObject[]> & Record<KindName, LiveObject[]> = {
+  const byKind: Record<KindName, LiveObject[]> = {
     ip_policy_rules: [],
     reserved_addrs: [],
     certificate_authorities: [],

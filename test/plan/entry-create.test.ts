@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { KINDS } from '../../src/kinds/registry.js';
 import { EntryCreate, EntryCreateChange } from '../../src/plan/entry-create.js';
 import type { Action, Plan, ResourceChange } from '../../src/plan/plan.js';
 import { planChanges } from '../../src/plan/plan-changes.js';
@@ -26,7 +27,7 @@ describe('a create planned from an entry', () => {
       ),
     ]),
     liveState([]),
-    { owner: OWNER },
+    { kinds: KINDS, owner: OWNER },
   );
   const actionOf = (key: string): Action => {
     const found = plan.actions.find((action) => action.key === key);

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { KINDS } from '../../src/kinds/registry.js';
 import { planChanges } from '../../src/plan/plan-changes.js';
 import { desiredState, entry, liveState, OWNER } from './builders.js';
 
@@ -44,7 +45,7 @@ describe('the plan reports exactly the named IDs the account lacks', () => {
           const plan = planChanges(
             desiredState([...rules, addr, edge]),
             liveState([], { missingNamedIds: missing }),
-            { owner: OWNER },
+            { owner: OWNER, kinds: KINDS },
           );
 
           const reported = plan.errors

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { KINDS } from '../../src/kinds/registry.js';
 import type { Plan } from '../../src/plan/plan.js';
 import { planChanges } from '../../src/plan/plan-changes.js';
 import type { PlanOptions } from '../../src/plan/planner-options.js';
@@ -19,7 +20,7 @@ import {
 } from './builders.js';
 import { waitsFor } from './waits-for.js';
 
-const options: PlanOptions = { owner: OWNER };
+const options: PlanOptions = { kinds: KINDS, owner: OWNER };
 
 function actionKeys(plan: Plan): string[] {
   return plan.actions.map((action) => action.key);
@@ -577,7 +578,7 @@ describe('planChanges: ordering', () => {
       liveRule('ipr_1', { cidr: '10.9.0.0/16', action: 'deny', metadata: marked('original') }),
     ]);
 
-    const plan = planChanges(desired, live, { owner: OWNER });
+    const plan = planChanges(desired, live, { kinds: KINDS, owner: OWNER });
 
     expect(plan.refusal).toBeUndefined();
     expect(plan.actions.map((action) => [action.key, action.request.method, action.request.path])).toEqual([

@@ -6,6 +6,7 @@ import { Ajv } from 'ajv';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadSeedFile } from '../../src/emulator/seed.js';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
+import { KINDS } from '../../src/kinds/registry.js';
 import { parseSavedPlan } from '../../src/plan/saved-plan-reader.js';
 import { BUILT_CLI } from '../support/built-cli.js';
 import { runEdgesyncInProcess, runEdgesyncProcess } from '../support/edgesync-cli.js';
@@ -197,7 +198,7 @@ describe('edgesync plan (CLI against the emulator)', () => {
 
     const run = await cli(['plan', '--out', file, EXAMPLES]);
     const text = await readFile(file, 'utf8');
-    const saved = parseSavedPlan(text);
+    const saved = parseSavedPlan(text, KINDS);
 
     expect(run.code).toBe(0);
     expect(text).not.toContain(EXAMPLE_SECRET);

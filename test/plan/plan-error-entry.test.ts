@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { KINDS } from '../../src/kinds/registry.js';
 import type { EntryAddress } from '../../src/plan/plan.js';
 import { planChanges } from '../../src/plan/plan-changes.js';
 import {
@@ -77,7 +78,7 @@ describe('planChanges: an error that stops one entry only names that entry', () 
       named: { kind: 'certificate_authorities', name: 'corp' },
     },
   ])('$title', ({ entries, live, code, named }) => {
-    const plan = planChanges(desiredState(entries), liveState(live), { owner: OWNER });
+    const plan = planChanges(desiredState(entries), liveState(live), { kinds: KINDS, owner: OWNER });
 
     expect(plan.errors.filter((error) => error.code === code).map((error) => error.entry)).toEqual([
       named satisfies EntryAddress,
@@ -104,7 +105,7 @@ describe('planChanges: an error that stops one entry only names that entry', () 
       code: 'adopt_duplicate',
     },
   ])('names no entry when the manifests contradict themselves: $title', ({ entries, live, code }) => {
-    const plan = planChanges(desiredState(entries), liveState(live), { owner: OWNER });
+    const plan = planChanges(desiredState(entries), liveState(live), { kinds: KINDS, owner: OWNER });
 
     const errors = plan.errors.filter((error) => error.code === code);
     expect(errors.length).toBeGreaterThan(0);

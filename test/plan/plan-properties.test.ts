@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import ipaddr from 'ipaddr.js';
 import { describe, expect, it } from 'vitest';
+import { KINDS } from '../../src/kinds/registry.js';
 import type { DesiredEntry } from '../../src/manifest/desired-state.js';
 import type { Plan } from '../../src/plan/plan.js';
 import { planChanges } from '../../src/plan/plan-changes.js';
@@ -190,7 +191,7 @@ function desiredEntries(scenario: Scenario): DesiredEntry[] {
   ];
 }
 
-const options = { owner: OWNER, force: true, allowEmpty: true } as const;
+const options = { owner: OWNER, force: true, allowEmpty: true, kinds: KINDS } as const;
 
 /** Overlap through ipaddr.js, independent of the planner's range arithmetic. */
 function overlapOracle(a: string, b: string): boolean {

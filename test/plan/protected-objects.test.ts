@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { encodeMetadata, parseMetadata } from '../../src/kinds/ownership-marker.js';
+import { KINDS } from '../../src/kinds/registry.js';
 import { planChanges } from '../../src/plan/plan-changes.js';
 import type { PlanOptions } from '../../src/plan/planner-options.js';
 import {
@@ -14,7 +15,7 @@ import {
   POLICY,
 } from './builders.js';
 
-const options: PlanOptions = { owner: OWNER };
+const options: PlanOptions = { kinds: KINDS, owner: OWNER };
 const rule = (cidr: string) => ({ cidr, action: 'deny', ip_policy_id: POLICY });
 const protectedMarker = (name: string): string =>
   encodeMetadata(undefined, { owner: OWNER, name, protect: true });

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { KINDS } from '../../src/kinds/registry.js';
 import type { ResourceChange } from '../../src/plan/plan.js';
 import { planChanges } from '../../src/plan/plan-changes.js';
 import {
@@ -31,7 +32,7 @@ function bigPlan(creates: number, deletes: number, described = 'x'.repeat(120)) 
       }),
     ),
   );
-  return planChanges(desired, live, { owner: OWNER, force: true });
+  return planChanges(desired, live, { kinds: KINDS, owner: OWNER, force: true });
 }
 
 /** Every fenced block is closed and every `<details>` ends. */
@@ -107,7 +108,7 @@ describe('plan --format markdown within a size budget', () => {
       }),
     ]);
 
-    const body = diffBodies(renderPlanMarkdown(planChanges(desired, live, { owner: OWNER })));
+    const body = diffBodies(renderPlanMarkdown(planChanges(desired, live, { kinds: KINDS, owner: OWNER })));
 
     expect(body).toContain('-     description = "old"');
     expect(body).toContain('+     description = "new"');

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
+import { KINDS } from '../../src/kinds/registry.js';
 import { planChanges } from '../../src/plan/plan-changes.js';
 import { renderPlanJson } from '../../src/plan/render-json.js';
 import { renderPlanMarkdown } from '../../src/plan/render-markdown.js';
@@ -46,7 +47,7 @@ describe('renderPlanText', () => {
   });
 
   it('says there is nothing to do for an empty plan', () => {
-    const plan = planChanges(desiredState([]), liveState([]), { owner: OWNER });
+    const plan = planChanges(desiredState([]), liveState([]), { kinds: KINDS, owner: OWNER });
 
     expect(renderPlanText(plan)).toContain('No changes. The account matches the manifests.');
   });
@@ -63,7 +64,7 @@ describe('renderPlanText', () => {
     ]);
     const live = liveState([liveCa('ca_1', { pem: CORP_PEM, metadata: marked('corp') })]);
 
-    const text = renderPlanText(planChanges(desired, live, { owner: OWNER }));
+    const text = renderPlanText(planChanges(desired, live, { kinds: KINDS, owner: OWNER }));
 
     expect(text).toMatch(
       /Error: manifests\/main\.yaml:\d+:3: ip_policy_rules\.x: id ipr_missing does not exist/,
@@ -102,7 +103,9 @@ describe('renderPlanJson', () => {
         complete: false,
       },
     );
-    const parsed = JSON.parse(renderPlanJson(planChanges(desiredState([]), live, { owner: OWNER })));
+    const parsed = JSON.parse(
+      renderPlanJson(planChanges(desiredState([]), live, { kinds: KINDS, owner: OWNER })),
+    );
 
     expect(validate(parsed), JSON.stringify(validate.errors)).toBe(true);
     expect(parsed.refusal.code).toBe('empty-desired');

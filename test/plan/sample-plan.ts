@@ -1,3 +1,4 @@
+import { KINDS } from '../../src/kinds/registry.js';
 import type { Plan } from '../../src/plan/plan.js';
 import { planChanges } from '../../src/plan/plan-changes.js';
 import {
@@ -55,5 +56,5 @@ export function samplePlan(): Plan {
       routes: [{ id: 'edghtsrt_app', match_type: 'path_prefix', match: '/app', oidc: null }],
     }),
   ]);
-  return planChanges(desired, live, { owner: OWNER, force: true });
+  return planChanges(desired, live, { kinds: KINDS, owner: OWNER, force: true });
 }

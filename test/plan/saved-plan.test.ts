@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { KINDS } from '../../src/kinds/registry.js';
 import { planChanges } from '../../src/plan/plan-changes.js';
 import { SavedPlanError, sensitiveHash, serializeSavedPlan, toSavedPlan } from '../../src/plan/saved-plan.js';
 import { SavedPlanJudge } from '../../src/plan/saved-plan-judge.js';
@@ -32,15 +33,16 @@ const live = liveState([
 describe('saved plans', () => {
   it('round-trips with secrets replaced by their hash, and is confirmed by the same plan made again', () => {
     const desired = desiredWith(SECRET);
-    const plan = planChanges(desired, live, { owner: OWNER, targets: ['https_edges'] });
+    const plan = planChanges(desired, live, { kinds: KINDS, owner: OWNER, targets: ['https_edges'] });
 
     const text = serializeSavedPlan(
       toSavedPlan(plan, ['manifests'], { targets: ['https_edges'], excludes: [] }),
     );
-    const saved = parseSavedPlan(text);
+    const saved = parseSavedPlan(text, KINDS);
     const judge = new SavedPlanJudge(
-      planChanges(desired, live, { owner: OWNER, targets: ['https_edges'] }),
+      planChanges(desired, live, { kinds: KINDS, owner: OWNER, targets: ['https_edges'] }),
       live,
+      { kinds: KINDS },
     );
     for (const action of saved.plan.actions) judge.take(action);
     const judgement = judge.finish(saved.fingerprints);
@@ -73,11 +75,15 @@ describe('saved plans', () => {
 
   it('finds a difference when the secret in the manifests is not the one whose hash the file holds', () => {
     const saved = parseSavedPlan(
-      serializeSavedPlan(toSavedPlan(planChanges(desiredWith(SECRET), live, { owner: OWNER }), [])),
+      serializeSavedPlan(
+        toSavedPlan(planChanges(desiredWith(SECRET), live, { kinds: KINDS, owner: OWNER }), []),
+      ),
+      KINDS,
     );
     const judge = new SavedPlanJudge(
-      planChanges(desiredWith('another-secret'), live, { owner: OWNER }),
+      planChanges(desiredWith('another-secret'), live, { kinds: KINDS, owner: OWNER }),
       live,
+      { kinds: KINDS },
     );
 
     for (const action of saved.plan.actions) judge.take(action);
@@ -173,7 +179,7 @@ describe('saved plans', () => {
   ])('rejects $title', ({ text, message }) => {
     let caught: unknown;
     try {
-      parseSavedPlan(text);
+      parseSavedPlan(text, KINDS);
     } catch (error) {
       caught = error;
     }

@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { renderRequests, requestsChunks } from '../../src/apply/render-requests.js';
 import { writePieces } from '../../src/cli/write-pieces.js';
+import { KINDS } from '../../src/kinds/registry.js';
 import type { Plan } from '../../src/plan/plan.js';
 import { planChanges } from '../../src/plan/plan-changes.js';
 import { planJsonChunks, planToJson, renderPlanJson } from '../../src/plan/render-json.js';
@@ -22,13 +23,13 @@ function largePlan(count: number): Plan {
       description: `rule ${index} \u202e\u0085\n`,
     }),
   );
-  return planChanges(desiredState(entries), liveState([]), { owner: OWNER });
+  return planChanges(desiredState(entries), liveState([]), { kinds: KINDS, owner: OWNER });
 }
 
 const plans: [string, () => Plan][] = [
   ['every kind of change, with a secret', samplePlan],
   ['300 creates with escaped text', () => largePlan(300)],
-  ['nothing to do', () => planChanges(desiredState([]), liveState([]), { owner: OWNER })],
+  ['nothing to do', () => planChanges(desiredState([]), liveState([]), { kinds: KINDS, owner: OWNER })],
 ];
 
 describe('plans written in pieces', () => {

@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/cli/logger.js';
+import { KINDS } from '../../src/kinds/registry.js';
 import { planChanges } from '../../src/plan/plan-changes.js';
 import { planToJson } from '../../src/plan/render-json.js';
 import { serializeSavedPlan, toSavedPlan } from '../../src/plan/saved-plan.js';
@@ -32,7 +33,7 @@ function samplePlan() {
   const live = liveState([
     liveRule('ipr_gone', { cidr: '10.9.0.0/24', action: 'deny', metadata: marked('gone') }),
   ]);
-  return planChanges(desired, live, { owner: OWNER, force: true });
+  return planChanges(desired, live, { kinds: KINDS, owner: OWNER, force: true });
 }
 
 describe('one casing for machines: snake_case', () => {

@@ -7,7 +7,9 @@ import { stringify } from 'yaml';
 import { createApiClient } from '../../src/api/client.js';
 import { RequestBudget } from '../../src/api/request-budget.js';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
+import { KINDS } from '../../src/kinds/registry.js';
 import { preparePlan } from '../../src/plan-session/prepare-plan.js';
+import { BUILT_IN_LOAD } from '../support/built-in-load.js';
 import { assertBuilt, POLICY_ID, runCli, statsOf, writesOf } from './reliability-harness.js';
 
 const RULE = `    ip_policy_id: ${POLICY_ID}\n    cidr: 10.0.0.1/32\n    action: deny\n`;
@@ -134,7 +136,10 @@ describe('hostile manifests are refused cleanly, with a location, and send no wr
       fc.asyncProperty(document, async ({ version, collection, entries }) => {
         const file = join(fuzzDir, 'fuzz.yaml');
         await writeFile(file, stringify({ version, [collection]: entries }));
-        const result = await preparePlan([file], api, { load: { cwd: fuzzDir }, plan: { owner: 'fuzz' } });
+        const result = await preparePlan([file], api, {
+          load: { ...BUILT_IN_LOAD, cwd: fuzzDir },
+          plan: { kinds: KINDS, owner: 'fuzz' },
+        });
         if (result.ok) return;
         for (const error of result.errors) {
           expect(error.file).toContain('fuzz.yaml');

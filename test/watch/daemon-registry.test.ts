@@ -11,6 +11,7 @@ import type { DaemonStatusJson } from '../../src/watch/daemon-status.js';
 import { runDaemon } from '../../src/watch/run-daemon.js';
 import { WatchMetrics } from '../../src/watch/watch-metrics.js';
 import { connectEmulator, type EmulatorConnection } from '../kinds/emulator-connection.js';
+import { BUILT_IN_LOAD } from '../support/built-in-load.js';
 import { eventually, rulesManifest } from './daemon-process.js';
 
 const POLICY = 'ipp_DaemonRegistryTestPolicy001';
@@ -55,8 +56,8 @@ describe('the daemon takes the registry of kinds as a value', () => {
       paths: ['manifests'],
       cwd: dir,
       mode: 'enforce',
-      load: { owner: OWNER, cwd: dir, env: {}, validator: compileManifestSchema() },
-      plan: { owner: OWNER },
+      load: { ...BUILT_IN_LOAD, owner: OWNER, cwd: dir, env: {}, validator: compileManifestSchema() },
+      plan: { kinds: KINDS, owner: OWNER },
       api: connection.api,
       budget: { requests: 1_000_000, windowMs: 60_000 },
       metrics: new WatchMetrics(),

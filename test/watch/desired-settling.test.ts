@@ -48,7 +48,7 @@ describe('DesiredSettling', () => {
 
   it('is what --settle defaults to', () => {
     const program = new Command();
-    const watch = addWatchFlags(program.command('watch'));
+    const watch = addWatchFlags(program.command('watch'), []);
     const flag = watch.options.find((option) => option.long === '--settle');
 
     expect(parseDuration('--settle', String(flag?.defaultValue))).toBe(DEFAULT_SETTLE_MS);

@@ -9,6 +9,7 @@ import type { CacheSurprise } from '../../src/watch/cache-writing-api.js';
 import { systemClock } from '../../src/watch/daemon-clock.js';
 import { LiveCacheWriter } from '../../src/watch/live-cache-writer.js';
 import { connectEmulator, type EmulatorConnection } from '../kinds/emulator-connection.js';
+import { readObjects } from '../support/read-objects.js';
 
 const POLICY = 'ipp_CacheWriterTestPolicy000001';
 const RULES_ONLY = KINDS.filter((kind) => kind.name === 'ip_policy_rules');
@@ -54,7 +55,7 @@ describe('LiveCacheWriter (the daemon cache’s one writer, against the emulator
 
     expect(toRead).toEqual(['ip_policy_rules']);
     expect(Object.keys(snapshot.objects)).toEqual(['ip_policy_rules']);
-    expect(snapshot.objects.ip_policy_rules.map((rule) => rule.spec.cidr)).toEqual(['192.0.2.0/24']);
+    expect(readObjects(snapshot, 'ip_policy_rules').map((rule) => rule.spec.cidr)).toEqual(['192.0.2.0/24']);
     expect(snapshot.complete).toBe(true);
     expect(Object.keys(byRoute)).toEqual(['GET /ip_policy_rules']);
   });

@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { KindName } from '../../src/kinds/kind-name.js';
-import { KIND_NAMES } from '../../src/kinds/kind-name.js';
 import type { LiveObject } from '../../src/kinds/live-state.js';
+import { KINDS } from '../../src/kinds/registry.js';
 import { LiveStateCache } from '../../src/watch/live-state-cache.js';
+import { readObjects } from '../support/read-objects.js';
+
+const KIND_NAMES = KINDS.map((kind) => kind.name);
 
 function rule(id: string, description: string): LiveObject {
   return {
@@ -32,7 +35,9 @@ function filled(rules: readonly LiveObject[]): LiveStateCache {
 }
 
 function descriptions(cache: LiveStateCache): Record<string, unknown> {
-  return Object.fromEntries(cache.snapshot().objects.ip_policy_rules.map((o) => [o.id, o.spec.description]));
+  return Object.fromEntries(
+    readObjects(cache.snapshot(), 'ip_policy_rules').map((o) => [o.id, o.spec.description]),
+  );
 }
 
 describe('LiveStateCache', () => {
@@ -50,7 +55,7 @@ describe('LiveStateCache', () => {
     });
 
     expect(during.complete).toBe(false);
-    expect(during.objects.ip_policy_rules).toEqual([]);
+    expect(readObjects(during, 'ip_policy_rules')).toEqual([]);
     expect(cache.snapshot().complete).toBe(false);
     expect(cache.kindsToRead()).toEqual(KIND_NAMES.filter((kind) => kind !== 'ip_policy_rules'));
     expect(descriptions(cache)).toEqual({ ipr_1: 'a' });
@@ -116,7 +121,7 @@ describe('LiveStateCache', () => {
     });
 
     expect(dropped.complete).toBe(false);
-    expect(dropped.objects.ip_policy_rules).toEqual([]);
+    expect(readObjects(dropped, 'ip_policy_rules')).toEqual([]);
     expect(descriptions(cache)).toEqual({ ipr_1: 'newer' });
   });
 

@@ -6,6 +6,7 @@ import { canonicalHash } from '../../src/kinds/canonical-json.js';
 import type { DesiredState } from '../../src/manifest/desired-state.js';
 import { type LoadOptions, loadDesiredState } from '../../src/manifest/load-desired-state.js';
 import { ManifestMemo } from '../../src/manifest/manifest-memo.js';
+import { BUILT_IN_LOAD } from '../support/built-in-load.js';
 
 const POLICY = 'ipp_2a8bxxxxxxxxxxxxxxxxxxxxxxxxx';
 const rules = (...names: string[]): string =>
@@ -17,7 +18,11 @@ const rules = (...names: string[]): string =>
     .join('')}`;
 
 /** The daemon's way of loading: one memo across loads. */
-async function load(dir: string, memo: ManifestMemo, options: LoadOptions = {}): Promise<DesiredState> {
+async function load(
+  dir: string,
+  memo: ManifestMemo,
+  options: LoadOptions = { ...BUILT_IN_LOAD },
+): Promise<DesiredState> {
   const result = await loadDesiredState(['m'], { cwd: dir, memo, ...options });
   if (!result.ok) throw new Error(result.errors.map((error) => error.format()).join('\n'));
   return result.value;
@@ -52,7 +57,7 @@ describe('the manifest memo: a change re-reads only the files that changed', () 
     );
 
     const second = await load(dir, memo);
-    const fresh = await loadDesiredState(['m'], { cwd: dir });
+    const fresh = await loadDesiredState(['m'], { ...BUILT_IN_LOAD, cwd: dir });
 
     expect(entry(second, 'b1')).toBe(entry(first, 'b1'));
     expect(entry(second, 'a1')).not.toBe(entry(first, 'a1'));
@@ -72,7 +77,7 @@ describe('the manifest memo: a change re-reads only the files that changed', () 
     await load(dir, memo);
     await writeFile(join(dir, 'm', 'a.yaml'), rules('a1', 'b1'));
 
-    const duplicated = await loadDesiredState(['m'], { cwd: dir, memo });
+    const duplicated = await loadDesiredState(['m'], { ...BUILT_IN_LOAD, cwd: dir, memo });
     await writeFile(join(dir, 'm', 'a.yaml'), rules('a1', 'a3'));
     const mended = await load(dir, memo);
 
@@ -90,7 +95,7 @@ describe('the manifest memo: a change re-reads only the files that changed', () 
     await load(dir, memo);
 
     await writeFile(cas, original.replace('  corp-root:', '  corp-root-2:'));
-    const renamed = await loadDesiredState(['m'], { cwd: dir, memo });
+    const renamed = await loadDesiredState(['m'], { ...BUILT_IN_LOAD, cwd: dir, memo });
 
     expect(renamed.ok).toBe(false);
     if (renamed.ok) return;

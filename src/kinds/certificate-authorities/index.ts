@@ -95,5 +95,10 @@ const kind: Kind = metadataKind({
 /** Edges that name a CA refuse client certificates once it expires. */
 export const certificateAuthorities: Kind = {
   ...kind,
-  expiry: { metric: 'certificate_authority', notAfter },
+  expiry: {
+    metric: 'certificate_authority',
+    subject: 'the CA',
+    advice: 'replace its PEM before edges refuse client certificates',
+    notAfter,
+  },
 };

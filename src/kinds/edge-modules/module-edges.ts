@@ -24,6 +24,8 @@ export interface EdgeModule {
 }
 
 export interface ModuleEdgeKindOptions extends Pick<Kind, 'emulator' | 'namedIds' | 'probe'> {
+  /** The API cannot list module-only edges: `export` names the ones to read with this flag (Kind.exportIdFlag). */
+  readonly exportIdFlag: `--${string}`;
   readonly name: KindName;
   readonly title: string;
   readonly idPrefix: string;
@@ -160,6 +162,7 @@ export function moduleEdgeKind(options: ModuleEdgeKindOptions): Kind {
     title: options.title,
     idPrefix: options.idPrefix,
     ownership: 'modules-only',
+    exportIdFlag: options.exportIdFlag,
     fields: [],
     modules: modules.map((module) => module.rule),
     checkEntry: (value) =>

@@ -8,6 +8,7 @@ export const tcpEdges: Kind = moduleEdgeKind({
   name: 'tcp_edges',
   title: 'TCP edge',
   idPrefix: 'edgtcp_',
+  exportIdFlag: '--tcp-edge',
   namedIds: [IP_POLICY_IDS],
   schema: TCP_EDGES_SCHEMA,
   path: '/edges/tcp',

@@ -11,6 +11,7 @@ export const tlsEdges: Kind = moduleEdgeKind({
   name: 'tls_edges',
   title: 'TLS edge',
   idPrefix: 'edgtls_',
+  exportIdFlag: '--tls-edge',
   schema: TLS_EDGES_SCHEMA,
   path: '/edges/tls',
   modules: [MUTUAL_TLS_EDGE_MODULE, TLS_TERMINATION_EDGE_MODULE],
