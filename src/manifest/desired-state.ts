@@ -35,7 +35,7 @@ export interface DesiredEntry {
 }
 
 export interface DesiredState {
-  /** Sorted by kind (KIND_NAMES order), then name. */
+  /** Sorted by kind (in the order of the registry it was loaded with), then name. */
   readonly entries: readonly DesiredEntry[];
   /** The manifest files read, as given on the command line joined with what directories held. */
   readonly files: readonly string[];
