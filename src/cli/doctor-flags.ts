@@ -1,4 +1,5 @@
 import { Option } from 'commander';
+import { NO_COLOR_ACCEPTED } from './color-choice.js';
 import type { AddCommandFlags } from './command-context.js';
 import { addConnectionOptions, type ConnectionFlags } from './connection-flags.js';
 import { addLogOptions, type LogFlags } from './log-flags.js';
@@ -35,7 +36,8 @@ export const addDoctorFlags: AddCommandFlags<[flags: DoctorFlags]> = (command) =
           new Option('--format <format>', 'stdout: one line per assumption, or JSON for tools')
             .choices(DOCTOR_FORMATS)
             .default('text'),
-        ),
+        )
+        .option(...NO_COLOR_ACCEPTED),
     ),
     'warn',
   );

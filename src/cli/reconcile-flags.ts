@@ -1,3 +1,4 @@
+import { NO_COLOR_ACCEPTED } from './color-choice.js';
 import type { AddCommandFlags } from './command-context.js';
 
 export interface ReconcileFlags {
@@ -25,4 +26,5 @@ export const addReconcileFlags: AddCommandFlags<[flags: ReconcileFlags]> = (comm
       '--wait-timeout <duration>',
       'with --wait: give up after this long (a full re-read of 100,000 rules takes over 8 minutes)',
       '30m',
-    );
+    )
+    .option(...NO_COLOR_ACCEPTED);

@@ -22,7 +22,8 @@ export type HostileAnswer = (request: RecordedRequest, response: ServerResponse,
 
 /**
  * A service written by the test: `answer` decides what it wants to, and
- * every list it leaves alone is an empty page, every other request a 404.
+ * every list it leaves alone is an empty page, the IP policy the manifests
+ * name is there (a plan reads it by ID), every other request a 404.
  */
 export function hostileServices(): (answer: HostileAnswer) => Promise<ScriptedServer> {
   const serve = scriptedServers();
@@ -33,6 +34,10 @@ export function hostileServices(): (answer: HostileAnswer) => Promise<ScriptedSe
       const key = LIST_KEYS[path];
       if (request.method === 'GET' && key !== undefined) {
         sendJson(response, 200, { [key]: [], uri: path, next_page_uri: null });
+        return;
+      }
+      if (request.method === 'GET' && path === `/ip_policies/${POLICY}`) {
+        sendJson(response, 200, { id: POLICY, uri: `http://x${path}`, description: '', metadata: '' });
         return;
       }
       sendJson(response, 404, { error_code: 'not_found', status_code: 404, msg: 'not found', details: {} });

@@ -85,6 +85,12 @@ describe('the daemon takes the registry of kinds as a value', () => {
 
     expect(status.last_plan?.changes).toEqual(['ip_policy_rules.office']);
     expect(status.live_cache?.kinds_to_read).toEqual([]);
-    expect(Object.keys(byRoute).sort()).toEqual(['GET /ip_policy_rules', 'POST /ip_policy_rules']);
+    // The rules' kind is listed and written; the IP policy its entry names is read by ID (it is no kind of the
+    // registry, and the plan checks that the account has it); no other kind is read.
+    expect(Object.keys(byRoute).sort()).toEqual([
+      'GET /ip_policies/{id}',
+      'GET /ip_policy_rules',
+      'POST /ip_policy_rules',
+    ]);
   });
 });

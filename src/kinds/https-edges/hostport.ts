@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /** A DNS label: 1 to 63 letters, digits and hyphens, not starting or ending with a hyphen. */
 const DNS_LABEL = /^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
@@ -27,7 +27,8 @@ function isDnsName(host: string): boolean {
 /** `1.2.3.4`, `[2001:db8::1]`, or a name of digits and dots only (which no registry hands out). */
 function isAddress(host: string): boolean {
   const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
-  return isIP(bare) !== 0 || /^[0-9.]+$/.test(host);
+  // ipaddr.js, not node:net's isIP: validate never loads the network modules (its start time).
+  return ipaddr.IPv6.isValid(bare) || /^[0-9.]+$/.test(host);
 }
 
 /** What is wrong, finer than the family's three numbers: a bad port number and a bad name are both `malformed`. */
