@@ -20,13 +20,14 @@ interface EmulatorClock {
 
 /**
  * The service's budget in shape (a fixed number of requests per rolling
- * window), compressed: the emulator enforces it and the CLI is told it. 4
- * list reads and 16 creates fill the first window, and the last 20 creates
- * wait about 4 s for the next one.
+ * window), compressed: the emulator enforces it and the CLI is told it. 5
+ * reads (4 lists, and the IP policy the rules name, by ID) and 15 creates
+ * fill the first window, and the last 20 creates wait about 4 s for the next
+ * one.
  */
 const BUDGET = { requests: 20, windowMs: 4000 };
 const RATE_LIMIT = `${BUDGET.requests}/${BUDGET.windowMs / 1000}s`;
-const RULES = 36;
+const RULES = 35;
 
 /** One process on a pseudo-terminal (util-linux `script`), its screen as a terminal emulator shows it. */
 interface TerminalRun {
@@ -188,18 +189,18 @@ describe("apply and plan on a pseudo-terminal, under a budget of the service's s
       const waiting = progressRows(run).filter((row) => row.includes('waiting for the request budget'));
       expect(
         waiting.some((row) =>
-          /^Applying \d+\/36 · [\d.]+\/s · ETA \d+s · waiting for the request budget \(next slot in \d s\)/.test(
+          /^Applying \d+\/35 · [\d.]+\/s · ETA \d+s · waiting for the request budget \(next slot in \d s\)/.test(
             row,
           ),
         ),
       ).toBe(true);
 
-      // A plan right after: its reads meet a full window.
+      // A plan right after: its reads (the lists, and the named IP policy by ID) meet a full window.
       await exhaustBudget(emulator, clock);
       const plan = runOnTerminal(['plan', '--rate-limit', RATE_LIMIT, dir], 200, emulator);
       children.push(plan.child);
       const reading = await plan.until((lines) =>
-        /^Reading the account \(\d+s\) · 0 pages · waiting for the request budget \(next slot in \d+ s\)$/.test(
+        /^Reading the account \(\d+s\) · 0 pages, 0\/1 reads by ID · waiting for the request budget \(next slot in \d+ s\)$/.test(
           lines.at(-1) ?? '',
         ),
       );
@@ -227,7 +228,7 @@ describe("apply and plan on a pseudo-terminal, under a budget of the service's s
 
       for (const row of progressRows(run).filter((line) => line.includes('waiting for the request budget'))) {
         expect(row, row).toMatch(
-          /^Applying \d+\/36 · [\d.]+\/s · ETA \d+s · waiting for the request budget$/,
+          /^Applying \d+\/35 · [\d.]+\/s · ETA \d+s · waiting for the request budget$/,
         );
       }
 
@@ -242,7 +243,7 @@ describe("apply and plan on a pseudo-terminal, under a budget of the service's s
       const final = interrupted.snapshots.at(-1) ?? [];
       const warning = final.find((line) => line.includes('stopping: no new actions start'));
       expect(warning, final.join('\n')).toMatch(/^\[[^\]]+\] WARN/);
-      expect(final.at(-1)).toMatch(/^Apply interrupted: 16 created, .*, 20 interrupted in \d+\.\ds\.$/);
+      expect(final.at(-1)).toMatch(/^Apply interrupted: 15 created, .*, 20 interrupted in \d+\.\ds\.$/);
       for (const lines of interrupted.snapshots) expectNothingGlued(lines);
     },
     120_000,

@@ -96,9 +96,10 @@ describe('edgesync apply interrupted by signals (CLI process)', () => {
   });
 
   it('SIGINT while actions wait for the request budget: exits without waiting out the grace period, interrupted not failed', async () => {
-    // The plan reads 4 lists; 7 requests a minute leave room for 3 creates, then the rest wait ~60 s.
+    // The plan reads 4 lists and the IP policy the rules name; 8 requests a minute leave room for 3 creates,
+    // then the rest wait ~60 s.
     const { dir, target } = await start();
-    const child = spawnCli(target, ['--yes', '--rate-limit', '7/60s', '--grace-timeout', '600000', dir]);
+    const child = spawnCli(target, ['--yes', '--rate-limit', '8/60s', '--grace-timeout', '600000', dir]);
     const run = finished(child);
 
     await waitFor(() => (run.output().stderr.match(/"action finished"/g)?.length ?? 0) === 3);
