@@ -97,7 +97,8 @@ function script(steps: readonly RunnableStep[], port: number): string {
     const body = background ? command.slice(0, -1) : command;
     const capture = `> "$OUT/${index}.out" 2>&1 < /dev/null`;
     if (background) {
-      lines.push(`{ ${body}\n} ${capture} &`);
+      // Not in a group: a backgrounded group is a subshell, and `kill %1` would stop it and leave the server.
+      lines.push(`${body.trimEnd()} ${capture} &`);
       // A reader starting a server waits until it says where it listens.
       lines.push(`for _ in $(seq 1 200); do [ -s "$OUT/${index}.out" ] && break; sleep 0.05; done`);
       lines.push(`echo 0 > "$OUT/${index}.code"`);
@@ -162,6 +163,16 @@ describe('the docs, run as written', async () => {
             failures.push(`${step.location}: \`${step.command}\` printed no line "${line}":\n${output}`);
           }
         }
+      }
+      if (startsOwn) {
+        // What the doc starts, the doc stops (the tour's `kill %1`): nothing answers on its port afterwards.
+        const answered = await fetch(`http://127.0.0.1:${port}/`, {
+          signal: AbortSignal.timeout(2_000),
+        }).then(
+          () => true,
+          () => false,
+        );
+        if (answered) failures.push(`${file}: the server it started still answers on port ${port}`);
       }
       expect(failures, shellErrors).toEqual([]);
     }, 180_000);
