@@ -58,12 +58,12 @@ function runOnTerminal(args: readonly string[], columns: number, emulator: Runni
   const screen = new TerminalScreen(columns);
   child.stdout?.on('data', (chunk: Buffer) => screen.write(chunk.toString('utf8')));
   const snapshots: string[][] = [];
-  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  const closed = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   let running = true;
-  void exited.then(() => {
+  void closed.then(() => {
     running = false;
   });
-  void (async () => {
+  const snapshotting = (async () => {
     while (running) {
       snapshots.push(await screen.lines());
       await sleep(100);
@@ -71,6 +71,11 @@ function runOnTerminal(args: readonly string[], columns: number, emulator: Runni
     await sleep(50);
     snapshots.push(await screen.lines());
   })();
+  // Ended once the screen's last state is among the snapshots, so that `snapshots.at(-1)` is the screen at exit.
+  const exited = closed.then(async (code) => {
+    await snapshotting;
+    return code;
+  });
   return {
     child,
     screen,
@@ -214,7 +219,7 @@ describe("apply and plan on a pseudo-terminal, under a budget of the service's s
 
       expect(code).toBe(0);
       const final = plan.snapshots.at(-1) ?? [];
-      expect(final).toContain('No changes. The account matches the manifests.');
+      expect(final, final.join('\n')).toContain('No changes. The account matches the manifests.');
       expect(final.filter((line) => line.includes('Reading the account'))).toEqual([]);
       for (const lines of plan.snapshots) expectNothingGlued(lines);
     },
