@@ -4,6 +4,7 @@ import { readReconcileToken } from '../watch/reconcile-endpoint.js';
 import type { CommandContext, CommandOutcome } from './command-context.js';
 import { parseDuration } from './duration-option.js';
 import type { ReconcileFlags } from './reconcile-flags.js';
+import { boundedText } from './status-read.js';
 
 /** How often `--wait` reads the daemon's `/status`, milliseconds. */
 const POLL_MS = 500;
@@ -39,11 +40,17 @@ export async function runReconcile(flags: ReconcileFlags, ctx: CommandContext): 
     method: 'POST',
     headers: { Authorization: `Bearer ${token}` },
   });
-  const answer = (await response.json().catch(() => ({}))) as {
+  const answer = (await daemonJson(response, base)) as {
     readonly ticket?: unknown;
     readonly state?: unknown;
     readonly error?: unknown;
-  };
+  } | null;
+  if (answer === null || typeof answer !== 'object') {
+    throw new EdgesyncError(
+      'daemon_request_failed',
+      `the daemon at ${base.origin} answered HTTP ${response.status} with no JSON object`,
+    );
+  }
   if (response.status !== 202 || typeof answer.ticket !== 'number') {
     const why = typeof answer.error === 'string' ? answer.error : `HTTP ${response.status}`;
     throw new EdgesyncError(
@@ -60,9 +67,12 @@ export async function runReconcile(flags: ReconcileFlags, ctx: CommandContext): 
   const deadline = Date.now() + waitTimeoutMs;
   let saidPages = -1;
   for (;;) {
-    const status = (await (await call(base, '/status', ctx.shutdown)).json()) as ForcedStatusJson;
-    const forced = status.forced_reconcile;
-    if (forced === undefined) {
+    const status = (await daemonJson(
+      await call(base, '/status', ctx.shutdown),
+      base,
+    )) as ForcedStatusJson | null;
+    const forced = status?.forced_reconcile;
+    if (forced === undefined || forced === null || typeof forced.completed !== 'number') {
       throw new EdgesyncError(
         'daemon_request_failed',
         `the daemon at ${base.origin} does not report forced reconciles`,
@@ -137,6 +147,20 @@ async function call(
         cause,
       },
     );
+  }
+}
+
+/**
+ * A daemon's answer as JSON: the URL is the user's, so whatever answers there
+ * is read within the status's bound and parsed, never cast unread. A body that
+ * is not JSON is null (the callers say what they missed).
+ */
+async function daemonJson(response: Response, base: URL): Promise<unknown> {
+  const text = await boundedText(response, base.origin);
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return null;
   }
 }
 

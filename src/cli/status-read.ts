@@ -169,7 +169,8 @@ export async function readDaemonStatus(url: URL, signal: AbortSignal): Promise<S
   return parseStatus(body, where);
 }
 
-async function boundedText(response: Response, where: string): Promise<string> {
+/** A daemon's answer as text, at most MAX_STATUS_BYTES (declared or counted), or `response_too_large`. */
+export async function boundedText(response: Response, where: string): Promise<string> {
   const declared = Number(response.headers.get('content-length') ?? Number.NaN);
   if (declared > MAX_STATUS_BYTES) {
     await response.body?.cancel();
