@@ -6,9 +6,8 @@ import { judgeSafety } from './judge-safety.js';
 import { namedIdsNotFound } from './named-ids-not-found.js';
 import { narrowPlan, targetsNotFound } from './narrow-plan.js';
 import { decideDependencies } from './ordering/decide-dependencies.js';
-import { DependencyEdges } from './ordering/dependency-edges.js';
 import { orderingFactsOf } from './ordering/ordering-facts.js';
-import { parkMoves } from './ordering/park-moves.js';
+import { NOTHING_PARKED, type Parked, parkOneMove } from './ordering/park-moves.js';
 import type { Plan } from './plan.js';
 import { planInputs } from './plan-inputs.js';
 import type { PlanOptions } from './planner-options.js';
@@ -22,17 +21,27 @@ import { sortActions } from './sort-actions.js';
  * Phases, each a function of what the ones before it returned
  * (docs/architecture.md): the inputs indexed; drafts (every change and
  * action, no ordering); their ordering facts; the dependency edges of rules
- * 1-7 (docs/plan.md); parking (rule 8), which splits moves that the edges
- * leave in a cycle or across a policy switch; narrowing to `--target` and
+ * 1-7 (docs/plan.md); parking (rule 8), which splits one move that the edges
+ * leave in a cycle or across a policy switch, after which facts and edges
+ * are worked out again for the new drafts; narrowing to `--target` and
  * `--exclude`; the assembled Plan. Problems become errors and planning goes
  * on, so that a person sees everything at once.
  */
 export function planChanges(desired: DesiredState, live: LiveState, options: PlanOptions): Plan {
   const inputs = planInputs(desired, live, options);
-  const drafts = draftPlan(inputs);
-  const facts = orderingFactsOf(drafts, inputs);
-  const dependencies = decideDependencies(drafts, facts, inputs, new DependencyEdges());
-  const parked = parkMoves(drafts, facts, dependencies, inputs);
+  let drafts = draftPlan(inputs);
+  let parking = NOTHING_PARKED;
+  let parked: Parked;
+  for (;;) {
+    const facts = orderingFactsOf(drafts, inputs);
+    const dependencies = decideDependencies(drafts, facts, inputs, parking.edges);
+    const step = parkOneMove({ drafts, facts, dependencies }, inputs, parking);
+    if (step.split === undefined) {
+      parked = step.ordered;
+      break;
+    }
+    ({ drafts, parking } = step.split);
+  }
   const { edges } = parked.dependencies;
   const narrowed = narrowPlan(
     parked.drafts.changes,

@@ -9,20 +9,41 @@ import { pendingPathSegment } from '../pending-id.js';
 import type { PlanError } from '../plan.js';
 import type { PlanInputs } from '../plan-inputs.js';
 import { topologicalOrder } from '../topological-order.js';
-import { type Dependencies, decideDependencies } from './decide-dependencies.js';
+import type { Dependencies } from './decide-dependencies.js';
 import { DependencyEdges, type Edge } from './dependency-edges.js';
-import { type ActionFacts, type OrderingFacts, orderingFactsOf, uniqueKeyValue } from './ordering-facts.js';
+import { type ActionFacts, type OrderingFacts, uniqueKeyValue } from './ordering-facts.js';
 import { moveAcrossPolicySwitch } from './switch-policies-between-phases.js';
 
 /** Marker names of temporary rules start with `~`, which no manifest name can (see the manifest schema). */
 export const PARKING_GUARD_PREFIX = '~parking.';
 
-/** The drafts once every move that had to be split is, with their facts and dependencies. */
+/** The drafts with their facts and dependencies: what the ordering phases made of them. */
 export interface Parked {
   readonly drafts: Drafts;
   readonly facts: OrderingFacts;
   readonly dependencies: Dependencies;
 }
+
+/**
+ * What parking carries from one split to the next: the changes already
+ * parked (each rule moves at most once) and the edges the splits brought.
+ */
+export interface Parking {
+  readonly parked: ReadonlySet<string>;
+  readonly edges: DependencyEdges;
+}
+
+/** Parking before its first split. */
+export const NOTHING_PARKED: Parking = { parked: new Set(), edges: new DependencyEdges() };
+
+/**
+ * One step of parking: the drafts as they are (`ordered`, with the error of
+ * a move it had to refuse), or a split whose new drafts the phases before
+ * it must order again.
+ */
+export type ParkingStep =
+  | { readonly ordered: Parked; readonly split?: undefined }
+  | { readonly split: { readonly drafts: Drafts; readonly parking: Parking } };
 
 /** The drafts as a split left them, with the edges the split moves brought. */
 interface Split {
@@ -31,12 +52,12 @@ interface Split {
 }
 
 /**
- * The fourth phase, ordering rule 8 of docs/plan.md. While the actions wait
- * on each other in a cycle, or a rule moves while an endpoint switches
- * policy lists (the move would be in neither phase of rule 5), it splits a
- * rule that moves its range, and orders the new drafts again (facts and
- * dependencies, as the phases before it made them). Each rule moves at most
- * once.
+ * The fifth phase, ordering rule 8 of docs/plan.md, one move at a time.
+ * While the actions wait on each other in a cycle, or a rule moves while an
+ * endpoint switches policy lists (the move would be in neither phase of
+ * rule 5), it splits a rule that moves its range; the planner then works
+ * out the new drafts' facts and dependencies as it did the first time and
+ * asks again. Each rule moves at most once.
  *
  * An allow (two rules swapping CIDRs, a rule moving off a CIDR that a new
  * deny must hold before the move widens anything, a move across a switch)
@@ -51,60 +72,49 @@ interface Split {
  * the smallest free CIDR around it, created before the switch and deleted
  * after the move, so the move itself only widens and goes late.
  */
-export function parkMoves(
-  drafts: Drafts,
-  facts: OrderingFacts,
-  dependencies: Dependencies,
-  inputs: PlanInputs,
-): Parked {
-  let current: Parked = { drafts, facts, dependencies };
-  let parkingEdges = new DependencyEdges();
-  const parked = new Set<string>();
-  for (;;) {
-    const { edges } = current.dependencies;
-    const order = topologicalOrder(current.drafts.actions, (action) => edges.of(action));
-    const found = moveAcrossPolicySwitch(current.facts);
-    const straddling = found !== undefined && !parked.has(found.action.change) ? found : undefined;
-    if (order.ok && straddling === undefined) return current;
-    let move: ActionFacts | undefined;
-    if (straddling?.access === 'deny') move = straddling;
-    else {
-      const inCycle = new Set(order.ok ? [straddling?.action.key] : order.cycle);
-      // Only an allow is worth parking: leaving its old range narrows (early),
-      // reaching the new one widens (late). A parked deny would still have to
-      // leave before it arrives.
-      const moves = current.facts.list.filter(
-        (of) => inCycle.has(of.action.key) && of.movedFrom !== undefined && !parked.has(of.action.change),
-      );
-      // With no allow to park (two denies trading ranges), a deny's target is
-      // held by a temporary deny: its move then narrows nothing and only
-      // waits for what narrows the range it leaves.
-      move =
-        moves.find((of) => of.access === 'allow') ??
-        (order.ok ? undefined : moves.find((of) => of.access === 'deny'));
-    }
-    if (move !== undefined) parked.add(move.action.change);
-    const moved = move === undefined ? undefined : movedRule(inputs, move);
-    const split =
-      moved === undefined
-        ? undefined
-        : moved.move.access === 'deny'
-          ? guardTarget(current, parkingEdges, moved, inputs)
-          : park(current, parkingEdges, moved, inputs);
-    if (split === undefined) {
-      // A cycle is reported with its members when the plan is assembled; a
-      // move left straddling a switch would order fine and widen: refuse it.
-      if (!order.ok || straddling === undefined) return current;
-      return withError(current, straddlingRefused(straddling.action));
-    }
-    parkingEdges = split.edges;
-    const splitFacts = orderingFactsOf(split.drafts, inputs);
-    current = {
-      drafts: split.drafts,
-      facts: splitFacts,
-      dependencies: decideDependencies(split.drafts, splitFacts, inputs, parkingEdges),
-    };
+export function parkOneMove(current: Parked, inputs: PlanInputs, parking: Parking): ParkingStep {
+  const { edges } = current.dependencies;
+  const { parked } = parking;
+  const order = topologicalOrder(current.drafts.actions, (action) => edges.of(action));
+  const found = moveAcrossPolicySwitch(current.facts);
+  const straddling = found !== undefined && !parked.has(found.action.change) ? found : undefined;
+  if (order.ok && straddling === undefined) return { ordered: current };
+  let move: ActionFacts | undefined;
+  if (straddling?.access === 'deny') move = straddling;
+  else {
+    const inCycle = new Set(order.ok ? [straddling?.action.key] : order.cycle);
+    // Only an allow is worth parking: leaving its old range narrows (early),
+    // reaching the new one widens (late). A parked deny would still have to
+    // leave before it arrives.
+    const moves = current.facts.list.filter(
+      (of) => inCycle.has(of.action.key) && of.movedFrom !== undefined && !parked.has(of.action.change),
+    );
+    // With no allow to park (two denies trading ranges), a deny's target is
+    // held by a temporary deny: its move then narrows nothing and only
+    // waits for what narrows the range it leaves.
+    move =
+      moves.find((of) => of.access === 'allow') ??
+      (order.ok ? undefined : moves.find((of) => of.access === 'deny'));
   }
+  const moved = move === undefined ? undefined : movedRule(inputs, move);
+  const split =
+    moved === undefined
+      ? undefined
+      : moved.move.access === 'deny'
+        ? guardTarget(current, parking.edges, moved, inputs)
+        : park(current, parking.edges, moved, inputs);
+  if (split === undefined || move === undefined) {
+    // A cycle is reported with its members when the plan is assembled; a
+    // move left straddling a switch would order fine and widen: refuse it.
+    if (!order.ok || straddling === undefined) return { ordered: current };
+    return { ordered: withError(current, straddlingRefused(straddling.action)) };
+  }
+  return {
+    split: {
+      drafts: split.drafts,
+      parking: { parked: new Set([...parked, move.action.change]), edges: split.edges },
+    },
+  };
 }
 
 function withError(parked: Parked, error: PlanError): Parked {
