@@ -11,8 +11,9 @@ import { checkUniqueItems, checkUniqueKeys, matchUniqueKeys } from './unique-key
  * The planner's first phase: every change and action the plan needs, from
  * the inputs alone. Conflicts between entries are found first; then each
  * entry is drafted, referenced kinds first so that names resolve to IDs
- * already planned; then the prunes. Problems become errors and drafting goes
- * on, so that a person sees every problem at once.
+ * already planned; then the prunes. The planners return what they drafted
+ * and only this function writes it into the book. Problems become errors
+ * and drafting goes on, so that a person sees every problem at once.
  */
 export function draftPlan(inputs: PlanInputs): Drafts {
   const adoptions = checkAdoptions(inputs);
@@ -28,11 +29,14 @@ export function draftPlan(inputs: PlanInputs): Drafts {
       at += 1;
       if (entry.kind !== kind.name || adoptions.skipped.has(entry)) continue;
       const spec = inputs.specs[at] ?? entry.spec;
-      if (kind.ownership === 'metadata') planManagedEntry(book, matcher, rules, entry, spec);
-      else planModulesOnlyEntry(book, rules, entry, spec);
+      book.add(
+        kind.ownership === 'metadata'
+          ? planManagedEntry(book, matcher, rules, entry, spec)
+          : planModulesOnlyEntry(book, rules, entry, spec),
+      );
     }
   }
-  planPrunes(book);
+  book.add(planPrunes(inputs, book.claims));
   book.errors.push(...checkUniqueItems(inputs, book.claims, book.actions));
   return book.drafts();
 }

@@ -4,8 +4,14 @@ import type { LiveObject } from '../kinds/live-state.js';
 import type { DesiredEntry } from '../manifest/desired-state.js';
 import type { SourceLocation } from '../manifest/source-location.js';
 import { SharedFieldChanges } from './compare-fields.js';
-import type { DraftAction, DraftChange, PlainDraft, PlainDraftChange } from './draft-action.js';
-import { CreatesOfKind, type EntryCreate, type EntryCreateChange } from './entry-create.js';
+import {
+  type DraftAction,
+  type DraftChange,
+  type DraftParts,
+  draftAction,
+  type PlainDraftChange,
+} from './draft-action.js';
+import { CreatesOfKind, EntryCreate } from './entry-create.js';
 import type { PendingId } from './pending-id.js';
 import type { PlanError, ResourceChange } from './plan.js';
 import type { KindRules, PlanInputs } from './plan-inputs.js';
@@ -40,11 +46,65 @@ export interface Drafts {
   readonly replacements: ReadonlyMap<string, string>;
 }
 
+/** What entry planners read while drafting: the inputs, and what the entries drafted before resolve to. */
+export interface DraftContext {
+  readonly inputs: PlanInputs;
+  /**
+   * `kind.name` → the ID the entry has (or will have) once applied, for
+   * kinds that some field references (see DraftBook.add).
+   */
+  readonly resolvedIds: ReadonlyMap<string, string | PendingId>;
+  /** FieldChanges the creates of this plan share. */
+  readonly sharedFieldChanges: SharedFieldChanges;
+}
+
+/** A change as a planner drafts it: the book makes its actions and writes it in (DraftBook.add). */
+export type DraftedChange =
+  | {
+      readonly change: Omit<ResourceChange, 'actionKeys' | 'source'>;
+      readonly source: SourceLocation | undefined;
+      /** Its actions as parts: the book makes them drafts. */
+      readonly actions: readonly DraftParts[];
+    }
+  | {
+      /** The create of an entry's object that nothing else shapes: the book makes it an EntryCreate. */
+      readonly entryCreate: {
+        readonly rules: KindRules;
+        readonly spec: Readonly<Record<string, unknown>>;
+        readonly key: string;
+      };
+    };
+
+/**
+ * What a planner drafted: a value it fills in and returns, and that
+ * draftPlan writes into the book, the drafts' one writer.
+ */
+export interface Drafted {
+  readonly changes: DraftedChange[];
+  readonly errors: PlanError[];
+  readonly warnings: PlanError[];
+  /** IDs of live objects read or changed besides those claimed (Drafts.touched). */
+  readonly touched: string[];
+}
+
+/** What drafting one entry found. */
+export interface EntryDraft extends Drafted {
+  readonly entry: DesiredEntry;
+  /** The live object the entry stands for (Drafts.claims). */
+  claimed: LiveObject | undefined;
+  /** What the entry's name resolves to in the fields of entries drafted after it: its ID, or its create's PendingId. */
+  resolvedId: string | PendingId | undefined;
+  /** The delete key and create key of the entry's replace (Drafts.replacements). */
+  replaces: readonly [string, string] | undefined;
+  /** Whether the entry's object needs no change. */
+  unchanged: boolean;
+}
+
 /**
  * The drafts while drafting fills them in, entry by entry: drafting's own
  * book, which it hands on as Drafts once every entry and prune is in.
  */
-export class DraftBook {
+export class DraftBook implements DraftContext {
   readonly inputs: PlanInputs;
   readonly changes: DraftChange[] = [];
   readonly actions: DraftAction[] = [];
@@ -55,12 +115,7 @@ export class DraftBook {
   readonly touched = new Set<string>();
   readonly protectedChanges = new Set<DraftChange>();
   readonly replacements = new Map<string, string>();
-  /**
-   * `kind.name` → the ID the entry has (or will have) once applied, for
-   * kinds that some field references (see `recordResolvedId`).
-   */
   readonly resolvedIds = new Map<string, string | PendingId>();
-  /** FieldChanges the creates of this plan share. */
   readonly sharedFieldChanges = new SharedFieldChanges();
   /** What the EntryCreates of each kind share, made when the kind's first is drafted. */
   readonly #createsOfKind = new Map<Kind, CreatesOfKind>();
@@ -71,52 +126,41 @@ export class DraftBook {
     this.errors = [...errors];
   }
 
-  /**
-   * Records the ID an entry's name resolves to. Only for referenced kinds: a
-   * map of 100,000 rules' addresses that no field can name was most of what
-   * planning them kept.
-   */
-  recordResolvedId(kind: Kind, address: string, id: string | PendingId): void {
-    if (this.inputs.referencedKinds.has(kind.name)) this.resolvedIds.set(address, id);
-  }
-
-  /** Marks a live object as the one `entry` stands for. */
-  claim(object: LiveObject, entry: DesiredEntry): void {
-    this.claims.set(object, entry);
-  }
-
-  /** Records one change for people and the actions that carry it out. */
-  addChange(
-    change: Omit<ResourceChange, 'actionKeys' | 'source'>,
-    entry: DesiredEntry | undefined,
-    source: SourceLocation | undefined,
-    actions: readonly PlainDraft[],
-  ): void {
-    this.actions.push(...actions);
-    const draft = draftChange(
-      change,
-      source,
-      actions.map((action) => action.key),
-    );
-    this.changes.push(draft);
-    if (entry?.protect === true) this.protectedChanges.add(draft);
-  }
-
-  /** What the EntryCreates of a kind share in this plan. */
-  createsOf(rules: KindRules): CreatesOfKind {
-    let shared = this.#createsOfKind.get(rules.kind);
-    if (shared === undefined) {
-      shared = new CreatesOfKind(rules, this.inputs.owner, this.sharedFieldChanges);
-      this.#createsOfKind.set(rules.kind, shared);
+  /** Writes in what drafting an entry (or the prunes) found, its changes' actions made drafts. */
+  add(drafted: Drafted | EntryDraft): void {
+    for (const error of drafted.errors) this.errors.push(error);
+    for (const warning of drafted.warnings) this.warnings.push(warning);
+    for (const id of drafted.touched) this.touched.add(id);
+    const entry = 'entry' in drafted ? drafted.entry : undefined;
+    if ('entry' in drafted) {
+      if (drafted.claimed !== undefined) this.claims.set(drafted.claimed, drafted.entry);
+      // Only for referenced kinds: a map of 100,000 rules' addresses that no field can name was most of what
+      // planning them kept.
+      if (drafted.resolvedId !== undefined && this.inputs.referencedKinds.has(drafted.entry.kind))
+        this.resolvedIds.set(`${drafted.entry.kind}.${drafted.entry.name}`, drafted.resolvedId);
+      if (drafted.replaces !== undefined) this.replacements.set(drafted.replaces[0], drafted.replaces[1]);
+      if (drafted.unchanged) this.unchanged += 1;
     }
-    return shared;
-  }
-
-  /** Records the create of an entry's object as an EntryCreate, and its change. */
-  addEntryCreate(create: EntryCreate, change: EntryCreateChange): void {
-    this.actions.push(create);
-    this.changes.push(change);
-    if (create.isProtected) this.protectedChanges.add(change);
+    for (const drafting of drafted.changes) {
+      if ('entryCreate' in drafting) {
+        const { rules, spec, key } = drafting.entryCreate;
+        const create = new EntryCreate(this.#createsOf(rules), entry as DesiredEntry, spec, key);
+        const change = create.resourceChange();
+        this.actions.push(create);
+        this.changes.push(change);
+        if (create.isProtected) this.protectedChanges.add(change);
+        continue;
+      }
+      const actions = drafting.actions.map((parts) => draftAction(parts));
+      this.actions.push(...actions);
+      const change = draftChange(
+        drafting.change,
+        drafting.source,
+        actions.map((action) => action.key),
+      );
+      this.changes.push(change);
+      if (entry?.protect === true) this.protectedChanges.add(change);
+    }
   }
 
   /** The book, closed: drafting's result. */
@@ -132,6 +176,16 @@ export class DraftBook {
       protectedChanges: this.protectedChanges,
       replacements: this.replacements,
     };
+  }
+
+  /** What the EntryCreates of a kind share in this plan. */
+  #createsOf(rules: KindRules): CreatesOfKind {
+    let shared = this.#createsOfKind.get(rules.kind);
+    if (shared === undefined) {
+      shared = new CreatesOfKind(rules, this.inputs.owner, this.sharedFieldChanges);
+      this.#createsOfKind.set(rules.kind, shared);
+    }
+    return shared;
   }
 }
 

@@ -3,58 +3,75 @@ import type { Kind, ModuleRule, ModuleTarget } from '../kinds/kind.js';
 import type { LiveObject } from '../kinds/live-state.js';
 import type { DesiredEntry } from '../manifest/desired-state.js';
 import { diffFields, maskSensitive } from './compare-fields.js';
-import { draftAction, sourceOf } from './draft-action.js';
-import type { DraftBook } from './drafts.js';
+import { sourceOf } from './draft-action.js';
+import type { DraftContext, EntryDraft } from './drafts.js';
 import type { KindRules } from './plan-inputs.js';
 import { resolveSpec } from './resolve-references.js';
-import { ROUTES_KEY, secretsOf } from './spec-fields.js';
+import { NO_SECRETS, ROUTES_KEY, secretsOf } from './spec-fields.js';
 
-/** An entry of a kind edgesync manages only the modules of (tcp/tls edges): the object must exist. */
+/**
+ * An entry of a kind edgesync manages only the modules of (tcp/tls edges):
+ * the object must exist. Returns what it drafted, for draftPlan to write
+ * into the book.
+ */
 export function planModulesOnlyEntry(
-  book: DraftBook,
+  context: DraftContext,
   rules: KindRules,
   entry: DesiredEntry,
   normalized: Readonly<Record<string, unknown>>,
-): void {
+): EntryDraft {
   const { kind } = rules;
+  const drafted: EntryDraft = {
+    entry,
+    changes: [],
+    errors: [],
+    warnings: [],
+    touched: [],
+    claimed: undefined,
+    resolvedId: undefined,
+    replaces: undefined,
+    unchanged: false,
+  };
   const address = `${kind.name}.${entry.name}`;
-  const object = entry.id === undefined ? undefined : book.inputs.liveById.get(entry.id);
+  const object = entry.id === undefined ? undefined : context.inputs.liveById.get(entry.id);
   if (entry.id === undefined || object === undefined || object.kind !== kind.name) {
-    book.errors.push({
+    drafted.errors.push({
       code: 'edge_not_found',
       message: `${address}: ${entry.id === undefined ? 'needs an id' : `id ${entry.id} does not exist in the account`}`,
       source: sourceOf(entry, '/id'),
       entry: { kind: kind.name, name: entry.name },
     });
-    return;
+    return drafted;
   }
-  book.claim(object, entry);
-  book.recordResolvedId(kind, address, object.id);
-  const spec = resolveSpec(book, kind, entry, normalized);
+  drafted.claimed = object;
+  drafted.resolvedId = object.id;
+  const spec = resolveSpec(context, drafted, kind, normalized);
   const secrets = secretsOf(kind, spec, rules.hasSensitiveFields);
-  if (planModules(book, kind, entry, spec, object, false, secrets) === 0) book.unchanged += 1;
+  drafted.unchanged = planModules(drafted, kind, spec, object, false, secrets) === 0;
+  return drafted;
 }
 
 /**
  * Module changes of an existing object. A module absent from the entry is
  * removed only when edgesync created the object (`absentMeansRemove`); on
  * adopted and module-only objects it is left alone. Route modules are
- * managed only where the entry names them. Returns how many changes it added.
+ * managed only where the entry names them. Adds them to the entry's draft
+ * and returns how many it added.
  */
 export function planModules(
-  book: DraftBook,
+  drafted: EntryDraft,
   kind: Kind,
-  entry: DesiredEntry,
   spec: Record<string, unknown>,
   object: LiveObject,
   absentMeansRemove: boolean,
   secrets: ReadonlySet<string>,
 ): number {
   if (kind.modules.length === 0) return 0;
+  const { entry } = drafted;
   let count = 0;
   const address = `${kind.name}.${entry.name}`;
   for (const module of kind.modules.filter((rule) => rule.scope === 'resource')) {
-    const planned = planModule(book, kind, entry, module, {
+    const planned = planModule(drafted, kind, module, {
       address: `${address}.${module.name}`,
       target: { id: object.id },
       desired: spec[module.name] === undefined && absentMeansRemove ? null : spec[module.name],
@@ -72,12 +89,12 @@ export function planModules(
   const selected = new Set<string>();
   routes.forEach((route: unknown, index) => {
     const desiredRoute = asRecord(route) ?? {};
-    const liveRoute = selectRoute(book, entry, desiredRoute, liveRoutes, index, selected);
+    const liveRoute = selectRoute(drafted, desiredRoute, liveRoutes, index, selected);
     if (liveRoute === undefined) return;
     const routeId = String(liveRoute.id);
     for (const module of routeModules) {
       if (desiredRoute[module.name] === undefined) continue;
-      const planned = planModule(book, kind, entry, module, {
+      const planned = planModule(drafted, kind, module, {
         address: `${address}.routes[${routeId}].${module.name}`,
         target: { id: object.id, routeId },
         desired: desiredRoute[module.name],
@@ -94,8 +111,7 @@ export function planModules(
 
 /** The one live route a desired route names, by `id` or by `match_type` and `match`; each at most once. */
 function selectRoute(
-  book: DraftBook,
-  entry: DesiredEntry,
+  drafted: EntryDraft,
   route: Record<string, unknown>,
   liveRoutes: readonly unknown[],
   index: number,
@@ -111,11 +127,12 @@ function selectRoute(
     route.id !== undefined
       ? `id ${String(route.id)}`
       : `${String(route.match_type ?? 'any match_type')} ${JSON.stringify(route.match ?? null)}`;
+  const { entry } = drafted;
   const source = sourceOf(entry, `/${ROUTES_KEY}/${index}`);
   const where = `${entry.kind}.${entry.name}.${ROUTES_KEY}[${index}]`;
   const only = candidates[0];
   if (candidates.length !== 1 || only === undefined) {
-    book.errors.push({
+    drafted.errors.push({
       code: candidates.length === 0 ? 'route_not_found' : 'route_ambiguous',
       message: `${where}: ${selector} matches ${candidates.length} routes of the edge (expected exactly 1)`,
       source,
@@ -125,7 +142,7 @@ function selectRoute(
   }
   const id = String(only.id);
   if (selected.has(id)) {
-    book.errors.push({
+    drafted.errors.push({
       code: 'route_selected_twice',
       message: `${where}: route ${id} is already selected`,
       source,
@@ -138,9 +155,8 @@ function selectRoute(
 
 /** Puts or deletes one module (of the object or of one route); false when it needs no change. */
 function planModule(
-  book: DraftBook,
+  drafted: EntryDraft,
   kind: Kind,
-  entry: DesiredEntry,
   module: ModuleRule,
   at: {
     readonly address: string;
@@ -153,6 +169,7 @@ function planModule(
   },
 ): boolean {
   if (at.desired === undefined) return false;
+  const { entry } = drafted;
   const live = asRecord(at.live);
   const desired = asRecord(at.desired);
   const base = {
@@ -186,20 +203,25 @@ function planModule(
     : live === undefined
       ? 'module not set on the service'
       : `${changes.map((change) => change.path).join(', ')} changed`;
-  const action = draftAction({
-    key: `${op}:${at.address}`,
-    op,
-    kind: kind.name,
-    name: entry.name,
-    change: at.address,
-    request: kind.moduleRequest(at.target, module.name, removing ? null : desired),
-    secrets: removing ? new Set() : at.secrets,
+  drafted.changes.push({
+    change: { ...base, op, changes, reason },
     source,
-    objectId: at.target.id,
-    before: live,
-    after: desired,
-    module: module.name,
+    actions: [
+      {
+        key: `${op}:${at.address}`,
+        op,
+        kind: kind.name,
+        name: entry.name,
+        change: at.address,
+        request: kind.moduleRequest(at.target, module.name, removing ? null : desired),
+        secrets: removing ? NO_SECRETS : at.secrets,
+        source,
+        objectId: at.target.id,
+        before: live,
+        after: desired,
+        module: module.name,
+      },
+    ],
   });
-  book.addChange({ ...base, op, changes, reason }, entry, source, [action]);
   return true;
 }

@@ -4,16 +4,9 @@ import type { LiveObject } from '../kinds/live-state.js';
 import { encodeMetadata, normalizeUserMetadata } from '../kinds/ownership-marker.js';
 import type { DesiredEntry } from '../manifest/desired-state.js';
 import { diffFields, fieldChange, fieldEquals } from './compare-fields.js';
-import { draftAction, type PlainDraft, sourceOf } from './draft-action.js';
-import type { DraftBook } from './drafts.js';
-import {
-  CREATE_PREFIX,
-  createRequestOf,
-  creationChanges,
-  EntryCreate,
-  entryMarker,
-  NOT_LIVE,
-} from './entry-create.js';
+import { type DraftParts, sourceOf } from './draft-action.js';
+import type { DraftContext, EntryDraft } from './drafts.js';
+import { CREATE_PREFIX, createRequestOf, creationChanges, entryMarker, NOT_LIVE } from './entry-create.js';
 import type { LiveMatcher } from './match-live.js';
 import { ownClears } from './own-clears.js';
 import { pendingId, pendingPathSegment } from './pending-id.js';
@@ -21,7 +14,7 @@ import type { FieldChange, Operation } from './plan.js';
 import type { KindRules } from './plan-inputs.js';
 import { planModules } from './plan-modules.js';
 import { resolveSpec } from './resolve-references.js';
-import { METADATA_FIELD, ROUTES_KEY, secretsOf } from './spec-fields.js';
+import { METADATA_FIELD, NO_SECRETS, ROUTES_KEY, secretsOf } from './spec-fields.js';
 
 /** What an entry needs to become its object: resolved spec, marker-carrying metadata, secrets. */
 interface EntryBody {
@@ -38,23 +31,35 @@ interface EntryBody {
 /**
  * An entry of a kind edgesync owns through the metadata marker: create it,
  * or update, adopt or replace the live object it matches, then its modules.
+ * Returns what it drafted, for draftPlan to write into the book.
  */
 export function planManagedEntry(
-  book: DraftBook,
+  context: DraftContext,
   matcher: LiveMatcher,
   rules: KindRules,
   entry: DesiredEntry,
   normalized: Readonly<Record<string, unknown>>,
-): void {
-  const { inputs } = book;
+): EntryDraft {
+  const { inputs } = context;
   const { kind } = rules;
+  const drafted: EntryDraft = {
+    entry,
+    changes: [],
+    errors: [],
+    warnings: [],
+    touched: [],
+    claimed: undefined,
+    resolvedId: undefined,
+    replaces: undefined,
+    unchanged: false,
+  };
   const address = flat(kind.name, '.', entry.name);
   const match = matcher.match(kind, entry, normalized);
   if (match !== undefined && 'code' in match) {
-    book.errors.push(match);
-    return;
+    drafted.errors.push(match);
+    return drafted;
   }
-  const spec = resolveSpec(book, kind, entry, normalized);
+  const spec = resolveSpec(context, drafted, kind, normalized);
   const marker = entryMarker(inputs.owner, entry);
   const userMetadata = normalizeUserMetadata(spec[METADATA_FIELD]) as Record<string, unknown> | undefined;
   const body: EntryBody = {
@@ -63,11 +68,11 @@ export function planManagedEntry(
     secrets: secretsOf(kind, spec, rules.hasSensitiveFields),
   };
   if (match === undefined) {
-    planCreate(book, rules, entry, body);
-    return;
+    planCreate(context, drafted, rules, body);
+    return drafted;
   }
   const { object, adopting } = match;
-  book.claim(object, entry);
+  drafted.claimed = object;
   const { comparedFields: fields, metadataRule } = rules;
   const fieldChanges = diffFields(fields, spec, object.spec, '');
   // A change of `protect` alone is a PATCH of the marker: the object keeps its protection as long as the live marker says so.
@@ -77,10 +82,10 @@ export function planManagedEntry(
     object.marker.protect === marker.protect;
   const userChanged = !fieldEquals(metadataRule, userMetadata, object.spec[METADATA_FIELD]);
   if (fieldChanges.some((change) => change.forcesReplace)) {
-    planReplace(book, kind, entry, body, object, fieldChanges, adopting);
-    return;
+    planReplace(context, drafted, kind, body, object, fieldChanges, adopting);
+    return drafted;
   }
-  book.recordResolvedId(kind, address, object.id);
+  drafted.resolvedId = object.id;
   let changed = false;
   if (fieldChanges.length > 0 || userChanged || !markerMatches) {
     changed = true;
@@ -127,37 +132,33 @@ export function planManagedEntry(
     } as const;
     // A field the kind clears by a request of its own is not in the PATCH, which is left out when nothing else changed.
     const clears = ownClears(kind, object.id, updateBody);
-    const drafts: PlainDraft[] = [];
+    const actions: DraftParts[] = [];
     if (Object.keys(updateBody).some((field) => !clears.some((clear) => clear.field === field))) {
-      drafts.push(
-        draftAction({
-          ...common,
-          key: `${op}:${address}`,
-          request: kind.updateRequest(object.id, updateBody),
-          source,
-        }),
-      );
+      actions.push({
+        ...common,
+        key: `${op}:${address}`,
+        request: kind.updateRequest(object.id, updateBody),
+        source,
+      });
     }
     for (const clear of clears) {
-      drafts.push(
-        draftAction({
-          ...common,
-          key: `${op}:${address}#${clear.field}`,
-          request: clear.request,
-          source: sourceOf(entry, `/${clear.field}`),
-        }),
-      );
+      actions.push({
+        ...common,
+        key: `${op}:${address}#${clear.field}`,
+        request: clear.request,
+        source: sourceOf(entry, `/${clear.field}`),
+      });
     }
-    book.addChange(
-      { address, op, kind: kind.name, name: entry.name, id: object.id, changes: displayed, reason },
-      entry,
+    drafted.changes.push({
+      change: { address, op, kind: kind.name, name: entry.name, id: object.id, changes: displayed, reason },
       source,
-      drafts,
-    );
+      actions,
+    });
   }
   // Modules absent from the entry are removed only from objects edgesync created, not adopted ones.
-  const moduleChanges = planModules(book, kind, entry, spec, object, entry.id === undefined, body.secrets);
-  if (!changed && moduleChanges === 0) book.unchanged += 1;
+  const moduleChanges = planModules(drafted, kind, spec, object, entry.id === undefined, body.secrets);
+  drafted.unchanged = !changed && moduleChanges === 0;
+  return drafted;
 }
 
 /**
@@ -169,32 +170,30 @@ function flat(...pieces: string[]): string {
   return pieces.join('');
 }
 
-function planCreate(book: DraftBook, rules: KindRules, entry: DesiredEntry, body: EntryBody): void {
+function planCreate(context: DraftContext, drafted: EntryDraft, rules: KindRules, body: EntryBody): void {
   const { kind } = rules;
+  const { entry } = drafted;
   const address = flat(kind.name, '.', entry.name);
   const key = flat(CREATE_PREFIX, address);
-  book.recordResolvedId(kind, address, pendingId(key));
-  reportRoutesOnNewObject(book, kind, entry, body.spec);
+  drafted.resolvedId = pendingId(key);
+  reportRoutesOnNewObject(drafted, kind, body.spec);
   const followUps = followUpActions(kind, entry, body, key, address);
   if (followUps.length === 0) {
-    const shared = book.createsOf(rules);
-    const create = new EntryCreate(shared, entry, body.spec, key);
-    book.addEntryCreate(create, create.resourceChange());
+    drafted.changes.push({ entryCreate: { rules, spec: body.spec, key } });
     return;
   }
-  book.addChange(
-    {
+  drafted.changes.push({
+    change: {
       address,
       op: 'create',
       kind: kind.name,
       name: entry.name,
-      changes: creationChanges(kind, body.spec, book.sharedFieldChanges),
+      changes: creationChanges(kind, body.spec, context.sharedFieldChanges),
       reason: `${NOT_LIVE}${thenUpdated(kind, body.spec)}`,
     },
-    entry,
-    entry.location,
-    [createAction(book, kind, entry, body, key, address), ...followUps],
-  );
+    source: entry.location,
+    actions: [createAction(context, kind, entry, body, key, address), ...followUps],
+  });
 }
 
 /** The fields of `spec` that a create request cannot carry: a follow-up update sets them. */
@@ -224,13 +223,13 @@ function followUpActions(
   body: EntryBody,
   createKey: string,
   address: string,
-): PlainDraft[] {
+): DraftParts[] {
   const { spec } = body;
   const later = fieldsSetAfterCreate(kind, spec);
   if (later.length === 0) return [];
   const updateBody = Object.fromEntries(later.map((rule) => [rule.name, spec[rule.name]]));
   return [
-    draftAction({
+    {
       key: `update:${address}`,
       op: 'update',
       kind: kind.name,
@@ -239,19 +238,19 @@ function followUpActions(
       request: kind.updateRequest(pendingPathSegment(createKey), updateBody),
       secrets: body.secrets,
       source: sourceOf(entry, `/${later[0]?.name ?? ''}`),
-    }),
+    },
   ];
 }
 
 function createAction(
-  book: DraftBook,
+  context: DraftContext,
   kind: Kind,
   entry: DesiredEntry,
   body: EntryBody,
   key: string,
   address: string,
-): PlainDraft {
-  return draftAction({
+): DraftParts {
+  return {
     key,
     op: 'create',
     kind: kind.name,
@@ -259,42 +258,43 @@ function createAction(
     change: address,
     request: createRequestOf(kind, body.spec, body.metadata()),
     secrets: body.secrets,
-    marker: { owner: book.inputs.owner, name: entry.name },
+    marker: { owner: context.inputs.owner, name: entry.name },
     source: entry.location,
     after: body.spec,
-  });
+  };
 }
 
 /** A field that cannot be updated in place changed: create the new object, delete the old one. */
 function planReplace(
-  book: DraftBook,
+  context: DraftContext,
+  drafted: EntryDraft,
   kind: Kind,
-  entry: DesiredEntry,
   body: EntryBody,
   object: LiveObject,
   fieldChanges: readonly FieldChange[],
   adopting: boolean,
 ): void {
   const { spec } = body;
+  const { entry } = drafted;
   const address = flat(kind.name, '.', entry.name);
   const createKey = flat(CREATE_PREFIX, address);
-  book.recordResolvedId(kind, address, pendingId(createKey));
-  reportRoutesOnNewObject(book, kind, entry, spec);
-  const create = createAction(book, kind, entry, body, createKey, address);
+  drafted.resolvedId = pendingId(createKey);
+  reportRoutesOnNewObject(drafted, kind, spec);
+  const create = createAction(context, kind, entry, body, createKey, address);
   const followUps = followUpActions(kind, entry, body, createKey, address);
-  const remove = draftAction({
+  const remove: DraftParts = {
     key: `delete:${address}`,
     op: 'delete',
     kind: kind.name,
     name: entry.name,
     change: address,
     request: kind.deleteRequest(object.id),
-    secrets: new Set(),
+    secrets: NO_SECRETS,
     objectId: object.id,
     source: entry.location,
     before: object.spec,
-  });
-  book.replacements.set(remove.key, create.key);
+  };
+  drafted.replaces = [remove.key, create.key];
   const forcing = fieldChanges.filter((change) => change.forcesReplace).map((change) => change.path);
   const moduleChanges = kind.modules
     .filter((module) => module.scope === 'resource')
@@ -306,8 +306,8 @@ function planReplace(
         `${module.name}.`,
       ),
     );
-  book.addChange(
-    {
+  drafted.changes.push({
+    change: {
       address,
       op: 'replace',
       kind: kind.name,
@@ -316,23 +316,18 @@ function planReplace(
       changes: [...fieldChanges, ...moduleChanges],
       reason: `${forcing.join(', ')} cannot be updated in place${adopting ? ' (adopted by id)' : ''}${thenUpdated(kind, spec)}`,
     },
-    entry,
-    sourceOf(entry, `/${forcing[0] ?? ''}`),
-    [create, ...followUps, remove],
-  );
+    source: sourceOf(entry, `/${forcing[0] ?? ''}`),
+    actions: [create, ...followUps, remove],
+  });
 }
 
 /** An object being created has no routes yet: routes are created elsewhere. */
-export function reportRoutesOnNewObject(
-  book: DraftBook,
-  kind: Kind,
-  entry: DesiredEntry,
-  spec: Record<string, unknown>,
-): void {
+function reportRoutesOnNewObject(drafted: EntryDraft, kind: Kind, spec: Record<string, unknown>): void {
+  const { entry } = drafted;
   const routes = spec[ROUTES_KEY];
   if (!kind.modules.some((module) => module.scope === 'route') || !Array.isArray(routes)) return;
   routes.forEach((_route, index) => {
-    book.errors.push({
+    drafted.errors.push({
       code: 'route_not_found',
       message: `${entry.kind}.${entry.name}.${ROUTES_KEY}[${index}]: the edge is created by this plan and has no routes yet; routes are created outside edgesync`,
       source: sourceOf(entry, `/${ROUTES_KEY}/${index}`),

@@ -4,7 +4,7 @@ import type { KindName } from '../kinds/kind-name.js';
 import { normalizeSetLike } from '../kinds/set-like.js';
 import type { DesiredEntry } from '../manifest/desired-state.js';
 import { sourceOf } from './draft-action.js';
-import type { DraftBook } from './drafts.js';
+import type { DraftContext, EntryDraft } from './drafts.js';
 import { ROUTES_KEY } from './spec-fields.js';
 import { topologicalOrder } from './topological-order.js';
 
@@ -26,21 +26,34 @@ export function kindsInReferenceOrder(kinds: readonly Kind[]): Kind[] {
   return ordered.ok ? ordered.order.map((node) => node.kind) : sorted;
 }
 
-/** Resolves names in reference fields (top level, modules, route modules) to IDs or PendingIds. */
+/**
+ * Resolves names in reference fields (top level, modules, route modules) to
+ * IDs or PendingIds. What it finds (IDs named, names not found) goes into
+ * the entry's draft.
+ */
 export function resolveSpec(
-  book: DraftBook,
+  context: DraftContext,
+  drafted: EntryDraft,
   kind: Kind,
-  entry: DesiredEntry,
   spec: Record<string, unknown>,
 ): Record<string, unknown> {
-  let resolved = resolveRecord(book, entry, kind.fields, spec, '');
+  const { entry } = drafted;
+  let resolved = resolveRecord(context, drafted, entry, kind.fields, spec, '');
   if (kind.modules.length === 0) return resolved;
   // Modules are set on a copy: resolveRecord returns the spec itself when no name needed resolving.
   if (resolved === spec) resolved = { ...spec };
   for (const module of kind.modules) {
     if (module.scope === 'resource') {
       const value = asRecord(resolved[module.name]);
-      if (value) resolved[module.name] = resolveRecord(book, entry, module.fields, value, `/${module.name}`);
+      if (value)
+        resolved[module.name] = resolveRecord(
+          context,
+          drafted,
+          entry,
+          module.fields,
+          value,
+          `/${module.name}`,
+        );
       continue;
     }
     const routes = resolved[ROUTES_KEY];
@@ -50,14 +63,18 @@ export function resolveSpec(
       const value = asRecord(record?.[module.name]);
       if (record === undefined || value === undefined) return route;
       const pointer = `/${ROUTES_KEY}/${index}/${module.name}`;
-      return { ...record, [module.name]: resolveRecord(book, entry, module.fields, value, pointer) };
+      return {
+        ...record,
+        [module.name]: resolveRecord(context, drafted, entry, module.fields, value, pointer),
+      };
     });
   }
   return resolved;
 }
 
 function resolveRecord(
-  book: DraftBook,
+  context: DraftContext,
+  drafted: EntryDraft,
   entry: DesiredEntry,
   rules: readonly FieldRule[],
   record: Readonly<Record<string, unknown>>,
@@ -74,11 +91,11 @@ function resolveRecord(
     let replaced: unknown;
     if (Array.isArray(value)) {
       const items = value.map((item: unknown, index) =>
-        resolveReference(book, entry, target, item, `${at}/${index}`, at),
+        resolveReference(context, drafted, entry, target, item, `${at}/${index}`, at),
       );
       replaced = rule.setLike ? normalizeSetLike(items) : items;
     } else {
-      replaced = resolveReference(book, entry, target, value, at, at);
+      replaced = resolveReference(context, drafted, entry, target, value, at, at);
       if (replaced === value) continue;
     }
     resolved ??= { ...record };
@@ -93,7 +110,8 @@ function resolveRecord(
  * entry's create.
  */
 function resolveReference(
-  book: DraftBook,
+  context: DraftContext,
+  drafted: EntryDraft,
   entry: DesiredEntry,
   target: KindName,
   value: unknown,
@@ -101,14 +119,14 @@ function resolveReference(
   fieldPointer: string,
 ): unknown {
   if (typeof value !== 'string') return value;
-  const { inputs } = book;
+  const { inputs } = context;
   const kind = inputs.kindsByName.get(target);
   const source = entry.fieldLocations[pointer] ?? sourceOf(entry, fieldPointer);
   if (kind !== undefined && value.startsWith(kind.idPrefix)) {
     const object = inputs.liveById.get(value);
-    if (object !== undefined) book.touched.add(value);
+    if (object !== undefined) drafted.touched.push(value);
     if (object === undefined && kind.ownership === 'metadata' && !inputs.live.missingIds.includes(value)) {
-      book.errors.push({
+      drafted.errors.push({
         code: 'reference_not_found',
         message: `${entry.kind}.${entry.name}${fieldPointer.replace(/\//g, '.')}: ${value} does not exist in the account`,
         source,
@@ -117,10 +135,10 @@ function resolveReference(
     }
     return value;
   }
-  const resolved = book.resolvedIds.get(`${target}.${value}`);
+  const resolved = context.resolvedIds.get(`${target}.${value}`);
   if (resolved !== undefined) return resolved;
   if (!inputs.desiredByName.has(target, value)) {
-    book.errors.push({
+    drafted.errors.push({
       code: 'reference_not_found',
       message: `${entry.kind}.${entry.name}${fieldPointer.replace(/\//g, '.')}: no ${target} entry named "${value}"`,
       source,

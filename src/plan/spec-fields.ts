@@ -55,4 +55,4 @@ export function secretsOf(
 }
 
 /** The secrets of a spec that holds none: shared, never written to. */
-const NO_SECRETS: ReadonlySet<string> = new Set();
+export const NO_SECRETS: ReadonlySet<string> = new Set();
