@@ -1,11 +1,12 @@
 import { DraftBook, type Drafts } from './drafts.js';
 import { checkAdoptions, LiveMatcher } from './match-live.js';
 import type { KindRules, PlanInputs } from './plan-inputs.js';
-import { planModulesOnlyEntry } from './plan-modules.js';
+import { planModulesOnlyEntry } from './plan-modules-only-entry.js';
 import { planPrunes } from './plan-prunes.js';
 import { planManagedEntry } from './plan-resources.js';
 import { kindsInReferenceOrder } from './resolve-references.js';
-import { checkUniqueItems, checkUniqueKeys, matchUniqueKeys } from './unique-keys.js';
+import { checkUniqueItems } from './unique-items.js';
+import { checkUniqueKeys, matchUniqueKeys } from './unique-keys.js';
 
 /**
  * The planner's first phase: every change and action the plan needs, from
@@ -16,11 +17,11 @@ import { checkUniqueItems, checkUniqueKeys, matchUniqueKeys } from './unique-key
  * and drafting goes on, so that a person sees every problem at once.
  */
 export function draftPlan(inputs: PlanInputs): Drafts {
-  const adoptions = checkAdoptions(inputs);
   const sharedKeys = checkUniqueKeys(inputs);
-  const keyMatches = matchUniqueKeys(inputs, adoptions.skipped, sharedKeys.sharingKey);
-  const book = new DraftBook(inputs, [...adoptions.errors, ...sharedKeys.errors, ...keyMatches.errors]);
+  const keyMatches = matchUniqueKeys(inputs, sharedKeys.sharingKey);
+  const adoptions = checkAdoptions(inputs);
   const matcher = new LiveMatcher(inputs, keyMatches.keyMatched);
+  const book = new DraftBook(inputs, [...adoptions.errors, ...sharedKeys.errors, ...keyMatches.errors]);
   for (const kind of kindsInReferenceOrder([...inputs.kindsByName.values()])) {
     const rules = inputs.rules.get(kind) as KindRules;
     // By position: an entry's normalized spec is at the same place of `specs`.
@@ -37,6 +38,7 @@ export function draftPlan(inputs: PlanInputs): Drafts {
     }
   }
   book.add(planPrunes(inputs, book.claims));
-  book.errors.push(...checkUniqueItems(inputs, book.claims, book.actions));
-  return book.drafts();
+  const items = checkUniqueItems(inputs, book.claims, book.actions);
+  book.errors.push(...items.errors);
+  return { ...book.drafts(), takeovers: items.takeovers };
 }

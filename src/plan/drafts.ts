@@ -15,6 +15,7 @@ import { CreatesOfKind, EntryCreate } from './entry-create.js';
 import type { PendingId } from './pending-id.js';
 import type { PlanError, ResourceChange } from './plan.js';
 import type { KindRules, PlanInputs } from './plan-inputs.js';
+import type { ItemTakeover } from './unique-items.js';
 
 /**
  * What drafting returns: every change and action the plan needs, in the
@@ -44,6 +45,8 @@ export interface Drafts {
   readonly protectedChanges: ReadonlySet<DraftChange>;
   /** Delete key → create key of each replace: its two halves, which ordering rule 7 places. */
   readonly replacements: ReadonlyMap<string, string>;
+  /** The items of unique list fields (hostports) that change hands: ordering rules 3 and 7 place their actions. */
+  readonly takeovers: readonly ItemTakeover[];
 }
 
 /** What entry planners read while drafting: the inputs, and what the entries drafted before resolve to. */
@@ -142,29 +145,29 @@ export class DraftBook implements DraftContext {
       if (drafted.unchanged) this.unchanged += 1;
     }
     for (const drafting of drafted.changes) {
-      if ('entryCreate' in drafting) {
-        const { rules, spec, key } = drafting.entryCreate;
-        const create = new EntryCreate(this.#createsOf(rules), entry as DesiredEntry, spec, key);
-        const change = create.resourceChange();
-        this.actions.push(create);
+      if ('change' in drafting) {
+        const actions = drafting.actions.map((parts) => draftAction(parts));
+        this.actions.push(...actions);
+        const change = draftChange(
+          drafting.change,
+          drafting.source,
+          actions.map((action) => action.key),
+        );
         this.changes.push(change);
-        if (create.isProtected) this.protectedChanges.add(change);
+        if (entry?.protect === true) this.protectedChanges.add(change);
         continue;
       }
-      const actions = drafting.actions.map((parts) => draftAction(parts));
-      this.actions.push(...actions);
-      const change = draftChange(
-        drafting.change,
-        drafting.source,
-        actions.map((action) => action.key),
-      );
+      const { rules, spec, key } = drafting.entryCreate;
+      const create = new EntryCreate(this.#createsOf(rules), entry as DesiredEntry, spec, key);
+      const change = create.resourceChange();
+      this.actions.push(create);
       this.changes.push(change);
-      if (entry?.protect === true) this.protectedChanges.add(change);
+      if (create.isProtected) this.protectedChanges.add(change);
     }
   }
 
-  /** The book, closed: drafting's result. */
-  drafts(): Drafts {
+  /** The book, closed: drafting's result but the takeovers, found once every entry and prune is in. */
+  drafts(): Omit<Drafts, 'takeovers'> {
     return {
       changes: this.changes,
       actions: this.actions,

@@ -1,55 +1,10 @@
 import { asRecord } from '../json-value.js';
 import type { Kind, ModuleRule, ModuleTarget } from '../kinds/kind.js';
 import type { LiveObject } from '../kinds/live-state.js';
-import type { DesiredEntry } from '../manifest/desired-state.js';
 import { diffFields, maskSensitive } from './compare-fields.js';
 import { sourceOf } from './draft-action.js';
-import type { DraftContext, EntryDraft } from './drafts.js';
-import type { KindRules } from './plan-inputs.js';
-import { resolveSpec } from './resolve-references.js';
-import { NO_SECRETS, ROUTES_KEY, secretsOf } from './spec-fields.js';
-
-/**
- * An entry of a kind edgesync manages only the modules of (tcp/tls edges):
- * the object must exist. Returns what it drafted, for draftPlan to write
- * into the book.
- */
-export function planModulesOnlyEntry(
-  context: DraftContext,
-  rules: KindRules,
-  entry: DesiredEntry,
-  normalized: Readonly<Record<string, unknown>>,
-): EntryDraft {
-  const { kind } = rules;
-  const drafted: EntryDraft = {
-    entry,
-    changes: [],
-    errors: [],
-    warnings: [],
-    touched: [],
-    claimed: undefined,
-    resolvedId: undefined,
-    replaces: undefined,
-    unchanged: false,
-  };
-  const address = `${kind.name}.${entry.name}`;
-  const object = entry.id === undefined ? undefined : context.inputs.liveById.get(entry.id);
-  if (entry.id === undefined || object === undefined || object.kind !== kind.name) {
-    drafted.errors.push({
-      code: 'edge_not_found',
-      message: `${address}: ${entry.id === undefined ? 'needs an id' : `id ${entry.id} does not exist in the account`}`,
-      source: sourceOf(entry, '/id'),
-      entry: { kind: kind.name, name: entry.name },
-    });
-    return drafted;
-  }
-  drafted.claimed = object;
-  drafted.resolvedId = object.id;
-  const spec = resolveSpec(context, drafted, kind, normalized);
-  const secrets = secretsOf(kind, spec, rules.hasSensitiveFields);
-  drafted.unchanged = planModules(drafted, kind, spec, object, false, secrets) === 0;
-  return drafted;
-}
+import type { EntryDraft } from './drafts.js';
+import { NO_SECRETS, ROUTES_KEY } from './spec-fields.js';
 
 /**
  * Module changes of an existing object. A module absent from the entry is
@@ -68,45 +23,82 @@ export function planModules(
 ): number {
   if (kind.modules.length === 0) return 0;
   const { entry } = drafted;
-  let count = 0;
   const address = `${kind.name}.${entry.name}`;
+  const routeModules = kind.modules.filter((rule) => rule.scope === 'route');
+  const routes = routeModules.length === 0 ? [] : selectRoutes(drafted, spec, object);
+  // The object's modules, then those of each route the entry names.
+  const places: ModulePlace[] = [];
   for (const module of kind.modules.filter((rule) => rule.scope === 'resource')) {
-    const planned = planModule(drafted, kind, module, {
+    places.push({
+      module,
       address: `${address}.${module.name}`,
       target: { id: object.id },
       desired: spec[module.name] === undefined && absentMeansRemove ? null : spec[module.name],
       live: object.spec[module.name],
       pointer: `/${module.name}`,
-      secrets,
       absentReason: absentMeansRemove && spec[module.name] === undefined,
     });
-    if (planned) count += 1;
   }
-  const routeModules = kind.modules.filter((rule) => rule.scope === 'route');
-  const routes = spec[ROUTES_KEY];
-  if (routeModules.length === 0 || !Array.isArray(routes)) return count;
-  const liveRoutes = Array.isArray(object.spec[ROUTES_KEY]) ? (object.spec[ROUTES_KEY] as unknown[]) : [];
-  const selected = new Set<string>();
-  routes.forEach((route: unknown, index) => {
-    const desiredRoute = asRecord(route) ?? {};
-    const liveRoute = selectRoute(drafted, desiredRoute, liveRoutes, index, selected);
-    if (liveRoute === undefined) return;
-    const routeId = String(liveRoute.id);
+  for (const { index, desired, live } of routes) {
+    const routeId = String(live.id);
     for (const module of routeModules) {
-      if (desiredRoute[module.name] === undefined) continue;
-      const planned = planModule(drafted, kind, module, {
+      if (desired[module.name] === undefined) continue;
+      places.push({
+        module,
         address: `${address}.routes[${routeId}].${module.name}`,
         target: { id: object.id, routeId },
-        desired: desiredRoute[module.name],
-        live: liveRoute[module.name],
+        desired: desired[module.name],
+        live: live[module.name],
         pointer: `/${ROUTES_KEY}/${index}/${module.name}`,
-        secrets,
         absentReason: false,
       });
-      if (planned) count += 1;
     }
-  });
+  }
+  let count = 0;
+  for (const place of places) if (planModule(drafted, kind, place, secrets)) count += 1;
   return count;
+}
+
+/** One module of an object or of one of its routes, as the entry wants it and as it is live. */
+interface ModulePlace {
+  readonly module: ModuleRule;
+  readonly address: string;
+  readonly target: ModuleTarget;
+  readonly desired: unknown;
+  readonly live: unknown;
+  /** Where in the entry's spec (a JSON Pointer). */
+  readonly pointer: string;
+  /** Whether it is absent from an entry edgesync created (and so removed). */
+  readonly absentReason: boolean;
+}
+
+/** A route of the entry with the live route it names. */
+interface SelectedRoute {
+  readonly index: number;
+  readonly desired: Record<string, unknown>;
+  readonly live: Record<string, unknown>;
+}
+
+/**
+ * The live route each route of the entry names, in the entry's order;
+ * a route that names none, or one already named, is reported and left out.
+ */
+function selectRoutes(
+  drafted: EntryDraft,
+  spec: Record<string, unknown>,
+  object: LiveObject,
+): SelectedRoute[] {
+  const routes = spec[ROUTES_KEY];
+  if (!Array.isArray(routes)) return [];
+  const liveRoutes = Array.isArray(object.spec[ROUTES_KEY]) ? (object.spec[ROUTES_KEY] as unknown[]) : [];
+  const selected = new Set<string>();
+  const found: SelectedRoute[] = [];
+  routes.forEach((route: unknown, index) => {
+    const desired = asRecord(route) ?? {};
+    const live = selectRoute(drafted, desired, liveRoutes, index, selected);
+    if (live !== undefined) found.push({ index, desired, live });
+  });
+  return found;
 }
 
 /** The one live route a desired route names, by `id` or by `match_type` and `match`; each at most once. */
@@ -154,22 +146,10 @@ function selectRoute(
 }
 
 /** Puts or deletes one module (of the object or of one route); false when it needs no change. */
-function planModule(
-  drafted: EntryDraft,
-  kind: Kind,
-  module: ModuleRule,
-  at: {
-    readonly address: string;
-    readonly target: ModuleTarget;
-    readonly desired: unknown;
-    readonly live: unknown;
-    readonly pointer: string;
-    readonly secrets: ReadonlySet<string>;
-    readonly absentReason: boolean;
-  },
-): boolean {
+function planModule(drafted: EntryDraft, kind: Kind, at: ModulePlace, secrets: ReadonlySet<string>): boolean {
   if (at.desired === undefined) return false;
   const { entry } = drafted;
+  const { module } = at;
   const live = asRecord(at.live);
   const desired = asRecord(at.desired);
   const base = {
@@ -214,7 +194,7 @@ function planModule(
         name: entry.name,
         change: at.address,
         request: kind.moduleRequest(at.target, module.name, removing ? null : desired),
-        secrets: removing ? NO_SECRETS : at.secrets,
+        secrets: removing ? NO_SECRETS : secrets,
         source,
         objectId: at.target.id,
         before: live,

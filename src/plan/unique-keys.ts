@@ -4,7 +4,7 @@ import type { LiveObject } from '../kinds/live-state.js';
 import type { DesiredEntry } from '../manifest/desired-state.js';
 import { formatLocation } from '../manifest/source-location.js';
 import { diffFields } from './compare-fields.js';
-import { type DraftAction, sourceOf } from './draft-action.js';
+import { sourceOf } from './draft-action.js';
 import type { PlanError } from './plan.js';
 import type { KindRules, PlanInputs } from './plan-inputs.js';
 
@@ -127,14 +127,11 @@ export function checkUniqueKeys(inputs: PlanInputs): SharedKeys {
  *   renames it with a PATCH of its marker, so the rule never stops deciding;
  * - held by an object edgesync does not own: the service would refuse the
  *   create, so the plan fails now, naming the holder and how to adopt it.
- * An object an entry adopts by `id` is left to that entry. `sharingKey`:
- * the entries that share a key with another (checkUniqueKeys).
+ * An object an entry adopts by `id` is left to that entry, and an entry
+ * with an `id` adopts rather than matches. `sharingKey`: the entries that
+ * share a key with another (checkUniqueKeys).
  */
-export function matchUniqueKeys(
-  inputs: PlanInputs,
-  skipped: ReadonlySet<DesiredEntry>,
-  sharingKey: ReadonlySet<DesiredEntry>,
-): KeyMatches {
+export function matchUniqueKeys(inputs: PlanInputs, sharingKey: ReadonlySet<DesiredEntry>): KeyMatches {
   const keyMatched = new Map<DesiredEntry, LiveObject>();
   const errors: PlanError[] = [];
   const adopted = new Set<string>();
@@ -158,7 +155,7 @@ export function matchUniqueKeys(
   for (const entry of inputs.desired.entries) {
     at += 1;
     const kind = inputs.kindsByName.get(entry.kind);
-    if (entry.id !== undefined || skipped.has(entry) || kind?.uniqueKey === undefined) continue;
+    if (entry.id !== undefined || kind?.uniqueKey === undefined) continue;
     const spec = inputs.specs[at] ?? entry.spec;
     const holder = holdersByKind.get(kind)?.holderOf(spec);
     // Two entries with one key are reported by checkUniqueKeys; the first keeps the holder.
@@ -197,164 +194,4 @@ function keyHeld(kind: Kind, entry: DesiredEntry, holder: LiveObject): PlanError
     source: sourceOf(entry, `/${fields[0] ?? ''}`),
     entry: { kind: entry.kind, name: entry.name },
   };
-}
-
-/** One entry's claim on an item of a unique list field (a hostport). */
-interface ItemClaim {
-  readonly entry: DesiredEntry;
-  readonly kind: Kind;
-  readonly field: string;
-  readonly pointer: string;
-}
-
-/**
- * Items of unique list fields (`Kind.uniqueItems`: an edge's hostports),
- * once every entry has its live object:
- * - two entries claiming one item: `unique_key_conflict`, naming both;
- * - an item a live object holds that no entry stands for and edgesync does
- *   not own: `unique_key_taken`, naming the holder and how to adopt it.
- * An item another object of ours holds (pruned, or updated by its entry to
- * let it go) is ordering rule 3's (ordering/free-keys-before-taking.ts).
- * An entry that leaves a field out (an adopted edge) claims nothing.
- */
-export function checkUniqueItems(
-  inputs: PlanInputs,
-  claims: ReadonlyMap<LiveObject, DesiredEntry>,
-  actions: readonly DraftAction[],
-): PlanError[] {
-  const errors: PlanError[] = [];
-  const report = (error: PlanError): void => {
-    errors.push(error);
-  };
-  forEachItemHeld(inputs, claims, actions, report, (claim, object, item, releases) => {
-    if (releases.length === 0) report(itemHeld(claim, object, item));
-  });
-  return errors;
-}
-
-/**
- * The actions that take an item (a hostport) another object holds, and the
- * actions that let it go there: the item's holder's prune, or the writes of
- * the entry that stands for the holder and no longer lists the item.
- */
-export interface ItemTakeover {
-  readonly takers: readonly DraftAction[];
-  readonly releases: readonly DraftAction[];
-}
-
-/** Every item of a unique list field that an entry claims and another object holds and lets go. */
-export function itemTakeovers(
-  inputs: PlanInputs,
-  claims: ReadonlyMap<LiveObject, DesiredEntry>,
-  actions: readonly DraftAction[],
-): ItemTakeover[] {
-  const takeovers: ItemTakeover[] = [];
-  forEachItemHeld(inputs, claims, actions, undefined, (claim, _object, _item, releases) => {
-    if (releases.length === 0) return;
-    const address = `${claim.kind.name}.${claim.entry.name}`;
-    const takers = actions.filter((action) => action.change === address && action.op !== 'delete');
-    takeovers.push({ takers, releases });
-  });
-  return takeovers;
-}
-
-/**
- * Calls `held` for every item an entry claims that a live object other than
- * the entry's own holds, with the actions that let it go there (none when
- * the holder keeps it), and `claimedTwice` with the error of every item two
- * entries claim.
- */
-function forEachItemHeld(
-  inputs: PlanInputs,
-  claims: ReadonlyMap<LiveObject, DesiredEntry>,
-  actions: readonly DraftAction[],
-  claimedTwice: ((error: PlanError) => void) | undefined,
-  held: (claim: ItemClaim, holder: LiveObject, item: string, releases: readonly DraftAction[]) => void,
-): void {
-  const fields = new Set<string>();
-  for (const kind of inputs.kindsByName.values())
-    for (const field of kind.uniqueItems ?? []) fields.add(field);
-  if (fields.size === 0) return;
-  const claimed = new Map<string, ItemClaim>();
-  for (const entry of inputs.desired.entries) {
-    const kind = inputs.kindsByName.get(entry.kind);
-    for (const field of kind?.uniqueItems ?? []) {
-      const items = entry.spec[field];
-      if (kind === undefined || !Array.isArray(items)) continue;
-      items.forEach((item, index) => {
-        // Host names compare without case, as the service and `validate` compare them.
-        const value = `${field} ${String(item).toLowerCase()}`;
-        const claim = { entry, kind, field, pointer: `/${field}/${index}` };
-        const first = claimed.get(value);
-        if (first === undefined) claimed.set(value, claim);
-        else if (first.entry !== entry) claimedTwice?.(itemClaimedTwice(claim, first, String(item)));
-      });
-    }
-  }
-  // No entry claims an item: no live object can hold one of ours (and 100,000 rules claim none).
-  if (claimed.size === 0) return;
-  const ownObjectOf = new Map<DesiredEntry, string>();
-  for (const [object, entry] of claims) ownObjectOf.set(entry, object.id);
-  for (const object of inputs.liveById.values()) {
-    for (const field of fields) {
-      const items = object.spec[field];
-      if (!Array.isArray(items)) continue;
-      for (const item of items) {
-        const claim = claimed.get(`${field} ${String(item).toLowerCase()}`);
-        if (claim === undefined || ownObjectOf.get(claim.entry) === object.id) continue;
-        const releases = releasesOf(claims, actions, object, field, String(item));
-        if (releases !== 'claimed') held(claim, object, String(item), releases);
-      }
-    }
-  }
-}
-
-/**
- * The actions that take `item` off a live object: its prune, or the writes
- * of the entry that stands for it when that entry no longer lists the item.
- * `claimed` when that entry lists it too (reported as two claims); none
- * when the object keeps it.
- */
-function releasesOf(
-  claims: ReadonlyMap<LiveObject, DesiredEntry>,
-  actions: readonly DraftAction[],
-  object: LiveObject,
-  field: string,
-  item: string,
-): readonly DraftAction[] | 'claimed' {
-  const entry = claims.get(object);
-  const onObject = actions.filter((action) => action.objectId === object.id);
-  if (entry === undefined) return onObject.filter((action) => action.op === 'delete');
-  const listed = entry.spec[field];
-  if (!Array.isArray(listed)) return [];
-  return listed.some((value) => String(value).toLowerCase() === item.toLowerCase()) ? 'claimed' : onObject;
-}
-
-function itemClaimedTwice(claim: ItemClaim, first: ItemClaim, item: string): PlanError {
-  return {
-    code: 'unique_key_conflict',
-    message: `${claim.entry.kind}.${claim.entry.name}: ${singular(claim.field)} ${item} is also claimed by ${first.entry.kind}.${first.entry.name} (${formatLocation(sourceOf(first.entry, first.pointer))}); the service gives it to one object only`,
-    source: sourceOf(claim.entry, claim.pointer),
-  };
-}
-
-function itemHeld(claim: ItemClaim, holder: LiveObject, item: string): PlanError {
-  const owner = holder.marker
-    ? `owned by "${holder.marker.owner}" as ${holder.kind}.${holder.marker.name}`
-    : 'not owned by edgesync';
-  const adoptable = holder.kind === claim.kind.name;
-  const remedy = adoptable
-    ? `To manage that object here, add \`id: ${holder.id}\` to this entry; otherwise change the entry or remove ${holder.id}`
-    : `Change the entry, or take ${item} off ${holder.id} first`;
-  return {
-    code: 'unique_key_taken',
-    message: `${claim.entry.kind}.${claim.entry.name}: ${singular(claim.field)} ${item} is already held by ${holder.kind} ${holder.id} (${owner}); the service gives it to one object only. ${remedy}`,
-    source: sourceOf(claim.entry, claim.pointer),
-    entry: { kind: claim.entry.kind, name: claim.entry.name },
-  };
-}
-
-/** `hostports` → `hostport`, for messages. */
-function singular(field: string): string {
-  return field.endsWith('s') ? field.slice(0, -1) : field;
 }

@@ -36,11 +36,11 @@ export function decideDependencies(
 ): Dependencies {
   const created = waitForCreatedIds(drafts.actions);
   const references = moveReferencesBeforeDeletes(facts, inputs, drafts.claims);
-  const items = freeItemsBeforeTaking(inputs, drafts.claims, drafts.actions);
-  const earlier = new DependencyEdges(parked, [created, references.edges, items.edges]);
+  const items = freeItemsBeforeTaking(drafts.takeovers);
+  const earlier = new DependencyEdges(parked, [created, references.edges, items]);
   const edges = new DependencyEdges(earlier, [
     freeKeysBeforeTaking(facts, earlier),
-    orderReplacements(facts, drafts.replacements, items.takeovers),
+    orderReplacements(facts, drafts.replacements, drafts.takeovers),
     neverWidenAccess(facts),
     neverOpenGuards(facts),
     switchPoliciesBetweenPhases(facts),

@@ -1,8 +1,4 @@
-import type { LiveObject } from '../../kinds/live-state.js';
-import type { DesiredEntry } from '../../manifest/desired-state.js';
-import type { DraftAction } from '../draft-action.js';
-import type { PlanInputs } from '../plan-inputs.js';
-import { type ItemTakeover, itemTakeovers } from '../unique-keys.js';
+import type { ItemTakeover } from '../unique-items.js';
 import type { DependencyEdges, Edge } from './dependency-edges.js';
 import type { ActionFacts, OrderingFacts } from './ordering-facts.js';
 
@@ -39,20 +35,13 @@ export function freeKeysBeforeTaking(facts: OrderingFacts, earlier: DependencyEd
 /**
  * Ordering rule 3 of docs/plan.md, for unique items: one edge per hostport.
  * An edge that takes a hostport another edge of ours serves waits for that
- * edge's delete, or for the update that drops it. Returns the takeovers:
- * a second copy of the taker's own entry holding the item goes first, though
- * it would otherwise wait for the copy kept (rule 7), since the service
- * gives the item to the kept copy only once the other lets it go.
+ * edge's delete, or for the update that drops it. The takeovers were found
+ * while drafting (unique-items.ts); rule 7 reads them too.
  */
-export function freeItemsBeforeTaking(
-  inputs: PlanInputs,
-  claims: ReadonlyMap<LiveObject, DesiredEntry>,
-  actions: readonly DraftAction[],
-): { readonly edges: Edge[]; readonly takeovers: readonly ItemTakeover[] } {
+export function freeItemsBeforeTaking(takeovers: readonly ItemTakeover[]): Edge[] {
   const edges: Edge[] = [];
-  const takeovers = itemTakeovers(inputs, claims, actions);
   for (const { takers, releases } of takeovers)
     for (const taker of takers)
       for (const release of releases) edges.push({ waiter: taker, key: release.key });
-  return { edges, takeovers };
+  return edges;
 }

@@ -1,5 +1,5 @@
 import type { DraftAction } from '../draft-action.js';
-import type { ItemTakeover } from '../unique-keys.js';
+import type { ItemTakeover } from '../unique-items.js';
 import type { Edge } from './dependency-edges.js';
 import type { OrderingFacts } from './ordering-facts.js';
 
@@ -12,8 +12,10 @@ import type { OrderingFacts } from './ordering-facts.js';
  * waiting for its successor would tie it into the access ordering (rule 4).
  * A replace a kill interrupted left two copies of an entry (or a create
  * whose answer was lost did): the copy not kept is deleted last, once the
- * kept one is in place. `takeovers`: the hostports that change hands (rule
- * 3's); who takes each key is an ordering fact.
+ * kept one is in place, except that a second copy holding a hostport its
+ * entry takes goes first, since the service gives the item to the kept copy
+ * only once the other lets it go. `takeovers`: the hostports that change
+ * hands (Drafts.takeovers); who takes each key is an ordering fact.
  */
 export function orderReplacements(
   facts: OrderingFacts,

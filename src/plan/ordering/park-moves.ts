@@ -9,6 +9,7 @@ import { pendingPathSegment } from '../pending-id.js';
 import type { PlanError } from '../plan.js';
 import type { PlanInputs } from '../plan-inputs.js';
 import { topologicalOrder } from '../topological-order.js';
+import type { ItemTakeover } from '../unique-items.js';
 import type { Dependencies } from './decide-dependencies.js';
 import { DependencyEdges, type Edge } from './dependency-edges.js';
 import { type ActionFacts, type OrderingFacts, uniqueKeyValue } from './ordering-facts.js';
@@ -432,6 +433,30 @@ function replaceAction(drafts: Drafts, move: PlainDraft, actions: readonly Plain
     actions: [...drafts.actions.slice(0, at), ...actions, ...drafts.actions.slice(at + 1)],
     changes,
     protectedChanges,
+    takeovers: drafts.takeovers.map((takeover) => splitInTakeover(takeover, move, actions)),
+  };
+}
+
+/**
+ * A takeover with `move` split into `actions` as unique-items.ts would have
+ * found them: a taker's writes of its change but deletes, a release's writes
+ * of the object.
+ */
+function splitInTakeover(
+  takeover: ItemTakeover,
+  move: PlainDraft,
+  actions: readonly PlainDraft[],
+): ItemTakeover {
+  const split = (
+    list: readonly DraftAction[],
+    keep: (action: PlainDraft) => boolean,
+  ): readonly DraftAction[] => {
+    const at = list.indexOf(move);
+    return at === -1 ? list : [...list.slice(0, at), ...actions.filter(keep), ...list.slice(at + 1)];
+  };
+  return {
+    takers: split(takeover.takers, (action) => action.change === move.change && action.op !== 'delete'),
+    releases: split(takeover.releases, (action) => action.objectId === move.objectId),
   };
 }
 
