@@ -135,3 +135,21 @@ export function diffFields(
   // create (~100 bytes of empty slots each at 100,000 creates, docs/performance.md).
   return changes.length === 0 ? changes : changes.slice();
 }
+
+/**
+ * The changes of a delete, for people: every field the live object sets,
+ * from its value to nothing. What diffFields(rules, undefined, live) gives,
+ * without printing any value to compare it with nothing.
+ */
+export function removalChanges(
+  rules: readonly FieldRule[],
+  live: Readonly<Record<string, unknown>>,
+): FieldChange[] {
+  const changes: FieldChange[] = [];
+  for (let at = 0; at < rules.length; at += 1) {
+    const rule = rules[at] as FieldRule;
+    const before = live[rule.name];
+    if (!isUnset(before)) changes.push(fieldChange(rule.name, rule, before, undefined));
+  }
+  return changes.length === 0 ? changes : changes.slice();
+}

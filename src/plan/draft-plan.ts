@@ -1,20 +1,20 @@
 import { DraftBook, type Drafts } from './drafts.js';
 import { checkAdoptions, LiveMatcher } from './match-live.js';
+import { planEntry } from './plan-entry.js';
 import type { KindRules, PlanInputs } from './plan-inputs.js';
-import { planModulesOnlyEntry } from './plan-modules-only-entry.js';
 import { planPrunes } from './plan-prunes.js';
-import { planManagedEntry } from './plan-resources.js';
 import { kindsInReferenceOrder } from './resolve-references.js';
 import { checkUniqueItems } from './unique-items.js';
 import { checkUniqueKeys, matchUniqueKeys } from './unique-keys.js';
 
 /**
- * The planner's first phase: every change and action the plan needs, from
- * the inputs alone. Conflicts between entries are found first; then each
- * entry is drafted, referenced kinds first so that names resolve to IDs
- * already planned; then the prunes. The planners return what they drafted
- * and only this function writes it into the book. Problems become errors
- * and drafting goes on, so that a person sees every problem at once.
+ * The planner's second phase, after the inputs: every change and action the
+ * plan needs, from the inputs alone. Conflicts between entries are found
+ * first; then each entry is drafted (planEntry), referenced kinds first so
+ * that names resolve to IDs already planned; then the prunes, then the items
+ * of unique list fields. The planners return what they drafted and only
+ * this function writes it into the book. Problems become errors and drafting
+ * goes on, so that a person sees every problem at once.
  */
 export function draftPlan(inputs: PlanInputs): Drafts {
   const sharedKeys = checkUniqueKeys(inputs);
@@ -30,11 +30,7 @@ export function draftPlan(inputs: PlanInputs): Drafts {
       at += 1;
       if (entry.kind !== kind.name || adoptions.skipped.has(entry)) continue;
       const spec = inputs.specs[at] ?? entry.spec;
-      book.add(
-        kind.ownership === 'metadata'
-          ? planManagedEntry(book, matcher, rules, entry, spec)
-          : planModulesOnlyEntry(book, rules, entry, spec),
-      );
+      book.add(planEntry(book, matcher, rules, entry, spec));
     }
   }
   book.add(planPrunes(inputs, book.claims));

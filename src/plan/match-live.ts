@@ -36,6 +36,12 @@ export function checkAdoptions(inputs: PlanInputs): Adoptions {
   return { skipped, errors };
 }
 
+/** The live object an entry stands for, and whether the entry adopts it (by `id`, or from another owner). */
+export interface LiveMatch {
+  readonly object: LiveObject;
+  readonly adopting: boolean;
+}
+
 /**
  * How entries find their live objects: the objects entries take over by
  * their unique key (matchUniqueKeys), and the IDs no other entry may take by
@@ -71,7 +77,7 @@ export class LiveMatcher {
     kind: Kind,
     entry: DesiredEntry,
     spec: Readonly<Record<string, unknown>>,
-  ): { object: LiveObject; adopting: boolean } | undefined | PlanError {
+  ): LiveMatch | undefined | PlanError {
     const inputs = this.#inputs;
     if (entry.id === undefined) {
       const keyed = this.#keyMatched.get(entry);

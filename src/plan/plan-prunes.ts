@@ -1,6 +1,6 @@
 import type { LiveObject } from '../kinds/live-state.js';
 import type { DesiredEntry } from '../manifest/desired-state.js';
-import { diffFields } from './compare-fields.js';
+import { removalChanges } from './compare-fields.js';
 import type { Drafted } from './drafts.js';
 import { copiesOf, isObjectList, type MarkedObjects } from './live-index.js';
 import type { PlanInputs } from './plan-inputs.js';
@@ -56,11 +56,9 @@ export function planPrunes(inputs: PlanInputs, claims: ReadonlyMap<LiveObject, D
             kind: kind.name,
             name,
             id: object.id,
-            changes: diffFields(
+            changes: removalChanges(
               kind.fields.filter((rule) => rule.name !== METADATA_FIELD),
-              undefined,
               object.spec,
-              '',
             ),
             reason,
           },

@@ -7,14 +7,12 @@ import { diffFields, fieldChange, fieldEquals } from './compare-fields.js';
 import { type DraftParts, sourceOf } from './draft-action.js';
 import type { DraftContext, EntryDraft } from './drafts.js';
 import { CREATE_PREFIX, createRequestOf, creationChanges, entryMarker, NOT_LIVE } from './entry-create.js';
-import type { LiveMatcher } from './match-live.js';
+import type { LiveMatch } from './match-live.js';
 import { ownClears } from './own-clears.js';
 import { pendingId, pendingPathSegment } from './pending-id.js';
 import type { FieldChange, Operation } from './plan.js';
 import type { KindRules } from './plan-inputs.js';
-import { planModules } from './plan-modules.js';
-import { resolveSpec } from './resolve-references.js';
-import { METADATA_FIELD, NO_SECRETS, ROUTES_KEY, secretsOf } from './spec-fields.js';
+import { METADATA_FIELD, NO_SECRETS, ROUTES_KEY } from './spec-fields.js';
 
 /** What an entry needs to become its object: resolved spec, marker-carrying metadata, secrets. */
 interface EntryBody {
@@ -28,48 +26,39 @@ interface EntryBody {
   readonly secrets: ReadonlySet<string>;
 }
 
+/** The live object an entry keeps (not created or replaced by the plan), whose modules are planned next. */
+export interface KeptObject {
+  readonly object: LiveObject;
+  /** Whether the object itself changes (an update, an adoption, a new marker). */
+  readonly changed: boolean;
+  /** Whether a module absent from the entry is removed: only on objects edgesync created, not adopted ones. */
+  readonly absentMeansRemove: boolean;
+}
+
 /**
- * An entry of a kind edgesync owns through the metadata marker: create it,
- * or update, adopt or replace the live object it matches, then its modules.
- * Returns what it drafted, for draftPlan to write into the book.
+ * An entry of a kind edgesync owns through the metadata marker, its names
+ * resolved (`spec`): create it, or update, adopt or replace the live object
+ * it matches (`match`). Returns the object it keeps, whose modules are
+ * planned next; undefined when the plan creates the object.
  */
 export function planManagedEntry(
   context: DraftContext,
-  matcher: LiveMatcher,
+  drafted: EntryDraft,
   rules: KindRules,
-  entry: DesiredEntry,
-  normalized: Readonly<Record<string, unknown>>,
-): EntryDraft {
+  spec: Record<string, unknown>,
+  secrets: ReadonlySet<string>,
+  match: LiveMatch | undefined,
+): KeptObject | undefined {
   const { inputs } = context;
   const { kind } = rules;
-  const drafted: EntryDraft = {
-    entry,
-    changes: [],
-    errors: [],
-    warnings: [],
-    touched: [],
-    claimed: undefined,
-    resolvedId: undefined,
-    replaces: undefined,
-    unchanged: false,
-  };
+  const { entry } = drafted;
   const address = flat(kind.name, '.', entry.name);
-  const match = matcher.match(kind, entry, normalized);
-  if (match !== undefined && 'code' in match) {
-    drafted.errors.push(match);
-    return drafted;
-  }
-  const spec = resolveSpec(context, drafted, kind, normalized);
   const marker = entryMarker(inputs.owner, entry);
   const userMetadata = normalizeUserMetadata(spec[METADATA_FIELD]) as Record<string, unknown> | undefined;
-  const body: EntryBody = {
-    spec,
-    metadata: () => encodeMetadata(userMetadata, marker),
-    secrets: secretsOf(kind, spec, rules.hasSensitiveFields),
-  };
+  const body: EntryBody = { spec, metadata: () => encodeMetadata(userMetadata, marker), secrets };
   if (match === undefined) {
     planCreate(context, drafted, rules, body);
-    return drafted;
+    return undefined;
   }
   const { object, adopting } = match;
   drafted.claimed = object;
@@ -83,7 +72,7 @@ export function planManagedEntry(
   const userChanged = !fieldEquals(metadataRule, userMetadata, object.spec[METADATA_FIELD]);
   if (fieldChanges.some((change) => change.forcesReplace)) {
     planReplace(context, drafted, kind, body, object, fieldChanges, adopting);
-    return drafted;
+    return undefined;
   }
   drafted.resolvedId = object.id;
   let changed = false;
@@ -155,10 +144,7 @@ export function planManagedEntry(
       actions,
     });
   }
-  // Modules absent from the entry are removed only from objects edgesync created, not adopted ones.
-  const moduleChanges = planModules(drafted, kind, spec, object, entry.id === undefined, body.secrets);
-  drafted.unchanged = !changed && moduleChanges === 0;
-  return drafted;
+  return { object, changed, absentMeansRemove: entry.id === undefined };
 }
 
 /**

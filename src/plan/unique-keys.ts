@@ -3,7 +3,7 @@ import type { Kind } from '../kinds/kind.js';
 import type { LiveObject } from '../kinds/live-state.js';
 import type { DesiredEntry } from '../manifest/desired-state.js';
 import { formatLocation } from '../manifest/source-location.js';
-import { diffFields } from './compare-fields.js';
+import { fieldEquals } from './compare-fields.js';
 import { sourceOf } from './draft-action.js';
 import type { PlanError } from './plan.js';
 import type { KindRules, PlanInputs } from './plan-inputs.js';
@@ -164,7 +164,8 @@ export function matchUniqueKeys(inputs: PlanInputs, sharingKey: ReadonlySet<Desi
       errors.push(keyHeld(kind, entry, holder));
       continue;
     }
-    if (diffFields((inputs.rules.get(kind) as KindRules).replacingFields, spec, holder.spec, '').length > 0)
+    const { replacingFields } = inputs.rules.get(kind) as KindRules;
+    if (!replacingFields.every((rule) => fieldEquals(rule, spec[rule.name], holder.spec[rule.name])))
       continue;
     if (sharingKey.has(entry)) taken.add(holder.id);
     // The entry's own object, the only one of its name: matching finds it by name just the same,

@@ -68,7 +68,7 @@ export interface OrderingFacts {
   readonly takers: ReadonlyMap<string, readonly ActionFacts[]>;
 }
 
-/** The second phase: the ordering facts of every drafted action. */
+/** The third phase: the ordering facts of every drafted action. */
 export function orderingFactsOf(drafts: Drafts, inputs: PlanInputs): OrderingFacts {
   const { actions } = drafts;
   const list = new Array<ActionFacts>(actions.length);
