@@ -73,6 +73,7 @@ export type DraftedChange =
       /** The create of an entry's object that nothing else shapes: the book makes it an EntryCreate. */
       readonly entryCreate: {
         readonly rules: KindRules;
+        readonly entry: DesiredEntry;
         readonly spec: Readonly<Record<string, unknown>>;
         readonly key: string;
       };
@@ -158,7 +159,7 @@ export class DraftBook implements DraftContext {
         continue;
       }
       const { rules, spec, key } = drafting.entryCreate;
-      const create = new EntryCreate(this.#createsOf(rules), entry as DesiredEntry, spec, key);
+      const create = new EntryCreate(this.#createsOf(rules), drafting.entryCreate.entry, spec, key);
       const change = create.resourceChange();
       this.actions.push(create);
       this.changes.push(change);

@@ -165,7 +165,7 @@ function planCreate(context: DraftContext, drafted: EntryDraft, rules: KindRules
   reportRoutesOnNewObject(drafted, kind, body.spec);
   const followUps = followUpActions(kind, entry, body, key, address);
   if (followUps.length === 0) {
-    drafted.changes.push({ entryCreate: { rules, spec: body.spec, key } });
+    drafted.changes.push({ entryCreate: { rules, entry, spec: body.spec, key } });
     return;
   }
   drafted.changes.push({
