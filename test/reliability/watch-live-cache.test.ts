@@ -16,8 +16,8 @@ import {
   type RuleSpec,
   rulesManifest as rulesManifestOf,
   startDaemon,
-} from './daemon-process.js';
-import { parsePrometheusText, sampleSum } from './prometheus-text.js';
+} from '../watch/daemon-process.js';
+import { parsePrometheusText, sampleSum } from '../watch/prometheus-text.js';
 
 const POLICY = 'ipp_LiveCacheTestPolicy00000001';
 const rulesManifest = (rules: Record<string, RuleSpec>): string => rulesManifestOf(POLICY, rules);
@@ -55,6 +55,12 @@ async function allRules(emulator: RunningEmulator): Promise<LiveRule[]> {
   return rules;
 }
 
+// Here, not in `npm test`, because each case waits on the daemon's reads at a compressed budget (about
+// 20 s in all). In `npm test`, test/watch/live-state-cache.test.ts holds the cache's rules (writes and
+// reads by ID kept over an older full read, a kind dropped after a surprise, the gap a list page shows,
+// a named edge found gone), test/watch/live-cache-writer.test.ts its one writer against the emulator over
+// HTTP, test/watch/read-share.test.ts the background share, and test/watch/watch-server.test.ts its keys
+// in /status.
 describe('edgesync watch plans from its live-state cache (the daemon as a process, the emulator at a compressed budget)', () => {
   let emulator: RunningEmulator | undefined;
   let dir: string;
