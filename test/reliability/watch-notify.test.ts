@@ -13,10 +13,10 @@ import {
   type RuleSpec,
   rulesManifest as rulesManifestOf,
   startDaemon,
-} from './daemon-process.js';
-import { parsePrometheusText, sampleSum } from './prometheus-text.js';
-import { type SwitchableService, startSwitchableService } from './switchable-service.js';
-import { eventsOf, notifications, startReceiver, type WebhookReceiver } from './webhook-receivers.js';
+} from '../watch/daemon-process.js';
+import { parsePrometheusText, sampleSum } from '../watch/prometheus-text.js';
+import { type SwitchableService, startSwitchableService } from '../watch/switchable-service.js';
+import { eventsOf, notifications, startReceiver, type WebhookReceiver } from '../watch/webhook-receivers.js';
 
 const POLICY = 'ipp_WatchNotifyTestPolicy000001';
 const OWNER = 'notify-tests';
@@ -45,6 +45,10 @@ function received(receiver: WebhookReceiver, event: string, count = 1): Promise<
   }, 30_000);
 }
 
+// Here, not in `npm test`, because each case drives a daemon through many reconciles (about 20 s in
+// all). In `npm test`, test/notify/notification-tracker.test.ts holds which event is said once and when
+// its end is said, test/notify/notifier.test.ts a receiver that hangs (queue bound, no wait), and
+// test/notify/webhook-target.test.ts URLs shown as scheme://host/… only and the bodies' text.
 describe('edgesync watch --notify (the daemon as a process, local webhook receivers)', () => {
   let emulator: RunningEmulator;
   let hop: SwitchableService;
