@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/server.js';
-import { type DaemonProcess, eventually, startDaemon } from '../watch/daemon-process.js';
 import {
   API_KEY,
   hostileServices,
@@ -9,8 +8,9 @@ import {
   pathOf,
   rulesManifest,
   runAgainst,
-} from './hostile-service.js';
-import { type RecordedRequest, sendJson } from './scripted-server.js';
+} from '../api/hostile-service.js';
+import { type RecordedRequest, sendJson } from '../api/scripted-server.js';
+import { type DaemonProcess, eventually, startDaemon } from '../watch/daemon-process.js';
 
 const serve = hostileServices();
 const manifests = manifestDirectories();
@@ -39,6 +39,10 @@ function rulesList(
 const writes = (requests: readonly RecordedRequest[]) =>
   requests.filter((request) => request.method !== 'GET');
 
+// Here, not in `npm test`: two processes a case and a daemon (about 17 s in a loaded `npm test`).
+// test/api/paginate.test.ts holds each of these lists in `npm test`, through the client the CLI uses,
+// with the same messages (repeated id, repeated page, a loop back, the object bound, empty pages), and
+// test/kinds/read-live-state.test.ts that a list that fails fails the whole read.
 describe('edgesync against a hostile service: lists', () => {
   it.each([
     [
