@@ -7,9 +7,9 @@ import { createApiClient } from '../../src/api/client.js';
 import { RequestBudget } from '../../src/api/request-budget.js';
 import { loadSeedFile } from '../../src/emulator/seed.js';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
+import { type ActionRun, runAction } from '../pr-flow/action-runner.js';
+import { FakeGitHub } from '../pr-flow/fake-github.js';
 import { BUILT_CLI } from '../support/built-cli.js';
-import { type ActionRun, runAction } from './action-runner.js';
-import { FakeGitHub } from './fake-github.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const OWNER = 'platform-prod';
@@ -50,6 +50,12 @@ function manyRules(count: number): string {
   return `${lines.join('\n')}\n`;
 }
 
+// Here, not in `npm test`: git, the action's script and the CLI as processes over 300 rules (about
+// 15 s in a loaded `npm test`). In `npm test`, test/pr-flow/action-script.test.ts and
+// github-workflow.test.ts hold the action and the workflows, test/plan/render-markdown-budget.test.ts
+// a comment of 300 creates within GitHub's bound, test/manifest/validate-cli.test.ts the SARIF, and
+// test/apply/saved-plan-claims.test.ts and apply-command.test.ts a saved plan applied, already applied
+// or refused as stale (exit 3).
 /**
  * A user's pull request, end to end, as processes: a git repository of
  * manifests, a branch that changes them, the action's script (action.yml's
