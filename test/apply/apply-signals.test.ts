@@ -1,13 +1,7 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadSeedFile } from '../../src/emulator/seed.js';
-import { type EmulatorOptions, startEmulator } from '../../src/emulator/server.js';
-import { finished, ROOT, rulesManifest, spawnCli, waitFor } from './cli-process.js';
-import { startCountingRelay } from './counting-relay.js';
-
-const SEED = join(ROOT, 'examples/emulator-seed.yaml');
+import type { EmulatorOptions } from '../../src/emulator/server.js';
+import { finished, spawnCli, waitFor } from './cli-process.js';
+import { startRelayedApply } from './counting-relay.js';
 
 // The slow cases (creates in flight past the grace period, a signal while actions wait for the
 // budget) are in test/reliability/apply-signals.test.ts; execute-plan.test.ts, interrupted-apply.test.ts
@@ -19,17 +13,7 @@ describe('edgesync apply interrupted by signals (CLI process)', () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
 
-  async function start(options: EmulatorOptions = {}) {
-    const emulator = await startEmulator({ seed: await loadSeedFile(SEED), ...options });
-    cleanups.push(() => emulator.close());
-    const relay = await startCountingRelay(emulator);
-    cleanups.push(() => relay.close());
-    const dir = await mkdtemp(join(tmpdir(), 'edgesync-signals-'));
-    cleanups.push(() => rm(dir, { recursive: true, force: true }));
-    await writeFile(join(dir, 'rules.yaml'), rulesManifest(8));
-    // The CLI talks to the relay; the test reads the emulator directly.
-    return { emulator, relay, dir, target: { ...emulator, url: relay.url } };
-  }
+  const start = (options: EmulatorOptions = {}) => startRelayedApply(cleanups, options);
 
   it('a second signal exits at once and says the summary is incomplete', async () => {
     const { relay, dir, target } = await start({ latencyMs: 5000 });

@@ -1,5 +1,28 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect, createServer, type Server, type Socket } from 'node:net';
-import type { RunningEmulator } from '../../src/emulator/server.js';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadSeedFile } from '../../src/emulator/seed.js';
+import { type EmulatorOptions, type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
+import { ROOT, rulesManifest } from './cli-process.js';
+
+const SEED = join(ROOT, 'examples/emulator-seed.yaml');
+
+/**
+ * What the signal tests apply: the example emulator behind a counting relay,
+ * and a directory of 8 rules. The CLI talks to the relay (`target`); the test
+ * reads the emulator directly. What it starts goes on `cleanups`.
+ */
+export async function startRelayedApply(cleanups: Array<() => Promise<void>>, options: EmulatorOptions = {}) {
+  const emulator = await startEmulator({ seed: await loadSeedFile(SEED), ...options });
+  cleanups.push(() => emulator.close());
+  const relay = await startCountingRelay(emulator);
+  cleanups.push(() => relay.close());
+  const dir = await mkdtemp(join(tmpdir(), 'edgesync-signals-'));
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  await writeFile(join(dir, 'rules.yaml'), rulesManifest(8));
+  return { emulator, relay, dir, target: { ...emulator, url: relay.url } };
+}
 
 /**
  * A TCP relay in front of the emulator that counts the POSTs as they arrive,
