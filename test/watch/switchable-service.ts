@@ -22,7 +22,9 @@ export async function startSwitchableService(emulator: RunningEmulator): Promise
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      void forward(req, Buffer.concat(chunks), res);
+      // An upstream gone (the test over, the emulator closed while a read waited) drops the connection,
+      // as a proxy whose backend is down does, rather than leaving a rejection nobody handles.
+      forward(req, Buffer.concat(chunks), res).catch(() => res.destroy());
     });
   });
   const forward = async (req: IncomingMessage, body: Buffer, res: ServerResponse): Promise<void> => {
