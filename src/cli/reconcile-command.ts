@@ -4,7 +4,7 @@ import { readReconcileToken } from '../watch/reconcile-endpoint.js';
 import type { CommandContext, CommandOutcome } from './command-context.js';
 import { parseDuration } from './duration-option.js';
 import type { ReconcileFlags } from './reconcile-flags.js';
-import { boundedText } from './status-read.js';
+import { boundedText, parseDaemonUrl } from './status-read.js';
 
 /** How often `--wait` reads the daemon's `/status`, milliseconds. */
 const POLL_MS = 500;
@@ -27,7 +27,7 @@ interface ForcedStatusJson {
 }
 
 export async function runReconcile(flags: ReconcileFlags, ctx: CommandContext): Promise<CommandOutcome> {
-  const base = daemonUrl(flags.daemonUrl);
+  const base = parseDaemonUrl(flags.daemonUrl);
   const waitTimeoutMs = parseDuration('--wait-timeout', flags.waitTimeout);
   if (flags.reconcileTokenFile === undefined) {
     throw new EdgesyncError(
@@ -105,25 +105,6 @@ export async function runReconcile(flags: ReconcileFlags, ctx: CommandContext): 
     }
     await sleep(POLL_MS, ctx.shutdown);
   }
-}
-
-function daemonUrl(typed: string): URL {
-  let url: URL;
-  try {
-    url = new URL(typed);
-  } catch (cause) {
-    throw new EdgesyncError(
-      'invalid_option',
-      `--daemon-url: not a URL (found "${typed}"); expected e.g. http://127.0.0.1:9090`,
-      {
-        cause,
-      },
-    );
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new EdgesyncError('invalid_option', `--daemon-url: expected an http(s) URL (found "${typed}")`);
-  }
-  return url;
 }
 
 async function call(

@@ -1,5 +1,10 @@
 import { EdgesyncError } from '../errors.js';
-import { WATCH_MODES, type WatchMode } from '../watch/daemon-status.js';
+import {
+  type ManifestProblem,
+  type SkippedEntryRecord,
+  WATCH_MODES,
+  type WatchMode,
+} from '../watch/daemon-status.js';
 
 /**
  * What `edgesync status` reads of a daemon's `/status`: the keys it shows or
@@ -50,23 +55,11 @@ export interface StatusView {
   } | null;
 }
 
-export interface StatusManifestProblem {
-  readonly file: string;
-  readonly line: number | null;
-  readonly column: number | null;
-  readonly path: string;
-  readonly message: string;
-}
+/** A manifest problem as `/status` lists it. */
+export type StatusManifestProblem = ManifestProblem;
 
-export interface StatusSkippedEntry {
-  readonly kind: string;
-  readonly name: string;
-  readonly reason: string;
-  readonly message: string;
-  readonly file: string | null;
-  readonly line: number | null;
-  readonly column: number | null;
-}
+/** What `status` reads of a skipped entry: where it is and why, not since when. */
+export type StatusSkippedEntry = Omit<SkippedEntryRecord, 'waitsFor' | 'since' | 'reconciles'>;
 
 /**
  * The most `/status` may weigh. A daemon's status with 10,000 skipped
@@ -78,6 +71,18 @@ export const STATUS_READ_TIMEOUT_MS = 10_000;
 
 /** `http://host:9090` (or with a path prefix) → its `/status`; refuses anything but http(s). */
 export function statusUrl(daemonUrl: string): URL {
+  const base = parseDaemonUrl(daemonUrl);
+  const url = new URL(base.href);
+  // The daemon's address, or its /status itself (as curl was given it).
+  const path = base.pathname.replace(/\/+$/, '');
+  url.pathname = path.endsWith('/status') ? path : `${path}/status`;
+  url.search = '';
+  url.hash = '';
+  return url;
+}
+
+/** `--daemon-url` as typed → a URL, or the error that says why it is none; refuses anything but http(s). */
+export function parseDaemonUrl(daemonUrl: string): URL {
   let base: URL;
   try {
     base = new URL(daemonUrl);
@@ -96,13 +101,7 @@ export function statusUrl(daemonUrl: string): URL {
       `--daemon-url: expected http:// or https:// (found "${base.protocol}")`,
     );
   }
-  const url = new URL(base.href);
-  // The daemon's address, or its /status itself (as curl was given it).
-  const path = base.pathname.replace(/\/+$/, '');
-  url.pathname = path.endsWith('/status') ? path : `${path}/status`;
-  url.search = '';
-  url.hash = '';
-  return url;
+  return base;
 }
 
 /** The URL as it may be printed: without a user or password it may carry. */

@@ -42,10 +42,20 @@ export function checkUniqueItems(
       return;
     }
     const address = `${claim.kind.name}.${claim.entry.name}`;
-    const takers = actions.filter((action) => action.change === address && action.op !== 'delete');
+    const takers = actions.filter((action) => takesItemFor(action, address));
     takeovers.push({ takers, releases });
   });
   return { errors, takeovers };
+}
+
+/** Whether `action` takes the items its change (`address`) claims: any of the change's writes but a delete. */
+export function takesItemFor(action: DraftAction, address: string): boolean {
+  return action.change === address && action.op !== 'delete';
+}
+
+/** Whether `action` writes the live object `objectId`, and so may let an item of it go. */
+export function actsOn(action: DraftAction, objectId: string | undefined): boolean {
+  return action.objectId === objectId;
 }
 
 /** What the items of unique list fields tell: the errors, and the items that change hands. */
@@ -130,7 +140,7 @@ function releasesOf(
   item: string,
 ): readonly DraftAction[] | 'claimed' {
   const entry = claims.get(object);
-  const onObject = actions.filter((action) => action.objectId === object.id);
+  const onObject = actions.filter((action) => actsOn(action, object.id));
   if (entry === undefined) return onObject.filter((action) => action.op === 'delete');
   const listed = entry.spec[field];
   if (!Array.isArray(listed)) return [];

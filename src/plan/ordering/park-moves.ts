@@ -9,7 +9,7 @@ import { pendingPathSegment } from '../pending-id.js';
 import type { PlanError } from '../plan.js';
 import type { PlanInputs } from '../plan-inputs.js';
 import { topologicalOrder } from '../topological-order.js';
-import type { ItemTakeover } from '../unique-items.js';
+import { actsOn, type ItemTakeover, takesItemFor } from '../unique-items.js';
 import type { Dependencies } from './decide-dependencies.js';
 import { DependencyEdges, type Edge } from './dependency-edges.js';
 import { type ActionFacts, type OrderingFacts, uniqueKeyValue } from './ordering-facts.js';
@@ -455,8 +455,8 @@ function splitInTakeover(
     return at === -1 ? list : [...list.slice(0, at), ...actions.filter(keep), ...list.slice(at + 1)];
   };
   return {
-    takers: split(takeover.takers, (action) => action.change === move.change && action.op !== 'delete'),
-    releases: split(takeover.releases, (action) => action.objectId === move.objectId),
+    takers: split(takeover.takers, (action) => takesItemFor(action, move.change)),
+    releases: split(takeover.releases, (action) => actsOn(action, move.objectId)),
   };
 }
 
