@@ -1,45 +1,8 @@
 import { EdgesyncError } from '../errors.js';
+import { FAILURE_WORDS, FAILURES_BEFORE_SENDING, type PeerFailure } from '../peer/peer-failure.js';
 
-/**
- * Why a request got no HTTP response. `connection_refused`, `dns`,
- * `connect_timeout`, `certificate_rejected` (the TLS handshake refused the
- * service's certificate) and `plain_http` (an https URL whose server answered
- * the TLS handshake in plain HTTP) happen before anything is sent; the others
- * may happen after the service received the request.
- */
-export const NETWORK_FAILURES = [
-  'connection_refused',
-  'dns',
-  'connect_timeout',
-  'certificate_rejected',
-  'plain_http',
-  'connection_reset',
-  'socket_closed',
-  'timeout',
-  'other',
-] as const;
-export type NetworkFailure = (typeof NETWORK_FAILURES)[number];
-
-export const FAILURES_BEFORE_SENDING: readonly NetworkFailure[] = [
-  'connection_refused',
-  'dns',
-  'connect_timeout',
-  'certificate_rejected',
-  'plain_http',
-];
-
-/** What each failure is called in a message. */
-const FAILURE_WORDS: Readonly<Record<NetworkFailure, string>> = {
-  connection_refused: 'connection refused',
-  dns: 'host not found',
-  connect_timeout: 'connection timed out',
-  certificate_rejected: 'certificate rejected',
-  plain_http: 'the server speaks plain HTTP, not TLS',
-  connection_reset: 'connection reset',
-  socket_closed: 'connection closed before the answer was complete',
-  timeout: 'no complete answer',
-  other: 'network failure',
-};
+/** Why a request to the service got no (complete) HTTP response: a peer's failure (src/peer/). */
+export type NetworkFailure = PeerFailure;
 
 /**
  * No (complete) HTTP response: connection refused or dropped, socket closed,

@@ -1,6 +1,7 @@
 import { EdgesyncError } from '../errors.js';
+import { FAILURES_BEFORE_SENDING } from '../peer/peer-failure.js';
 import type { HttpMethod } from './edge-api.js';
-import { FAILURES_BEFORE_SENDING, type NetworkFailure } from './network-error.js';
+import type { NetworkFailure } from './network-error.js';
 
 /** What went wrong with one attempt. */
 export type AttemptFailure =

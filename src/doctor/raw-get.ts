@@ -1,8 +1,7 @@
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import type { IncomingHttpHeaders } from 'node:http';
 import { MAX_RESPONSE_BYTES } from '../api/http-attempt.js';
-import type { NetworkFailure } from '../api/network-error.js';
-import { classifyNetworkFailure } from '../api/network-failure.js';
+import type { PeerFailure } from '../peer/peer-failure.js';
+import { readPeer } from '../peer/read-peer.js';
 
 /** What one GET got: the answer with its headers (which the client hides), or why none came. */
 export type RawAnswer =
@@ -13,13 +12,13 @@ export type RawAnswer =
       /** The body parsed as JSON; undefined when it is not JSON. */
       readonly json: unknown;
     }
-  | { readonly type: 'network'; readonly failure: NetworkFailure; readonly detail: string };
+  | { readonly type: 'network'; readonly failure: PeerFailure; readonly detail: string };
 
 export interface RawGetOptions {
   readonly apiKey: string;
   /** Sends `Service-Version: 2`. @default true */
   readonly serviceVersion?: boolean;
-  /** Milliseconds. */
+  /** Milliseconds: connecting, the headers and the whole body. */
   readonly timeoutMs: number;
   readonly signal?: AbortSignal;
 }
@@ -28,61 +27,49 @@ export interface RawGetOptions {
  * One GET, no retry, no budget slot: the doctor's read-only checks need the
  * status, the headers and the exact network failure (a refused certificate
  * and why), which the client turns into errors. The body is bounded as the
- * client bounds it; it is never decompressed (no Accept-Encoding is sent).
+ * client bounds it, in size and time; it is never decompressed (no
+ * Accept-Encoding is sent).
  */
-export function rawGet(url: URL, options: RawGetOptions): Promise<RawAnswer> {
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-  return new Promise((resolve) => {
-    let done = false;
-    const finish = (answer: RawAnswer): void => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      resolve(answer);
-    };
-    const failWith = (error: unknown): void => {
-      const { failure, detail } = classifyNetworkFailure(error);
-      finish({ type: 'network', failure, detail });
-    };
-    const request = send(
+export async function rawGet(url: URL, options: RawGetOptions): Promise<RawAnswer> {
+  const answer = await readPeer(
+    {
+      method: 'GET',
       url,
-      {
-        method: 'GET',
-        headers: {
-          authorization: `Bearer ${options.apiKey}`,
-          accept: 'application/json',
-          ...(options.serviceVersion === false ? {} : { 'service-version': '2' }),
-        },
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      headers: {
+        authorization: `Bearer ${options.apiKey}`,
+        accept: 'application/json',
+        ...(options.serviceVersion === false ? {} : { 'service-version': '2' }),
       },
-      (response) => {
-        const chunks: Buffer[] = [];
-        let bytes = 0;
-        response.on('data', (chunk: Buffer) => {
-          bytes += chunk.length;
-          if (bytes > MAX_RESPONSE_BYTES) {
-            response.destroy();
-            return;
-          }
-          chunks.push(chunk);
-        });
-        response.on('error', failWith);
-        response.on('end', () => {
-          let json: unknown;
-          try {
-            json = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-          } catch {
-            json = undefined;
-          }
-          finish({ type: 'response', status: response.statusCode ?? 0, headers: response.headers, json });
-        });
-      },
-    );
-    const timer = setTimeout(() => {
-      request.destroy();
-      finish({ type: 'network', failure: 'timeout', detail: `within ${options.timeoutMs} ms` });
-    }, options.timeoutMs);
-    request.on('error', failWith);
-    request.end();
-  });
+      deadlineMs: options.timeoutMs,
+      maxBodyBytes: MAX_RESPONSE_BYTES,
+    },
+    options.signal,
+  );
+  switch (answer.type) {
+    case 'response':
+      return {
+        type: 'response',
+        status: answer.status,
+        headers: answer.headers,
+        json: parseJson(answer.text),
+      };
+    case 'too_large':
+      return {
+        type: 'network',
+        failure: 'other',
+        detail: `HTTP ${answer.status} with a body over ${MAX_RESPONSE_BYTES / 1024 / 1024} MiB; not read`,
+      };
+    case 'failed':
+      return { type: 'network', failure: answer.failure, detail: answer.detail };
+    case 'aborted':
+      return { type: 'network', failure: 'other', detail: 'interrupted' };
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }

@@ -1,6 +1,5 @@
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import type { Logger } from 'pino';
+import { readPeer } from '../peer/read-peer.js';
 import { VERSION } from '../version.js';
 import type { WebhookTarget } from './webhook-target.js';
 
@@ -132,45 +131,36 @@ type AttemptResult =
       readonly detail: Record<string, unknown>;
     };
 
-/** One POST: ok on a 2xx; the answer's body is read and thrown away. Never rejects. */
-function post(url: URL, body: string, timeoutMs: number, closing: AbortSignal): Promise<AttemptResult> {
-  const signal = AbortSignal.any([closing, AbortSignal.timeout(timeoutMs)]);
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-  return new Promise((resolve) => {
-    let settled = false;
-    const done = (result: AttemptResult): void => {
-      if (settled) return;
-      settled = true;
-      resolve(result);
-    };
-    const request = send(
+/**
+ * One POST within `timeoutMs` (connecting and the answer's headers): ok on a
+ * 2xx. The answer's body says nothing more and is not read; its connection
+ * is closed. Never rejects.
+ */
+async function post(url: URL, body: string, timeoutMs: number, closing: AbortSignal): Promise<AttemptResult> {
+  const answer = await readPeer(
+    {
+      method: 'POST',
       url,
-      {
-        method: 'POST',
-        headers: {
-          'Content-Type': 'application/json; charset=utf-8',
-          'Content-Length': Buffer.byteLength(body),
-          'User-Agent': `edgesync/${VERSION}`,
-        },
-        signal,
-        // A connection of its own: a pool would keep a socket to a receiver that hangs.
-        agent: false,
-      },
-      (response) => {
-        const status = response.statusCode ?? 0;
-        response.resume();
-        response.on('error', () => {});
-        if (status >= 200 && status < 300) done({ ok: true });
-        else done({ ok: false, reason: 'rejected', detail: { status } });
-      },
-    );
-    request.on('error', (error: NodeJS.ErrnoException) => {
-      // The error's code only: its message may quote the address, never more, but the code says enough.
-      const code = signal.aborted && !closing.aborted ? 'timeout' : (error.code ?? 'error');
-      done({ ok: false, reason: 'unreachable', detail: { code } });
-    });
-    request.end(body);
-  });
+      headers: { 'Content-Type': 'application/json; charset=utf-8', 'User-Agent': `edgesync/${VERSION}` },
+      body,
+      deadlineMs: timeoutMs,
+      maxBodyBytes: 0,
+      readBody: false,
+    },
+    closing,
+  );
+  switch (answer.type) {
+    case 'response':
+      return answer.status >= 200 && answer.status < 300
+        ? { ok: true }
+        : { ok: false, reason: 'rejected', detail: { status: answer.status } };
+    case 'failed':
+      // The failure's name only: a socket's message may quote the address, and the name says enough.
+      return { ok: false, reason: 'unreachable', detail: { code: answer.failure } };
+    case 'too_large':
+    case 'aborted':
+      return { ok: false, reason: 'unreachable', detail: { code: answer.type } };
+  }
 }
 
 /** Waits `ms` milliseconds; false when `signal` aborted first. */

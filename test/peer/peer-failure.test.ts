@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { NetworkError } from '../../src/api/network-error.js';
-import { classifyNetworkFailure } from '../../src/api/network-failure.js';
+import { classifyPeerFailure } from '../../src/peer/peer-failure.js';
 
 /** An error as node:tls gives it, with its own properties. */
 function socketError(message: string, fields: Record<string, unknown>): Error {
   return Object.assign(new Error(message), fields);
 }
 
-describe('classifyNetworkFailure: a TLS handshake answered in plain HTTP', () => {
+describe('classifyPeerFailure: a TLS handshake answered in plain HTTP', () => {
   it.each([
     [
       'Node 20: EPROTO with OpenSSL reason in the message',
@@ -25,7 +25,7 @@ describe('classifyNetworkFailure: a TLS handshake answered in plain HTTP', () =>
       }),
     ],
   ])('%s is plain_http, a failure before anything was sent', (_case, error) => {
-    const classified = classifyNetworkFailure(error);
+    const classified = classifyPeerFailure(error);
 
     expect(classified.failure).toBe('plain_http');
     const wrapped = new NetworkError({
@@ -41,7 +41,7 @@ describe('classifyNetworkFailure: a TLS handshake answered in plain HTTP', () =>
   });
 
   it('another EPROTO is not taken for plain HTTP', () => {
-    const classified = classifyNetworkFailure(
+    const classified = classifyPeerFailure(
       socketError('write EPROTO 0A000410:SSL routines:ssl3_read_bytes:sslv3 alert handshake failure', {
         code: 'EPROTO',
       }),

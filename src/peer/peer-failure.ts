@@ -1,6 +1,47 @@
-import type { NetworkFailure } from './network-error.js';
+/**
+ * Why an exchange with a peer got no (complete) HTTP response.
+ * `connection_refused`, `dns`, `connect_timeout`, `certificate_rejected`
+ * (the TLS handshake refused the peer's certificate) and `plain_http` (an
+ * https URL whose server answered the TLS handshake in plain HTTP) happen
+ * before anything is sent; the others may happen after the peer received
+ * the request.
+ */
+export const PEER_FAILURES = [
+  'connection_refused',
+  'dns',
+  'connect_timeout',
+  'certificate_rejected',
+  'plain_http',
+  'connection_reset',
+  'socket_closed',
+  'timeout',
+  'other',
+] as const;
+export type PeerFailure = (typeof PEER_FAILURES)[number];
 
-const FAILURE_BY_CODE: Readonly<Record<string, NetworkFailure>> = {
+/** The failures that leave the request unsent: retrying cannot apply a write twice. */
+export const FAILURES_BEFORE_SENDING: readonly PeerFailure[] = [
+  'connection_refused',
+  'dns',
+  'connect_timeout',
+  'certificate_rejected',
+  'plain_http',
+];
+
+/** What each failure is called in a message. */
+export const FAILURE_WORDS: Readonly<Record<PeerFailure, string>> = {
+  connection_refused: 'connection refused',
+  dns: 'host not found',
+  connect_timeout: 'connection timed out',
+  certificate_rejected: 'certificate rejected',
+  plain_http: 'the server speaks plain HTTP, not TLS',
+  connection_reset: 'connection reset',
+  socket_closed: 'connection closed before the answer was complete',
+  timeout: 'no complete answer',
+  other: 'network failure',
+};
+
+const FAILURE_BY_CODE: Readonly<Record<string, PeerFailure>> = {
   ECONNREFUSED: 'connection_refused',
   ENOTFOUND: 'dns',
   EAI_AGAIN: 'dns',
@@ -10,7 +51,7 @@ const FAILURE_BY_CODE: Readonly<Record<string, NetworkFailure>> = {
 };
 
 /**
- * The codes Node gives a TLS handshake that refused the service's
+ * The codes Node gives a TLS handshake that refused the peer's
  * certificate (OpenSSL's verify results, and the name check's own): the
  * request was never sent, and no retry changes the answer.
  */
@@ -40,18 +81,18 @@ const CERTIFICATE_CODES: ReadonlySet<string> = new Set([
 const NOT_TLS = /wrong version number/i;
 
 /**
- * What node:http says when the service closed the connection: `socket hang
+ * What node:http says when the peer closed the connection: `socket hang
  * up` before the answer began, `aborted` during its body. Both carry the
  * code ECONNRESET, which a reset (`read ECONNRESET`) has too.
  */
 const CLOSED_MESSAGES: ReadonlySet<string> = new Set(['socket hang up', 'aborted']);
 
 /**
- * Names the network failure behind an error of a node:http request: the
+ * Names the failure behind an error of a node:http request: the
  * socket error's `code`, on the error itself, down its `cause` chain, or
  * inside an AggregateError when several addresses were tried.
  */
-export function classifyNetworkFailure(error: unknown): { failure: NetworkFailure; detail: string } {
+export function classifyPeerFailure(error: unknown): { failure: PeerFailure; detail: string } {
   const seen = new Set<unknown>();
   const queue: unknown[] = [error];
   const messages: string[] = [];
