@@ -15,7 +15,7 @@ export class RequestAbortedError extends EdgesyncError {
     options?: { cause?: unknown },
   ) {
     const where = context.method && context.path ? `${context.method} ${context.path}: ` : '';
-    super('aborted', `${where}aborted`, options);
+    super('aborted', `${where}interrupted`, options);
     this.method = context.method;
     this.path = context.path;
     this.mayHaveApplied = context.mayHaveApplied ?? false;

@@ -51,8 +51,11 @@ export async function runApply(
   const ctx = row === undefined ? commandCtx : writingAboveRow(commandCtx, row);
   const logger = loggerFor(flags, ctx.stderr);
   if (flags.daemonUrl !== undefined) {
-    await refuseWhenDaemonEnforces(flags.daemonUrl, parseOwner(flags.owner), ctx.shutdown, (line) =>
-      ctx.stderr.write(`${line}\n`),
+    await refuseWhenDaemonEnforces(
+      flags.daemonUrl,
+      parseOwner(flags.owner),
+      { signal: ctx.shutdown, timeoutMs: parseDuration('--timeout', flags.timeout) },
+      (line) => ctx.stderr.write(`${line}\n`),
     );
   }
   const connection = await openConnection(flags, { logger });

@@ -52,7 +52,8 @@ export async function messageForPerson(error: unknown): Promise<string> {
  * connection) succeeds: a TLS server closes a connection that starts in
  * plain HTTP without an answer, which is all the client saw. Sends nothing
  * but a ClientHello; the certificate is not judged, since only the protocol
- * is in question.
+ * is in question. The probe's deadline is total: a peer that trickles its
+ * handshake is cut off at it like any read of a peer.
  */
 function speaksTls(origin: string): Promise<boolean> {
   const url = new URL(origin);
@@ -62,15 +63,15 @@ function speaksTls(origin: string): Promise<boolean> {
       port: Number(url.port || 80),
       servername: /^[\d.]+$|:/.test(url.hostname) ? undefined : url.hostname,
       rejectUnauthorized: false,
-      timeout: TLS_PROBE_MS,
     });
+    const deadline = setTimeout(() => done(false), TLS_PROBE_MS);
     const done = (answer: boolean): void => {
+      clearTimeout(deadline);
       socket.destroy();
       resolve(answer);
     };
     socket.once('secureConnect', () => done(true));
     socket.once('error', () => done(false));
-    socket.once('timeout', () => done(false));
   });
 }
 

@@ -1,15 +1,14 @@
 import { EdgesyncError } from '../errors.js';
+import { readPeer } from '../peer/read-peer.js';
 import { READY_RESULTS } from '../watch/daemon-status.js';
 import { readReconcileToken } from '../watch/reconcile-endpoint.js';
 import type { CommandContext, CommandOutcome } from './command-context.js';
 import { parseDuration } from './duration-option.js';
 import type { ReconcileFlags } from './reconcile-flags.js';
-import { boundedText, parseDaemonUrl } from './status-read.js';
+import { daemonAnswer, MAX_STATUS_BYTES, parseDaemonUrl } from './status-read.js';
 
 /** How often `--wait` reads the daemon's `/status`, milliseconds. */
 const POLL_MS = 500;
-/** One request to the daemon may take this long, milliseconds. */
-const REQUEST_TIMEOUT_MS = 30_000;
 
 /** The part of `/status` this command reads. */
 interface ForcedStatusJson {
@@ -29,6 +28,7 @@ interface ForcedStatusJson {
 export async function runReconcile(flags: ReconcileFlags, ctx: CommandContext): Promise<CommandOutcome> {
   const base = parseDaemonUrl(flags.daemonUrl);
   const waitTimeoutMs = parseDuration('--wait-timeout', flags.waitTimeout);
+  const readTimeoutMs = parseDuration('--read-timeout', flags.readTimeout);
   if (flags.reconcileTokenFile === undefined) {
     throw new EdgesyncError(
       'config_missing',
@@ -36,11 +36,13 @@ export async function runReconcile(flags: ReconcileFlags, ctx: CommandContext): 
     );
   }
   const token = await readReconcileToken(flags.reconcileTokenFile);
-  const response = await call(base, '/reconcile', ctx.shutdown, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${token}` },
-  });
-  const answer = (await daemonJson(response, base)) as {
+  const response = await call(
+    base,
+    { method: 'POST', path: '/reconcile', headers: { Authorization: `Bearer ${token}` } },
+    ctx.shutdown,
+    readTimeoutMs,
+  );
+  const answer = daemonJson(response) as {
     readonly ticket?: unknown;
     readonly state?: unknown;
     readonly error?: unknown;
@@ -64,13 +66,17 @@ export async function runReconcile(flags: ReconcileFlags, ctx: CommandContext): 
   );
   if (!flags.wait) return 'ok';
 
-  const deadline = Date.now() + waitTimeoutMs;
+  const deadline = performance.now() + waitTimeoutMs;
   let saidPages = -1;
   for (;;) {
-    const status = (await daemonJson(
-      await call(base, '/status', ctx.shutdown),
-      base,
-    )) as ForcedStatusJson | null;
+    // A read never outlasts the wait: a daemon that trickles its answer cannot stretch --wait-timeout.
+    const leftMs = Math.max(1, Math.min(readTimeoutMs, deadline - performance.now()));
+    const status = daemonJson(
+      await call(base, { method: 'GET', path: '/status' }, ctx.shutdown, leftMs).catch((error: unknown) => {
+        if ((error as { code?: unknown }).code !== 'network_error' || leftMs === readTimeoutMs) throw error;
+        throw waitTimeout(flags.waitTimeout, error);
+      }),
+    ) as ForcedStatusJson | null;
     const forced = status?.forced_reconcile;
     if (forced === undefined || forced === null || typeof forced.completed !== 'number') {
       throw new EdgesyncError(
@@ -97,49 +103,60 @@ export async function runReconcile(flags: ReconcileFlags, ctx: CommandContext): 
       saidPages = pages;
       ctx.stderr.write(`reading the account: ${pages} page(s)\n`);
     }
-    if (Date.now() > deadline) {
-      throw new EdgesyncError(
-        'wait_timeout',
-        `the forced reconcile had not finished after --wait-timeout ${flags.waitTimeout}; it goes on in the daemon`,
-      );
-    }
+    if (performance.now() + POLL_MS > deadline) throw waitTimeout(flags.waitTimeout);
     await sleep(POLL_MS, ctx.shutdown);
   }
 }
 
+function waitTimeout(waitLabel: string, cause?: unknown): EdgesyncError {
+  return new EdgesyncError(
+    'wait_timeout',
+    `the forced reconcile had not finished after --wait-timeout ${waitLabel}; it goes on in the daemon`,
+    { cause },
+  );
+}
+
+/** One exchange with the daemon, read whole within `deadlineMs` (connecting, headers and body) or ended by `shutdown`. */
 async function call(
   base: URL,
-  path: string,
+  request: {
+    readonly method: 'GET' | 'POST';
+    readonly path: string;
+    readonly headers?: Record<string, string>;
+  },
   shutdown: AbortSignal,
-  init: RequestInit = {},
-): Promise<Response> {
-  const url = new URL(path, base);
-  try {
-    return await fetch(url, {
-      ...init,
-      signal: AbortSignal.any([shutdown, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]),
-    });
-  } catch (cause) {
-    const code = (cause as { cause?: { code?: string } }).cause?.code ?? (cause as Error).name;
+  deadlineMs: number,
+): Promise<{ readonly status: number; readonly text: string }> {
+  const answer = await readPeer(
+    {
+      method: request.method,
+      url: new URL(request.path, base),
+      headers: request.headers ?? {},
+      deadlineMs,
+      maxBodyBytes: MAX_STATUS_BYTES,
+    },
+    shutdown,
+  );
+  if (answer.type === 'failed' && answer.failure !== 'timeout') {
     throw new EdgesyncError(
       'daemon_request_failed',
-      `cannot reach the daemon at ${base.origin} (${code}): is --daemon-url right and the daemon running?`,
-      {
-        cause,
-      },
+      `cannot reach the daemon at ${base.origin} (${answer.detail}): is --daemon-url right and the daemon running?`,
     );
   }
+  if (answer.type === 'aborted') {
+    throw new EdgesyncError('interrupted', `interrupted while asking the daemon at ${base.origin}`);
+  }
+  return daemonAnswer(answer, `${base.origin}${request.path}`, 'no complete answer');
 }
 
 /**
  * A daemon's answer as JSON: the URL is the user's, so whatever answers there
- * is read within the status's bound and parsed, never cast unread. A body that
+ * was read within the status's bounds and is parsed, never cast unread. A body that
  * is not JSON is null (the callers say what they missed).
  */
-async function daemonJson(response: Response, base: URL): Promise<unknown> {
-  const text = await boundedText(response, base.origin);
+function daemonJson(response: { readonly text: string }): unknown {
   try {
-    return JSON.parse(text) as unknown;
+    return JSON.parse(response.text) as unknown;
   } catch {
     return null;
   }

@@ -6,6 +6,7 @@ export interface ReconcileFlags {
   readonly reconcileTokenFile?: string;
   readonly wait: boolean;
   readonly waitTimeout: string;
+  readonly readTimeout: string;
 }
 
 /**
@@ -26,5 +27,10 @@ export const addReconcileFlags: AddCommandFlags<[flags: ReconcileFlags]> = (comm
       '--wait-timeout <duration>',
       'with --wait: give up after this long (a full re-read of 100,000 rules takes over 8 minutes)',
       '30m',
+    )
+    .option(
+      '--read-timeout <duration>',
+      'deadline of one request to the daemon: connecting, the headers and the whole answer',
+      '10s',
     )
     .option(...NO_COLOR_ACCEPTED);

@@ -18,8 +18,9 @@ const COMMIT = /^[0-9a-f]{7,64}$/;
 export async function runStatus(flags: StatusFlags, ctx: CommandContext): Promise<CommandOutcome> {
   const url = statusUrl(flags.daemonUrl);
   const daemon = shownUrl(url).replace(/\/status$/, '');
+  const readTimeoutMs = parseDuration('--read-timeout', flags.readTimeout);
   if (flags.waitCommit === undefined) {
-    const status = await readDaemonStatus(url, ctx.shutdown);
+    const status = await readDaemonStatus(url, ctx.shutdown, readTimeoutMs);
     if (flags.format === 'json') ctx.stdout.write(`${JSON.stringify(statusJson(daemon, status), null, 2)}\n`);
     else ctx.stdout.write(`${statusScreen(status, daemon, Date.now()).join('\n')}\n`);
     return 'ok';
@@ -34,7 +35,7 @@ export async function runStatus(flags: StatusFlags, ctx: CommandContext): Promis
   const timeoutMs = parseDuration('--wait-timeout', flags.waitTimeout);
   return waitForCommit(
     commit,
-    { url, daemon, timeoutMs, waitLabel: flags.waitTimeout, format: flags.format },
+    { url, daemon, timeoutMs, readTimeoutMs, waitLabel: flags.waitTimeout, format: flags.format },
     ctx,
   );
 }
@@ -43,6 +44,8 @@ interface WaitOptions {
   readonly url: URL;
   readonly daemon: string;
   readonly timeoutMs: number;
+  /** The deadline of one read, milliseconds; a read never outlasts the wait. */
+  readonly readTimeoutMs: number;
   /** --wait-timeout as given (`10m`), for the message. */
   readonly waitLabel: string;
   readonly format: StatusFlags['format'];
@@ -50,10 +53,13 @@ interface WaitOptions {
 
 /**
  * Reads `/status` every second until the commit is live (exit 0), the daemon
- * reports it failed (exit 1 at once, with the daemon's own errors), or the
- * timeout passes (exit 1 with what it last saw). A daemon that does not
- * answer for a moment (restarting, a rollout) is waited for too; a body that
- * is not a daemon's status ends the wait at once.
+ * reports it failed (exit 1 at once, with the daemon's own errors), the
+ * timeout passes or a signal comes (exit 1 with what it last saw). A daemon
+ * that does not answer for a moment (restarting, a rollout) is waited for
+ * too; a body that is not a daemon's status ends the wait at once. The
+ * timeout bounds the whole wait: each read's deadline is what is left of it
+ * when that is less than `--read-timeout`, so a daemon that trickles its
+ * answer cannot stretch the wait.
  */
 async function waitForCommit(
   commit: string,
@@ -67,8 +73,13 @@ async function waitForCommit(
     unreachable: null,
   };
   for (;;) {
+    const leftMs = deadline - performance.now();
     try {
-      const status = await readDaemonStatus(options.url, ctx.shutdown);
+      const status = await readDaemonStatus(
+        options.url,
+        ctx.shutdown,
+        Math.max(1, Math.min(options.readTimeoutMs, leftMs)),
+      );
       const relations = {
         liveReaches: await reachesCommit(commit, status.git?.lastAppliedCommit ?? null, ctx.cwd),
         reconciledReaches: await reachesCommit(commit, status.git?.checkoutCommit ?? null, ctx.cwd),
@@ -78,13 +89,14 @@ async function waitForCommit(
       if (verdict.state !== 'pending') break;
     } catch (error) {
       const code = (error as { code?: unknown }).code;
-      if (code !== 'network_error' || ctx.shutdown.aborted) throw error;
+      if (ctx.shutdown.aborted) break;
+      if (code !== 'network_error') throw error;
       last = { ...last, unreachable: error instanceof Error ? error.message : String(error) };
     }
     if (performance.now() + WAIT_POLL_MS > deadline || ctx.shutdown.aborted) break;
     await sleep(WAIT_POLL_MS, undefined, { signal: ctx.shutdown }).catch(() => undefined);
   }
-  return report(commit, last, options, ctx);
+  return report(commit, last, options, ctx, ctx.shutdown.aborted);
 }
 
 function report(
@@ -92,10 +104,17 @@ function report(
   last: { status: StatusView | null; verdict: CommitVerdict | null; unreachable: string | null },
   options: WaitOptions,
   ctx: CommandContext,
+  interrupted: boolean,
 ): CommandOutcome {
   const { verdict, status } = last;
-  const outcome: 'live' | 'failed' | 'timeout' =
-    verdict?.state === 'live' ? 'live' : verdict?.state === 'failed' ? 'failed' : 'timeout';
+  const outcome: 'live' | 'failed' | 'timeout' | 'interrupted' =
+    verdict?.state === 'live'
+      ? 'live'
+      : verdict?.state === 'failed'
+        ? 'failed'
+        : interrupted
+          ? 'interrupted'
+          : 'timeout';
   const reason =
     verdict === null || verdict.state === 'live'
       ? (last.unreachable ?? '')
@@ -108,7 +127,9 @@ function report(
       ? `commit ${commit.slice(0, 12)} is live on ${options.daemon} (live commit ${verdict?.state === 'live' ? verdict.liveCommit : ''})`
       : outcome === 'failed'
         ? `commit ${commit.slice(0, 12)} failed on ${options.daemon}: ${reason}`
-        : `commit ${commit.slice(0, 12)} is not live on ${options.daemon} after ${options.waitLabel}: ${reason || 'no answer'}`;
+        : outcome === 'interrupted'
+          ? `commit ${commit.slice(0, 12)} is not live on ${options.daemon}: interrupted before --wait-timeout${reason === '' ? '' : ` (${reason})`}`
+          : `commit ${commit.slice(0, 12)} is not live on ${options.daemon} after ${options.waitLabel}: ${reason || 'no answer'}`;
   if (options.format === 'json') {
     ctx.stdout.write(
       `${JSON.stringify(

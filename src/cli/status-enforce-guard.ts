@@ -1,6 +1,6 @@
 import { EdgesyncError } from '../errors.js';
 import { visibleText } from '../visible-text.js';
-import { readDaemonStatus, shownUrl, statusUrl } from './status-read.js';
+import { readDaemonStatus, STATUS_READ_TIMEOUT_MS, shownUrl, statusUrl } from './status-read.js';
 
 /**
  * `apply --daemon-url URL`: the check that keeps the two flows apart. A
@@ -15,12 +15,16 @@ import { readDaemonStatus, shownUrl, statusUrl } from './status-read.js';
 export async function refuseWhenDaemonEnforces(
   daemonUrl: string,
   owner: string,
-  signal: AbortSignal,
+  read: {
+    readonly signal: AbortSignal;
+    /** apply's `--timeout`: the read's deadline when it is under STATUS_READ_TIMEOUT_MS, milliseconds. */
+    readonly timeoutMs: number;
+  },
   note: (line: string) => void,
 ): Promise<void> {
   const url = statusUrl(daemonUrl);
   const daemon = shownUrl(url).replace(/\/status$/, '');
-  const status = await readDaemonStatus(url, signal);
+  const status = await readDaemonStatus(url, read.signal, Math.min(read.timeoutMs, STATUS_READ_TIMEOUT_MS));
   if (status.mode === 'enforce' && status.owner === owner) {
     throw new EdgesyncError(
       'daemon_enforces',

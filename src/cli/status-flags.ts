@@ -10,6 +10,7 @@ export interface StatusFlags {
   readonly format: StatusFormat;
   readonly waitCommit?: string;
   readonly waitTimeout: string;
+  readonly readTimeout: string;
 }
 
 /**
@@ -29,5 +30,10 @@ export const addStatusFlags: AddCommandFlags<[flags: StatusFlags]> = (command) =
       '--wait-commit <sha>',
       'wait until the daemon reports this commit (or a descendant, judged by git in this checkout) live, in sync and with no entry skipped; exit 1 at --wait-timeout or at once when the daemon reports it failed',
     )
-    .option('--wait-timeout <duration>', 'how long --wait-commit waits, e.g. 10m', '5m')
+    .option('--wait-timeout <duration>', 'how long --wait-commit waits, its reads included, e.g. 10m', '5m')
+    .option(
+      '--read-timeout <duration>',
+      "deadline of one read of the daemon's /status: connecting, the headers and the whole body",
+      '10s',
+    )
     .option(...NO_COLOR_ACCEPTED);

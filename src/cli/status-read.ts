@@ -1,4 +1,5 @@
 import { EdgesyncError } from '../errors.js';
+import { type PeerAnswer, readPeer } from '../peer/read-peer.js';
 import {
   type ManifestProblem,
   type SkippedEntryRecord,
@@ -66,7 +67,7 @@ export type StatusSkippedEntry = Omit<SkippedEntryRecord, 'waitsFor' | 'since' |
  * entries, each with a message of a few hundred characters, is about 5 MiB.
  */
 export const MAX_STATUS_BYTES = 8 * 1024 * 1024;
-/** How long one read of `/status` may take, milliseconds. */
+/** How long one read of a daemon may take unless told otherwise, milliseconds: connecting, the headers and the whole body. */
 export const STATUS_READ_TIMEOUT_MS = 10_000;
 
 /** `http://host:9090` (or with a path prefix) → its `/status`; refuses anything but http(s). */
@@ -113,44 +114,33 @@ export function shownUrl(url: URL): string {
 }
 
 /**
- * GETs `/status` and checks it. Throws `network_error` (not reachable,
- * timed out), `unexpected_response` (not 200, not JSON, not the shape of a
- * status) or `response_too_large`, each naming the URL.
+ * GETs `/status` and checks it. Throws `network_error` (not reachable, no
+ * complete answer within `deadlineMs`), `unexpected_response` (not 200, not
+ * JSON, not the shape of a status), `response_too_large`, or `aborted` when
+ * `signal` ends the read, each naming the URL.
  */
-export async function readDaemonStatus(url: URL, signal: AbortSignal): Promise<StatusView> {
+export async function readDaemonStatus(
+  url: URL,
+  signal: AbortSignal,
+  deadlineMs: number,
+): Promise<StatusView> {
   const where = shownUrl(url);
-  // fetch takes no user and password in the URL: a daemon behind an auth proxy gets them as Basic credentials.
-  const target = new URL(url.href);
-  target.username = '';
-  target.password = '';
-  const credentials =
-    url.username === '' && url.password === ''
-      ? {}
-      : {
-          authorization: `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`,
-        };
-  let response: Response;
-  try {
-    response = await fetch(target, {
-      headers: { accept: 'application/json', ...credentials },
-      redirect: 'error',
-      signal: AbortSignal.any([signal, AbortSignal.timeout(STATUS_READ_TIMEOUT_MS)]),
-    });
-  } catch (error) {
-    if (signal.aborted) throw new EdgesyncError('aborted', `${where}: interrupted`, { cause: error });
-    const reason =
-      error instanceof Error && error.name === 'TimeoutError'
-        ? `no answer within ${STATUS_READ_TIMEOUT_MS / 1000} s`
-        : causeText(error);
-    throw new EdgesyncError('network_error', `${where}: could not read the daemon's status: ${reason}`, {
-      cause: error,
-    });
-  }
-  const text = await boundedText(response, where);
-  if (response.status !== 200) {
+  // A user and password in the URL go as Basic credentials (a daemon behind an auth proxy).
+  const answer = await readPeer(
+    {
+      method: 'GET',
+      url,
+      headers: { accept: 'application/json' },
+      deadlineMs,
+      maxBodyBytes: MAX_STATUS_BYTES,
+    },
+    signal,
+  );
+  const { status, text } = daemonAnswer(answer, where, "could not read the daemon's status");
+  if (status !== 200) {
     throw new EdgesyncError(
       'unexpected_response',
-      `${where}: HTTP ${response.status} (expected 200 with the daemon's status)`,
+      `${where}: HTTP ${status} (expected 200 with the daemon's status)`,
     );
   }
   let body: unknown;
@@ -168,39 +158,30 @@ export async function readDaemonStatus(url: URL, signal: AbortSignal): Promise<S
   return parseStatus(body, where);
 }
 
-/** A daemon's answer as text, at most MAX_STATUS_BYTES (declared or counted), or `response_too_large`. */
-export async function boundedText(response: Response, where: string): Promise<string> {
-  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
-  if (declared > MAX_STATUS_BYTES) {
-    await response.body?.cancel();
-    throw tooLarge(where);
+/**
+ * A daemon's whole answer (status and text, at most MAX_STATUS_BYTES), or
+ * the error that says why there is none: `aborted` (SIGINT, SIGTERM),
+ * `response_too_large`, or `network_error` with `failed` before the peer's
+ * words (`could not read the daemon's status: ECONNREFUSED`).
+ */
+export function daemonAnswer(
+  answer: PeerAnswer,
+  where: string,
+  failed: string,
+): { readonly status: number; readonly text: string } {
+  switch (answer.type) {
+    case 'response':
+      return answer;
+    case 'too_large':
+      throw new EdgesyncError(
+        'response_too_large',
+        `${where}: the answer is over ${MAX_STATUS_BYTES / 1024 / 1024} MiB, more than a daemon's status ever is; not read`,
+      );
+    case 'failed':
+      throw new EdgesyncError('network_error', `${where}: ${failed}: ${answer.detail}`);
+    case 'aborted':
+      throw new EdgesyncError('aborted', `${where}: interrupted`);
   }
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  if (response.body === null) return '';
-  for await (const chunk of response.body) {
-    size += chunk.byteLength;
-    if (size > MAX_STATUS_BYTES) {
-      await response.body.cancel().catch(() => undefined);
-      throw tooLarge(where);
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-function tooLarge(where: string): EdgesyncError {
-  return new EdgesyncError(
-    'response_too_large',
-    `${where}: the status is over ${MAX_STATUS_BYTES / 1024 / 1024} MiB, more than a daemon's status ever is; not read`,
-  );
-}
-
-function causeText(error: unknown): string {
-  const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
-  if (typeof cause?.code === 'string') return cause.code;
-  if (typeof cause?.message === 'string') return cause.message;
-  return error instanceof Error ? error.message : String(error);
 }
 
 const OBJECT_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;

@@ -61,6 +61,8 @@ export async function readNamedIds(
           continue;
         }
         pending.length = 0;
+        // Stopped by a signal, not failed: the read says what was interrupted.
+        if (signal?.aborted) throw error;
         throw new KindError('live_read_failed', `reading ${id}, which ${read.namedBy} entries name, failed`, {
           kind: read.namedBy,
           id,

@@ -254,7 +254,7 @@ describe('edgesync status reads /status as untrusted input', () => {
     const run = await runEdgesyncInProcess(['status', '--daemon-url', url]);
 
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain('the status is over 8 MiB');
+    expect(run.stderr).toContain('the answer is over 8 MiB');
   });
 
   it('says when nothing answers', async () => {
