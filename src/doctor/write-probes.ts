@@ -1,6 +1,6 @@
 import type { ApiRequest, ApiResponse, EdgeApi } from '../api/edge-api.js';
+import { canonicalJson } from '../canonical-json.js';
 import { isRecord } from '../json-value.js';
-import { canonicalJson } from '../kinds/canonical-json.js';
 import type { Kind, NamedIds } from '../kinds/kind.js';
 import { isNotFound } from '../kinds/not-found-code.js';
 import { type DoctorLine, line } from './doctor-line.js';

@@ -1,5 +1,5 @@
+import { canonicalJson } from '../canonical-json.js';
 import { isRecord } from '../json-value.js';
-import { canonicalJson } from '../kinds/canonical-json.js';
 import { idPrefixTitles } from '../kinds/id-titles.js';
 import type { FieldRule, Kind, ModuleRule } from '../kinds/kind.js';
 import type { KindName } from '../kinds/kind-name.js';

@@ -1,5 +1,5 @@
+import { canonicalHash } from '../canonical-json.js';
 import { inlineRecord } from '../inline-record.js';
-import { canonicalHash } from './canonical-json.js';
 import type { KindName } from './kind-name.js';
 import type { LiveObject } from './live-state.js';
 import { normalizeUserMetadata, parseMetadata } from './ownership-marker.js';

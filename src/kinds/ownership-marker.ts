@@ -1,5 +1,5 @@
+import { canonicalJson } from '../canonical-json.js';
 import { isRecord } from '../json-value.js';
-import { canonicalJson } from './canonical-json.js';
 import type { OwnershipMarker } from './live-state.js';
 import { sharedCopy } from './repeated-strings.js';
 

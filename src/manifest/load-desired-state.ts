@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '../canonical-json.js';
 import type { Result } from '../errors.js';
 import { pointerToken } from '../json-pointer.js';
-import { canonicalJson } from '../kinds/canonical-json.js';
 import type { Kind, SourceResolver } from '../kinds/kind.js';
 import { assembleManifestSchema } from '../kinds/kind-schema.js';
 import { sharedCopy } from '../kinds/repeated-strings.js';

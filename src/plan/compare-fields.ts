@@ -1,4 +1,4 @@
-import { canonicalJson } from '../kinds/canonical-json.js';
+import { canonicalJson } from '../canonical-json.js';
 import type { FieldRule } from '../kinds/kind.js';
 import { normalizeSetLike } from '../kinds/set-like.js';
 import type { FieldChange } from './plan.js';

@@ -1,6 +1,6 @@
 import type { ApiRequest } from '../api/edge-api.js';
+import { canonicalJson } from '../canonical-json.js';
 import { isRecord } from '../json-value.js';
-import { canonicalJson } from '../kinds/canonical-json.js';
 import type { Kind, ModuleTarget } from '../kinds/kind.js';
 import type { LiveObject } from '../kinds/live-state.js';
 import { encodeMetadata } from '../kinds/ownership-marker.js';

@@ -1,4 +1,4 @@
-import { canonicalJson } from '../kinds/canonical-json.js';
+import { canonicalJson } from '../canonical-json.js';
 import type { Kind } from '../kinds/kind.js';
 import type { LiveObject } from '../kinds/live-state.js';
 import type { DesiredEntry } from '../manifest/desired-state.js';

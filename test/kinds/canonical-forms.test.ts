@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import ipaddr from 'ipaddr.js';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../src/kinds/canonical-json.js';
+import { canonicalJson } from '../../src/canonical-json.js';
 import { checkCidr } from '../../src/kinds/ip-policy-rules/check-cidr.js';
 import { canonicalCidr } from '../../src/kinds/ip-policy-rules/cidr.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../src/kinds/canonical-json.js';
+import { canonicalJson } from '../../src/canonical-json.js';
 import { canonicalPem } from '../../src/kinds/certificate-authorities/pem.js';
 import { canonicalCidr } from '../../src/kinds/ip-policy-rules/cidr.js';
 import { normalizeSetLike } from '../../src/kinds/set-like.js';

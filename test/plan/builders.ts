@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { canonicalHash } from '../../src/kinds/canonical-json.js';
+import { canonicalHash } from '../../src/canonical-json.js';
 import type { KindName } from '../../src/kinds/kind-name.js';
 import type { LiveObject, LiveState } from '../../src/kinds/live-state.js';
 import { encodeMetadata } from '../../src/kinds/ownership-marker.js';

@@ -2,7 +2,7 @@ import { cp, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { canonicalHash } from '../../src/kinds/canonical-json.js';
+import { canonicalHash } from '../../src/canonical-json.js';
 import type { DesiredState } from '../../src/manifest/desired-state.js';
 import { type LoadOptions, loadDesiredState } from '../../src/manifest/load-desired-state.js';
 import { ManifestMemo } from '../../src/manifest/manifest-memo.js';

@@ -1,4 +1,4 @@
-import { canonicalJson } from '../../kinds/canonical-json.js';
+import { canonicalJson } from '../../canonical-json.js';
 import type { AddressRange, Kind, ModuleRule } from '../../kinds/kind.js';
 import type { DraftAction } from '../draft-action.js';
 import type { Drafts } from '../drafts.js';
