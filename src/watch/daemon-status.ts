@@ -20,7 +20,7 @@ export interface ManifestProblem {
   readonly message: string;
 }
 
-export interface ReconcileRecord {
+export interface LastReconcile {
   readonly trigger: ReconcileTrigger;
   readonly result: ReconcileResult;
   /** RFC 3339. */
@@ -131,7 +131,7 @@ export interface DaemonStatus {
   readonly manifestErrors: readonly ManifestProblem[];
   /** The desired state being enforced: the last valid one, even while the files are invalid. */
   readonly desiredHash: string | null;
-  readonly lastReconcile: ReconcileRecord | null;
+  readonly lastReconcile: LastReconcile | null;
   /** RFC 3339; the last reconcile that left the account as the manifests say (observe: that planned). */
   readonly lastSuccessAt: string | null;
   readonly lastError: { readonly code: string; readonly message: string; readonly at: string } | null;

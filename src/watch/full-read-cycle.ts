@@ -48,6 +48,7 @@ export class FullReadCycle {
   #cancelTimer: (() => void) | null = null;
   #running: Promise<void> | null = null;
   #startedAt: number | null = null;
+  #last: FullCycleRecord | null = null;
   #stopped = false;
 
   constructor(options: FullReadCycleOptions) {
@@ -58,6 +59,11 @@ export class FullReadCycle {
   /** Clock milliseconds when the cycle in progress began; null when none is. */
   get inProgressSince(): number | null {
     return this.#running === null ? null : this.#startedAt;
+  }
+
+  /** The last cycle that finished: its time is the longest any drift waits to be seen; null before one. */
+  get lastCycle(): FullCycleRecord | null {
+    return this.#last;
   }
 
   /** Schedules the first cycle one interval from now (the startup reconcile has just read everything). */
@@ -125,6 +131,7 @@ export class FullReadCycle {
         kindsChanged,
       };
       this.#log.info(record, 'full read cycle finished');
+      this.#last = record;
       this.#options.onCycle(record);
     }
     this.#schedule(Math.max(0, startedAt + this.#options.intervalMs - finishedAt));

@@ -106,16 +106,23 @@ export class ManifestWatcher {
   /** Directories wanted but not watched, with what fs.watch threw; each walk tries them again. */
   #unwatched = new Map<string, string>();
 
-  private constructor(options: ManifestWatcherOptions) {
+  /** Watches nothing until `start`: its coverage is empty until then. */
+  constructor(options: ManifestWatcherOptions) {
     this.#options = options;
     this.#log = options.logger.child({ component: 'manifest-watcher' });
     this.#roots = [...new Set(options.paths.map((path) => resolve(options.cwd, path)))];
   }
 
+  /** A watcher that has walked the tree once and watches it. */
   static async start(options: ManifestWatcherOptions): Promise<ManifestWatcher> {
     const watcher = new ManifestWatcher(options);
-    await watcher.#refreshNow(false);
+    await watcher.start();
     return watcher;
+  }
+
+  /** Walks the tree and starts watching what the walk reads; reports nothing for this first walk. */
+  async start(): Promise<void> {
+    await this.#refreshNow(false);
   }
 
   /**

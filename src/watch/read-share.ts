@@ -70,6 +70,20 @@ export class ReadShare {
     return (requests / this.#slots.requests) * this.#slots.windowMs;
   }
 
+  /**
+   * Runs `work` as foreground work: background requests wait while it runs.
+   * A reconcile's requests are foreground; its loading and planning, which
+   * send nothing, are not, and do not hold the background back.
+   */
+  async inForeground<T>(work: () => Promise<T>): Promise<T> {
+    const release = this.holdBackground();
+    try {
+      return await work();
+    } finally {
+      release();
+    }
+  }
+
   /** Foreground work begins; background requests wait until the returned function is called. */
   holdBackground(): () => void {
     if (this.#foreground === 0) {

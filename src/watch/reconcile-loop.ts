@@ -53,7 +53,6 @@ export const STUCK_AFTER_INTERVALS = 3;
 export type StopOutcome = 'idle' | 'finished' | 'abandoned';
 
 export interface ReconcileLoopOptions {
-  readonly reconcile: ReconcileRun;
   readonly clock: DaemonClock;
   /** Returns a number in [0, 1); seeded in tests. */
   readonly random: () => number;
@@ -72,11 +71,16 @@ export interface ReconcileLoopOptions {
  * change that arrives during a run schedules exactly one follow-up run. After
  * a success the next run is the resync; after a failure it is a retry whose
  * delay grows exponentially until a success resets it.
+ *
+ * The loop is the scheduler only: everything that asks for a run (the
+ * watcher, the background reads, the endpoint, SIGHUP) holds it from the
+ * start, and `start` hands it the run once all that the run uses exists.
  */
 export class ReconcileLoop {
   readonly #options: ReconcileLoopOptions;
   readonly #log: Logger;
   readonly #controller = new AbortController();
+  #reconcile: ReconcileRun | null = null;
   #inFlight: Promise<void> | null = null;
   #runStartedAt = 0;
   #followUp: ReconcileTrigger | null = null;
@@ -122,10 +126,11 @@ export class ReconcileLoop {
     return { alive: true, detail: 'idle' };
   }
 
-  /** Starts the first reconcile at once. */
-  start(): void {
+  /** Starts running `reconcile`, the first run at once. */
+  start(reconcile: ReconcileRun): void {
     if (this.#started) return;
     this.#started = true;
+    this.#reconcile = reconcile;
     this.#request('startup');
   }
 
@@ -217,7 +222,8 @@ export class ReconcileLoop {
   }
 
   #request(trigger: ReconcileTrigger): void {
-    if (this.#stopped) return;
+    const reconcile = this.#reconcile;
+    if (this.#stopped || reconcile === null) return;
     if (this.#inFlight !== null) {
       this.#followUp ??= trigger;
       return;
@@ -225,13 +231,13 @@ export class ReconcileLoop {
     this.#cancelNext?.();
     this.#cancelNext = null;
     this.#runStartedAt = this.#options.clock.now();
-    this.#inFlight = this.#run(trigger);
+    this.#inFlight = this.#run(trigger, reconcile);
   }
 
-  async #run(trigger: ReconcileTrigger): Promise<void> {
+  async #run(trigger: ReconcileTrigger, reconcile: ReconcileRun): Promise<void> {
     let verdict: ReconcileVerdict;
     try {
-      verdict = await this.#options.reconcile(trigger, this.#controller.signal);
+      verdict = await reconcile(trigger, this.#controller.signal);
     } catch (err) {
       this.#log.error({ err, trigger }, 'reconcile threw');
       verdict = 'failed';

@@ -3,32 +3,40 @@ import type { Logger } from 'pino';
 import type { EdgeApi } from '../api/edge-api.js';
 import type { Kind } from '../kinds/kind.js';
 import type { LoadOptions } from '../manifest/load-desired-state.js';
+import { ManifestMemo } from '../manifest/manifest-memo.js';
 import { Notifier, type NotifierOptions } from '../notify/notifier.js';
 import type { PlanOptions } from '../plan/planner-options.js';
+import { NamedIdsMemo } from '../plan-session/named-ids-memo.js';
 import { type BudgetPause, withBudgetPause } from './budget-pause-health.js';
+import { CurrentRecord } from './current-record.js';
 import type { DaemonClock } from './daemon-clock.js';
-import type { DaemonStatus, LiveCacheStatus, WatchMode } from './daemon-status.js';
-import { DEFAULT_SETTLE_MS, DesiredSettling } from './desired-settling.js';
+import type { DaemonStatus, WatchMode } from './daemon-status.js';
 import { ForcedReads } from './forced-read.js';
-import { type FullCycleRecord, FullReadCycle } from './full-read-cycle.js';
+import { FullReadCycle } from './full-read-cycle.js';
 import { checkedOutCommit } from './git-commit.js';
 import type { ListenAddress } from './listen-address.js';
 import { LiveCacheWriter } from './live-cache-writer.js';
 import { ManifestWatcher } from './manifest-watcher.js';
 import { BackgroundReadApi, type BudgetRate, ReadShare } from './read-share.js';
+import { DEFAULT_SETTLE_MS } from './reconcile/desired-settling.js';
+import { InSyncLedger } from './reconcile/in-sync-ledger.js';
+import { namedModuleOnlyIds } from './reconcile/plan-stage.js';
+import { firstRecord, type ReconcileRecord } from './reconcile/reconcile-record.js';
+import { type ReconcileParts, runReconcile, verdictOf } from './reconcile/run-reconcile.js';
 import {
   type ForcedRequestState,
   type ForcedTrigger,
   isForcedTrigger,
   type LoopHealth,
   ReconcileLoop,
+  type ReconcileRun,
   type StopOutcome,
 } from './reconcile-loop.js';
+import { publishRecordMetrics } from './record-metrics.js';
+import { daemonStatus } from './record-status.js';
 import { statusPageRenderer } from './status-page/status-page-endpoint.js';
 import type { WatchMetrics } from './watch-metrics.js';
-import { WatchReconciler } from './watch-reconciler.js';
 import { startWatchServer } from './watch-server.js';
-
 export interface DaemonOptions {
   /** The registry of kinds (the CLI's): what the daemon loads, reads, plans and applies. */
   readonly kinds: readonly Kind[];
@@ -78,6 +86,8 @@ export interface DaemonOptions {
   readonly notify?: DaemonNotifyOptions;
   /** --reconcile-token-file: enables POST /reconcile for whoever holds the token in this file. */
   readonly reconcileTokenFile?: string;
+  /** Called with each record once it is the daemon's current one (after its metrics and notifications). */
+  readonly onRecord?: (record: ReconcileRecord) => void;
 }
 
 /** What the command line decides of the notifications; the daemon adds the rest. */
@@ -85,6 +95,36 @@ export type DaemonNotifyOptions = Pick<
   NotifierOptions,
   'targets' | 'timeoutMs' | 'retries' | 'expiryWindowMs' | 'scrub' | 'backoffMs' | 'healthCheckMs'
 >;
+
+/** The first file event not yet reconciled: the next run takes (and clears) it. */
+class PendingChange {
+  #at: number | null = null;
+
+  /** A file event at `now` (clock milliseconds); a burst keeps its first. */
+  note(now: number): void {
+    this.#at ??= now;
+  }
+
+  take(): number | null {
+    const at = this.#at;
+    this.#at = null;
+    return at;
+  }
+}
+
+/** The daemon's long-lived parts, made in the order they depend on each other. */
+interface DaemonParts {
+  readonly log: Logger;
+  readonly loop: ReconcileLoop;
+  readonly health: () => LoopHealth;
+  readonly records: CurrentRecord;
+  readonly forcedReads: ForcedReads;
+  readonly fullReads: FullReadCycle;
+  readonly watcher: ManifestWatcher;
+  readonly notifier: Notifier | null;
+  readonly status: () => DaemonStatus;
+  readonly run: ReconcileRun;
+}
 
 /**
  * The daemon: the HTTP endpoints, the watcher, and the reconcile loop that
@@ -94,140 +134,18 @@ export type DaemonNotifyOptions = Pick<
  * server.
  */
 export async function runDaemon(options: DaemonOptions): Promise<StopOutcome> {
-  const log = options.logger.child({ component: 'daemon' });
-  const intervalMs = options.intervalMs ?? 300_000;
-  const writer = new LiveCacheWriter({
-    kinds: options.kinds,
-    api: options.api,
-    clock: options.clock,
-    logger: options.logger,
-  });
-  const cache = writer.view;
-  const forcedReads = new ForcedReads({
-    kinds: options.kinds.map((kind) => kind.name),
-    writer,
-    api: options.api,
-    clock: options.clock,
-    logger: options.logger,
-  });
-  const readShare = new ReadShare({ budget: options.budget, share: options.readShare ?? 0.25 });
-  let changeEventAt: number | null = null;
-  let loop: ReconcileLoop | null = null;
-  const reconciler = new WatchReconciler({
-    kinds: options.kinds,
-    settling: new DesiredSettling(options.settleMs ?? DEFAULT_SETTLE_MS),
-    requestSettleCheck: (delayMs) => loop?.requestSettle(delayMs),
-    cache,
-    writer,
-    readShare,
-    forcedReads,
-    takeChangeEventAt: () => {
-      const at = changeEventAt;
-      changeEventAt = null;
-      return at;
-    },
-    paths: options.paths,
-    load: options.load,
-    plan: options.plan,
-    mode: options.mode,
-    api: options.api,
-    metrics: options.metrics,
-    logger: options.logger,
-    clock: options.clock,
-    ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
-  });
-  let lastFullCycle: FullCycleRecord | null = null;
-  let fullReads: FullReadCycle | null = null;
-  options.metrics.readShare.set(readShare.share);
-  options.metrics.requestClock = () => options.clock.now();
-  options.metrics.cacheAgeSeconds = () => {
-    const at = cache.facts().oldestFullReadAt;
-    return at === null ? null : (options.clock.now() - at) / 1000;
-  };
-  const cacheStatus = (): LiveCacheStatus => {
-    const facts = cache.facts();
-    const since = fullReads?.inProgressSince ?? null;
-    return {
-      complete: facts.complete,
-      kindsToRead: facts.kindsToRead,
-      objects: facts.objects,
-      ageMs: facts.oldestFullReadAt === null ? null : options.clock.now() - facts.oldestFullReadAt,
-      readShare: readShare.share,
-      readShareRequestsPerMinute: readShare.requestsPerMinute,
-      fullReadInProgressSince: since === null ? null : new Date(since).toISOString(),
-      lastFullCycle,
-      requestsByPurpose: { ...options.metrics.requestsByPurpose },
-      lastTargetedReads: reconciler.lastTargetedReads,
-      lastChangeToFirstWriteMs: reconciler.lastChangeToFirstWriteMs,
-    };
-  };
-  const git = {
-    lastAppliedCommit: null as string | null,
-    lastAppliedAt: null as string | null,
-    checkoutCommit: null as string | null,
-  };
-  let watcher: ManifestWatcher | null = null;
-  const status = (): DaemonStatus => {
-    const reconciled = reconciler.status();
-    const coverage = watcher?.coverage();
-    // A daemon blind to edits in some directories is not ready, however well its last reconcile went.
-    const blind = coverage?.notReadyReason ?? null;
-    return {
-      ...reconciled,
-      ready: reconciled.ready && blind === null,
-      notReadyReason: reconciled.notReadyReason ?? blind,
-      git: { ...git },
-      liveCache: cacheStatus(),
-      watcher: {
-        watchedDirectories: coverage?.watchedDirectories ?? 0,
-        unwatchedDirectories: coverage?.unwatchedDirectories ?? [],
-      },
-      forcedReconcile: forcedReads.status(),
-      ...(notifier === null ? {} : { notifications: notifier.status() }),
-    };
-  };
-  const recordCommit = (commit: string | null): void => {
-    git.checkoutCommit = commit;
-    const result = reconciler.status().lastReconcile?.result;
-    if (
-      commit !== null &&
-      (result === 'in-sync' || result === 'applied') &&
-      commit !== git.lastAppliedCommit
-    ) {
-      git.lastAppliedCommit = commit;
-      git.lastAppliedAt = new Date(options.clock.now()).toISOString();
-      options.metrics.liveCommit.reset();
-      options.metrics.liveCommit.set({ commit }, 1);
-      log.info({ commit, result }, 'commit live');
-    }
-    options.metrics.liveCommitBehind.set(commit !== null && commit !== git.lastAppliedCommit ? 1 : 0);
-  };
-  const checkout = resolve(options.cwd, options.paths[0] ?? '.');
-  let loopHealth = (): LoopHealth => ({ alive: true, detail: 'starting' });
-  const notifier =
-    options.notify === undefined
-      ? null
-      : new Notifier({
-          ...options.notify,
-          owner: options.plan.owner,
-          mode: options.mode,
-          registry: options.metrics.registry,
-          logger: options.logger,
-          clock: options.clock,
-          random: options.random,
-          health: () => loopHealth(),
-        });
+  const parts = daemonParts(options);
+  const { log, loop, fullReads, watcher, notifier } = parts;
   const requestForced = (trigger: ForcedTrigger): { ticket: number; state: ForcedRequestState } => {
-    reconciler.sayManifestsRead();
-    const state = loop?.requestForced(trigger) ?? 'coalesced';
-    return { ticket: forcedReads.requested(trigger, state), state };
+    const state = loop.requestForced(trigger);
+    return { ticket: parts.forcedReads.requested(trigger, state), state };
   };
   const server = await startWatchServer({
     listen: options.listen,
     registry: options.metrics.registry,
-    status,
+    status: parts.status,
     logger: options.logger,
-    health: () => loopHealth(),
+    health: parts.health,
     ...(options.reconcileTokenFile === undefined
       ? {}
       : {
@@ -238,83 +156,26 @@ export async function runDaemon(options: DaemonOptions): Promise<StopOutcome> {
           },
         }),
     statusPage: statusPageRenderer({
-      status,
+      status: parts.status,
       history: options.metrics.requestHistory,
       budget: options.budget,
       clock: options.clock,
     }),
   });
   options.onListening?.(server.url);
-
-  loop = new ReconcileLoop({
-    reconcile: async (trigger, signal) => {
-      // The resync also re-resolves symlinked paths, in case a swap raised no event.
-      if (trigger === 'resync' || isForcedTrigger(trigger)) await watcher?.refresh();
-      // Read before the files: if the checkout moves meanwhile, the older commit is reported and the change reconciles next.
-      const commit = await checkedOutCommit(checkout);
-      forcedReads.begin(trigger);
-      const verdict = await reconciler.run(trigger, signal);
-      forcedReads.end(trigger, reconciler.status().lastReconcile?.result ?? null);
-      recordCommit(commit);
-      notifier?.afterReconcile(status(), reconciler.expiries());
-      return verdict;
-    },
-    clock: options.clock,
-    random: options.random,
-    logger: options.logger,
-    ...(options.debounceMs === undefined ? {} : { debounceMs: options.debounceMs }),
-    intervalMs,
-  });
-  const { budget } = options;
-  loopHealth = () =>
-    budget.pausedForMs === undefined || budget.refusingForMs === undefined
-      ? loop.health()
-      : withBudgetPause(
-          loop.health(),
-          { pausedForMs: budget.pausedForMs, refusingForMs: budget.refusingForMs },
-          intervalMs,
-        );
-  options.metrics.loopIsStuck = () => !loopHealth().alive;
   const unsubscribeReload = options.subscribeReload?.(() => {
     log.info('reload requested (SIGHUP): re-reading the manifests and the whole account now');
     requestForced('sighup');
   });
-  fullReads = new FullReadCycle({
-    api: new BackgroundReadApi(options.api, readShare, writer.takeInPage),
-    kinds: options.kinds.map((kind) => kind.name),
-    writer,
-    clock: options.clock,
-    logger: options.logger,
-    intervalMs,
-    namedModuleOnly: () => reconciler.namedModuleOnly(),
-    onDrift: () => loop.requestResync(),
-    onCycle: (record) => {
-      lastFullCycle = record;
-      options.metrics.fullCycleSeconds.set(record.durationMs / 1000);
-      options.metrics.fullCycleRequests.set(record.requests);
-    },
-  });
   try {
-    watcher = await ManifestWatcher.start({
-      paths: options.paths,
-      cwd: options.cwd,
-      allowOutsideRoot: options.load.allowOutsideRoot ?? false,
-      logger: options.logger,
-      onChange: () => {
-        changeEventAt ??= options.clock.now();
-        loop.notifyChange();
-      },
-    });
+    await watcher.start();
     log.info({ mode: options.mode, paths: options.paths, owner: options.plan.owner }, 'watching');
     if (!options.signal.aborted) {
-      loop.start();
+      loop.start(parts.run);
       fullReads.start();
       notifier?.start();
     }
-    await new Promise<void>((resolve) => {
-      if (options.signal.aborted) resolve();
-      else options.signal.addEventListener('abort', () => resolve(), { once: true });
-    });
+    await aborted(options.signal);
     log.info('shutting down');
     await watcher.close();
     await fullReads.stop();
@@ -323,11 +184,223 @@ export async function runDaemon(options: DaemonOptions): Promise<StopOutcome> {
     return outcome;
   } finally {
     unsubscribeReload?.();
-    await watcher?.close();
+    await watcher.close();
     await fullReads.stop();
     await loop.stop(0);
     // What is queued gets a moment to go out; a receiver that never answers does not hold the shutdown.
     await notifier?.close(2000);
     await server.close();
   }
+}
+
+/**
+ * Makes the daemon's parts, each after what it uses: the cache and the
+ * read share, the loop (the scheduler everything else asks for runs), the
+ * current record, the background reads, the watcher, the notifications,
+ * and last the run, which uses them all.
+ */
+function daemonParts(options: DaemonOptions): DaemonParts {
+  const { clock, metrics } = options;
+  const intervalMs = options.intervalMs ?? 300_000;
+  const settlePeriodMs = options.settleMs ?? DEFAULT_SETTLE_MS;
+  const writer = new LiveCacheWriter({
+    kinds: options.kinds,
+    api: options.api,
+    clock,
+    logger: options.logger,
+  });
+  const cache = writer.view;
+  const readShare = new ReadShare({ budget: options.budget, share: options.readShare ?? 0.25 });
+  metrics.readShare.set(readShare.share);
+  const kindNames = options.kinds.map((kind) => kind.name);
+  const forcedReads = new ForcedReads({
+    kinds: kindNames,
+    writer,
+    api: options.api,
+    clock,
+    logger: options.logger,
+  });
+  const loop = new ReconcileLoop({
+    clock,
+    random: options.random,
+    logger: options.logger,
+    ...(options.debounceMs === undefined ? {} : { debounceMs: options.debounceMs }),
+    intervalMs,
+  });
+  const health = (): LoopHealth => budgetedHealth(loop.health(), options.budget, intervalMs);
+  metrics.registerDaemonGauges({
+    loopIsStuck: () => !health().alive,
+    cacheAgeSeconds: () => {
+      const at = cache.facts().oldestFullReadAt;
+      return at === null ? null : (clock.now() - at) / 1000;
+    },
+  });
+  const ledger = new InSyncLedger();
+  const records = new CurrentRecord(firstRecord(settlePeriodMs, ledger));
+  const fullReads = backgroundReads(options, { writer, readShare, records, loop, intervalMs });
+  const pending = new PendingChange();
+  const watcher = new ManifestWatcher({
+    paths: options.paths,
+    cwd: options.cwd,
+    allowOutsideRoot: options.load.allowOutsideRoot ?? false,
+    logger: options.logger,
+    onChange: () => {
+      pending.note(clock.now());
+      loop.notifyChange();
+    },
+  });
+  const notifier = notifierFor(options, health);
+  const status = (): DaemonStatus =>
+    daemonStatus(records.record, {
+      identity: { mode: options.mode, owner: options.plan.owner, paths: options.paths },
+      clock,
+      cache,
+      readShare,
+      fullReads,
+      requestsByPurpose: () => metrics.requestsByPurpose,
+      watcher,
+      forcedReads,
+      notifier,
+    });
+  const reconcileParts: ReconcileParts = {
+    kinds: options.kinds,
+    paths: options.paths,
+    load: options.load,
+    plan: options.plan,
+    api: options.api,
+    clock,
+    logger: options.logger,
+    memo: new ManifestMemo(),
+    cache,
+    writer,
+    readShare,
+    namedIds: new NamedIdsMemo(),
+    forcedReads,
+    concurrency: options.concurrency ?? 4,
+    settlePeriodMs,
+    ledger,
+  };
+  const log = options.logger.child({ component: 'daemon' });
+  const after = { log, records, forcedReads, notifier, loop, status, metrics, onRecord: options.onRecord };
+  const run = reconcileRun(options, { watcher, pending, reconcileParts, after });
+  return { log, loop, health, records, forcedReads, fullReads, watcher, notifier, status, run };
+}
+
+/**
+ * The background resync: every kind read in full, paced by the read share,
+ * for the module-only edges the current record's manifests name; drift it
+ * finds asks the loop for a run.
+ */
+function backgroundReads(
+  options: DaemonOptions,
+  parts: {
+    readonly writer: LiveCacheWriter;
+    readonly readShare: ReadShare;
+    readonly records: CurrentRecord;
+    readonly loop: ReconcileLoop;
+    readonly intervalMs: number;
+  },
+): FullReadCycle {
+  const { writer, records, loop, intervalMs } = parts;
+  const { metrics } = options;
+  return new FullReadCycle({
+    api: new BackgroundReadApi(options.api, parts.readShare, writer.takeInPage),
+    kinds: options.kinds.map((kind) => kind.name),
+    writer,
+    clock: options.clock,
+    logger: options.logger,
+    intervalMs,
+    namedModuleOnly: () => {
+      const desired = records.record.manifests.desired;
+      return desired === null ? null : namedModuleOnlyIds(options.kinds, desired);
+    },
+    onDrift: () => loop.requestResync(),
+    onCycle: (cycle) => {
+      metrics.fullCycleSeconds.set(cycle.durationMs / 1000);
+      metrics.fullCycleRequests.set(cycle.requests);
+    },
+  });
+}
+
+/** The loop's heartbeat, with the service's refusals added when the budget reports them. */
+function budgetedHealth(health: LoopHealth, budget: DaemonOptions['budget'], intervalMs: number): LoopHealth {
+  if (budget.pausedForMs === undefined || budget.refusingForMs === undefined) return health;
+  return withBudgetPause(
+    health,
+    { pausedForMs: budget.pausedForMs, refusingForMs: budget.refusingForMs },
+    intervalMs,
+  );
+}
+
+function notifierFor(options: DaemonOptions, health: () => LoopHealth): Notifier | null {
+  if (options.notify === undefined) return null;
+  return new Notifier({
+    ...options.notify,
+    owner: options.plan.owner,
+    mode: options.mode,
+    registry: options.metrics.registry,
+    logger: options.logger,
+    clock: options.clock,
+    random: options.random,
+    health,
+  });
+}
+
+/** Who learns of a record once it is the current one. */
+interface RecordReaders {
+  readonly log: Logger;
+  readonly records: CurrentRecord;
+  readonly forcedReads: ForcedReads;
+  readonly notifier: Notifier | null;
+  readonly loop: ReconcileLoop;
+  readonly status: () => DaemonStatus;
+  readonly metrics: WatchMetrics;
+  readonly onRecord: ((record: ReconcileRecord) => void) | undefined;
+}
+
+/**
+ * The loop's run: the checkout's commit and the pending file event read
+ * first, then one reconcile (run-reconcile.ts), whose record replaces the
+ * current one before anything reads it: the forced-read tickets, the
+ * metrics, the notifications and, when deletes were held, the settle check.
+ */
+function reconcileRun(
+  options: DaemonOptions,
+  parts: {
+    readonly watcher: ManifestWatcher;
+    readonly pending: PendingChange;
+    readonly reconcileParts: ReconcileParts;
+    readonly after: RecordReaders;
+  },
+): ReconcileRun {
+  const { watcher, pending, reconcileParts, after } = parts;
+  const checkout = resolve(options.cwd, options.paths[0] ?? '.');
+  return async (trigger, signal) => {
+    // The resync also re-resolves symlinked paths, in case a swap raised no event.
+    if (trigger === 'resync' || isForcedTrigger(trigger)) await watcher.refresh();
+    // Read before the files: if the checkout moves meanwhile, the older commit is reported and the change reconciles next.
+    const commit = await checkedOutCommit(checkout);
+    after.forcedReads.begin(trigger);
+    const input = { trigger, mode: options.mode, commit, changeEventAt: pending.take() };
+    const record = await runReconcile(reconcileParts, after.records.record, input, signal);
+    const previous = after.records.replace(record);
+    after.forcedReads.end(trigger, record.run?.outcome.result ?? null);
+    publishRecordMetrics(after.metrics, record);
+    const live = record.git.lastAppliedCommit;
+    if (live !== previous.git.lastAppliedCommit)
+      after.log.info({ commit: live, result: record.lastReconcile?.result }, 'commit live');
+    after.notifier?.afterReconcile(after.status(), record.expiries?.list ?? []);
+    const settleCheckInMs = record.run?.settleCheckInMs ?? null;
+    if (settleCheckInMs !== null) after.loop.requestSettle(settleCheckInMs);
+    after.onRecord?.(record);
+    return verdictOf(record);
+  };
+}
+
+/** Resolves once `signal` has aborted. */
+function aborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
 }

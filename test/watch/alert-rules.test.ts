@@ -16,7 +16,9 @@ interface RuleFile {
 
 /** The metric names the daemon exports, with the series a histogram adds. */
 async function exportedNames(): Promise<Set<string>> {
-  const metrics = await new WatchMetrics(KINDS).registry.getMetricsAsJSON();
+  const daemon = new WatchMetrics(KINDS);
+  daemon.registerDaemonGauges({ loopIsStuck: () => false, cacheAgeSeconds: () => null });
+  const metrics = await daemon.registry.getMetricsAsJSON();
   return new Set(
     metrics.flatMap((metric) =>
       String(metric.type) === 'histogram'

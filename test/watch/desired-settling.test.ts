@@ -2,11 +2,28 @@ import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { parseDuration } from '../../src/cli/duration-option.js';
 import { addWatchFlags } from '../../src/cli/watch-flags.js';
-import { DEFAULT_SETTLE_MS, DesiredSettling } from '../../src/watch/desired-settling.js';
+import {
+  DEFAULT_SETTLE_MS,
+  type LastDesired,
+  type Settling,
+  settleDesired,
+} from '../../src/watch/reconcile/desired-settling.js';
 
-describe('DesiredSettling', () => {
+/** Loads of the manifests one after another, each settled against the one before, as a daemon's runs are. */
+function loads(periodMs: number): { observe(hash: string | null, now: number): Settling } {
+  let last: LastDesired = { hash: null, since: null };
+  return {
+    observe(hash, now) {
+      const settling = settleDesired(last, hash, now, periodMs);
+      last = { hash, since: settling.since };
+      return settling;
+    },
+  };
+}
+
+describe('settleDesired', () => {
   it('settles once one desired state has read the same over the whole period', () => {
-    const settling = new DesiredSettling(10_000);
+    const settling = loads(10_000);
 
     const first = settling.observe('a', 1_000);
     const early = settling.observe('a', 10_999);
@@ -18,7 +35,7 @@ describe('DesiredSettling', () => {
   });
 
   it('starts the period again when the desired state changes, even back to an earlier one', () => {
-    const settling = new DesiredSettling(10_000);
+    const settling = loads(10_000);
     settling.observe('a', 0);
 
     const changed = settling.observe('b', 5_000);
@@ -29,7 +46,7 @@ describe('DesiredSettling', () => {
   });
 
   it('never counts an invalid read as settled, and starts again after one', () => {
-    const settling = new DesiredSettling(10_000);
+    const settling = loads(10_000);
     settling.observe('a', 0);
 
     const invalid = settling.observe(null, 20_000);
@@ -40,7 +57,7 @@ describe('DesiredSettling', () => {
   });
 
   it('with a period of 0 is always settled, invalid reads included', () => {
-    const settling = new DesiredSettling(0);
+    const settling = loads(0);
 
     expect(settling.observe('a', 5).settled).toBe(true);
     expect(settling.observe(null, 6).settled).toBe(true);

@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { DesiredEntry } from '../../src/manifest/desired-state.js';
 import type { Plan } from '../../src/plan/plan.js';
-import { holdDeletes } from '../../src/watch/desired-settling.js';
-import { planWithout } from '../../src/watch/plan-without.js';
+import { holdDeletes } from '../../src/watch/reconcile/desired-settling.js';
+import { planWithout } from '../../src/watch/reconcile/plan-without.js';
 import {
   type AccessHarness,
   applyPlan,

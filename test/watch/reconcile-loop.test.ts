@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { failureBackoffMs } from '../../src/watch/failure-backoff.js';
 import {
   ReconcileLoop,
-  type ReconcileLoopOptions,
+  type ReconcileRun,
   type ReconcileTrigger,
   type ReconcileVerdict,
 } from '../../src/watch/reconcile-loop.js';
@@ -16,18 +16,17 @@ interface Deferred {
 }
 
 /** A reconcile whose runs the test ends by hand, recording each start. */
-function controlledReconcile(): { runs: Deferred[]; reconcile: ReconcileLoopOptions['reconcile'] } {
+function controlledReconcile(): { runs: Deferred[]; reconcile: ReconcileRun } {
   const runs: Deferred[] = [];
-  const reconcile: ReconcileLoopOptions['reconcile'] = (trigger, signal) =>
+  const reconcile: ReconcileRun = (trigger, signal) =>
     new Promise<ReconcileVerdict>((resolve) => {
       runs.push({ trigger, signal, finish: resolve });
     });
   return { runs, reconcile };
 }
 
-function makeLoop(clock: FakeClock, reconcile: ReconcileLoopOptions['reconcile']): ReconcileLoop {
+function makeLoop(clock: FakeClock): ReconcileLoop {
   return new ReconcileLoop({
-    reconcile,
     clock,
     random: () => 0.5,
     logger: pino({ level: 'silent' }),
@@ -52,8 +51,8 @@ describe('ReconcileLoop', () => {
   it('runs at startup, then debounces a burst of changes into one run', async () => {
     const clock = new FakeClock();
     const { runs, reconcile } = controlledReconcile();
-    const loop = makeLoop(clock, reconcile);
-    loop.start();
+    const loop = makeLoop(clock);
+    loop.start(reconcile);
     await flushMicrotasks();
     await finishLast(runs, 'ok');
 
@@ -74,8 +73,8 @@ describe('ReconcileLoop', () => {
   it('runs at the latest 10 debounce times after the first change of a burst that never goes quiet', async () => {
     const clock = new FakeClock();
     const { runs, reconcile } = controlledReconcile();
-    const loop = makeLoop(clock, reconcile);
-    loop.start();
+    const loop = makeLoop(clock);
+    loop.start(reconcile);
     await flushMicrotasks();
     await finishLast(runs, 'ok');
 
@@ -92,8 +91,8 @@ describe('ReconcileLoop', () => {
   it('coalesces changes during a run into exactly one follow-up run', async () => {
     const clock = new FakeClock();
     const { runs, reconcile } = controlledReconcile();
-    const loop = makeLoop(clock, reconcile);
-    loop.start();
+    const loop = makeLoop(clock);
+    loop.start(reconcile);
     await flushMicrotasks();
 
     for (let i = 0; i < 5; i += 1) {
@@ -116,13 +115,12 @@ describe('ReconcileLoop', () => {
     const clock = new FakeClock();
     const { runs, reconcile } = controlledReconcile();
     const loop = new ReconcileLoop({
-      reconcile,
       clock,
       random: () => 0.999,
       logger: pino({ level: 'silent' }),
       intervalMs: 10_000,
     });
-    loop.start();
+    loop.start(reconcile);
     await flushMicrotasks();
     await finishLast(runs, 'ok');
 
@@ -138,8 +136,8 @@ describe('ReconcileLoop', () => {
   it('backs off exponentially on failures and resets after a success', async () => {
     const clock = new FakeClock();
     const { runs, reconcile } = controlledReconcile();
-    const loop = makeLoop(clock, reconcile);
-    loop.start();
+    const loop = makeLoop(clock);
+    loop.start(reconcile);
     await flushMicrotasks();
 
     const delays: number[] = [];
@@ -167,12 +165,12 @@ describe('ReconcileLoop', () => {
   it('treats a thrown error as a failure', async () => {
     const clock = new FakeClock();
     let calls = 0;
-    const loop = makeLoop(clock, async () => {
+    const loop = makeLoop(clock);
+
+    loop.start(async () => {
       calls += 1;
       throw new Error('boom');
     });
-
-    loop.start();
     await flushMicrotasks();
 
     expect(calls).toBe(1);
@@ -184,8 +182,8 @@ describe('ReconcileLoop', () => {
   it('lets a run in flight finish within the shutdown timeout', async () => {
     const clock = new FakeClock();
     const { runs, reconcile } = controlledReconcile();
-    const loop = makeLoop(clock, reconcile);
-    loop.start();
+    const loop = makeLoop(clock);
+    loop.start(reconcile);
     await flushMicrotasks();
 
     const stopping = loop.stop(5000);
@@ -201,8 +199,8 @@ describe('ReconcileLoop', () => {
   it('aborts a run still in flight at the shutdown deadline', async () => {
     const clock = new FakeClock();
     const { runs, reconcile } = controlledReconcile();
-    const loop = makeLoop(clock, reconcile);
-    loop.start();
+    const loop = makeLoop(clock);
+    loop.start(reconcile);
     await flushMicrotasks();
 
     const stopping = loop.stop(5000);
@@ -216,9 +214,9 @@ describe('ReconcileLoop', () => {
   it('is alive while idle or failing with backoff, and stuck once a run lasts over 3 intervals (60 s each here)', async () => {
     const clock = new FakeClock();
     const { runs, reconcile } = controlledReconcile();
-    const loop = makeLoop(clock, reconcile);
+    const loop = makeLoop(clock);
     const beforeStart = loop.health();
-    loop.start();
+    loop.start(reconcile);
     await flushMicrotasks();
     await finishLast(runs, 'failed');
     const backingOff = loop.health();
@@ -263,8 +261,8 @@ describe('failureBackoffMs', () => {
   it('runs a forced reconcile at once when idle; during a run, keeps one forced follow-up that takes the place of any other and joins later requests', async () => {
     const clock = new FakeClock();
     const { runs, reconcile } = controlledReconcile();
-    const loop = makeLoop(clock, reconcile);
-    loop.start();
+    const loop = makeLoop(clock);
+    loop.start(reconcile);
     await flushMicrotasks();
     await finishLast(runs, 'ok');
 

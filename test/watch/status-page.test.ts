@@ -258,8 +258,7 @@ describe('the status page at / of the daemon listener', () => {
   });
 
   it('serves the page with its CSP, nosniff, no-store and no framing, and HEAD with no body', async () => {
-    const metrics = new WatchMetrics();
-    metrics.requestClock = () => NOW;
+    const metrics = new WatchMetrics([], () => NOW);
     metrics.recordRequest({
       method: 'PATCH',
       path: '/ip_policy_rules/ipr_1',

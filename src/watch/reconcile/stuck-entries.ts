@@ -1,7 +1,7 @@
-import type { KindName } from '../kinds/kind-name.js';
-import type { SourceLocation } from '../manifest/source-location.js';
-import type { Action, Plan } from '../plan/plan.js';
-import { decideRefusal, type PlanSafety } from '../plan/safety-policy.js';
+import type { KindName } from '../../kinds/kind-name.js';
+import type { SourceLocation } from '../../manifest/source-location.js';
+import type { Action, Plan } from '../../plan/plan.js';
+import { decideRefusal, type PlanSafety } from '../../plan/safety-policy.js';
 import { planWithout } from './plan-without.js';
 
 /** Why the daemon skips an entry besides the planner's error codes (`unique_key_taken`, `reference_not_found`, …). */

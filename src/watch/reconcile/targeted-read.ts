@@ -1,7 +1,7 @@
-import type { KindName } from '../kinds/kind-name.js';
-import type { Plan } from '../plan/plan.js';
-import type { NamedModuleOnly } from './live-cache-writer.js';
-import type { LiveCacheView } from './live-state-cache.js';
+import type { KindName } from '../../kinds/kind-name.js';
+import type { Plan } from '../../plan/plan.js';
+import type { NamedModuleOnly } from '../live-cache-writer.js';
+import type { LiveCacheView } from '../live-state-cache.js';
 
 /**
  * What a draft plan (planned from the cache) would touch and must be read

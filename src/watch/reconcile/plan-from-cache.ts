@@ -1,9 +1,9 @@
-import type { KindName } from '../kinds/kind-name.js';
-import type { LiveState, LiveStateStats } from '../kinds/live-state.js';
-import type { Plan } from '../plan/plan.js';
-import type { LiveCacheWriter, NamedModuleOnly } from './live-cache-writer.js';
-import type { LiveCacheView } from './live-state-cache.js';
-import { withPurpose } from './request-purpose.js';
+import type { KindName } from '../../kinds/kind-name.js';
+import type { LiveState, LiveStateStats } from '../../kinds/live-state.js';
+import type { Plan } from '../../plan/plan.js';
+import type { LiveCacheWriter, NamedModuleOnly } from '../live-cache-writer.js';
+import type { LiveCacheView } from '../live-state-cache.js';
+import { withPurpose } from '../request-purpose.js';
 import { targetsToRead } from './targeted-read.js';
 
 /** Rounds of targeted reads before a plan: a read may show an object the draft did not touch (a taken unique key). */

@@ -1,4 +1,4 @@
-import type { Plan } from '../plan/plan.js';
+import type { Plan } from '../../plan/plan.js';
 import { planWithout } from './plan-without.js';
 
 /**
@@ -24,6 +24,13 @@ export interface Settling {
   readonly settlesAt: number | null;
 }
 
+/** What the last load said of the desired state: its hash (null when it did not load) and since when it read so. */
+export interface LastDesired {
+  readonly hash: string | null;
+  /** Clock milliseconds of the first load that read it so; null while the manifests are invalid. */
+  readonly since: number | null;
+}
+
 /**
  * Whether the manifests have stopped changing: a file rewritten in two
  * bursts, with a pause longer than `--debounce` between them, loads as a
@@ -32,30 +39,21 @@ export interface Settling {
  * full file soon puts back anything they change); a DELETE waits until the
  * desired state has read the same twice, a settle period apart, with no
  * invalid read between (an invalid file is a file being written).
+ *
+ * The settle stage of a reconcile: `last` is what the previous load said,
+ * `hash` what this load read (null when the manifests did not load), at
+ * `now`; `periodMs` is the settle period, 0 letting every delete go at once.
  */
-export class DesiredSettling {
-  readonly periodMs: number;
-  #hash: string | null = null;
-  #since = 0;
-
-  /** `periodMs`: the settle period, milliseconds; 0 lets every delete go at once. */
-  constructor(periodMs: number) {
-    this.periodMs = periodMs;
-  }
-
-  /** A load of the manifests at `now`: the desired state's hash, or null when they did not load. */
-  observe(hash: string | null, now: number): Settling {
-    if (hash === null) {
-      this.#hash = null;
-      return { settled: this.periodMs === 0, since: null, settlesAt: null };
-    }
-    if (hash !== this.#hash) {
-      this.#hash = hash;
-      this.#since = now;
-    }
-    const settlesAt = this.#since + this.periodMs;
-    return { settled: now >= settlesAt, since: this.#since, settlesAt };
-  }
+export function settleDesired(
+  last: LastDesired,
+  hash: string | null,
+  now: number,
+  periodMs: number,
+): Settling {
+  if (hash === null) return { settled: periodMs === 0, since: null, settlesAt: null };
+  const since = hash === last.hash && last.since !== null ? last.since : now;
+  const settlesAt = since + periodMs;
+  return { settled: now >= settlesAt, since, settlesAt };
 }
 
 export interface HeldDeletes {

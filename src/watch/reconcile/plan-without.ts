@@ -1,4 +1,4 @@
-import type { Action, Plan } from '../plan/plan.js';
+import type { Action, Plan } from '../../plan/plan.js';
 
 /** Why an action was taken out of a plan: it was asked for, or it waits for one that was. */
 export interface Withheld {
