@@ -124,7 +124,8 @@ export class EntryChecks {
     const errors = this.checkIdLikeName(entry);
     facts.names.push({ kind: entry.kind, name: entry.name, location, path: entryPath(entry) });
     const kind = this.kindByName.get(entry.kind);
-    if (!entry.valid || kind === undefined) return errors;
+    if (kind === undefined) return errors;
+    if (!entry.valid) return [...errors, ...this.checkBesideSchema(entry, kind)];
     errors.push(...checkMetadataAndDescription(entry, kind, this.owner));
     for (const found of kind.checkEntry?.(entry.value) ?? []) errors.push(entryProblemError(entry, found));
     errors.push(...this.checkReferences(entry, kind, facts.references));
@@ -171,6 +172,36 @@ export class EntryChecks {
     }
     this.pending.length = 0;
     return errors;
+  }
+
+  /**
+   * An entry the schema rejected still has its values' rules run (sizes,
+   * the kind's rules), so that an entry with a bad CIDR and a bad action
+   * gets both lines at once instead of the second after the first is fixed.
+   * What they say at or under a place the schema already reported is left
+   * out (one mistake, one line); one at the entry itself only when the
+   * schema reported the entry itself (a required field missing). A rule
+   * that cannot read a value the schema rejected has nothing to add: it
+   * stops there. References and unique items wait until the entry is valid.
+   */
+  private checkBesideSchema(entry: RawEntry, kind: Kind): ManifestError[] {
+    const reported = entry.invalidAt.map((pointer) => ({ pointer, path: entryPath(entry, pointer) }));
+    const alreadySaid = (error: ManifestError): boolean =>
+      reported.some(({ pointer, path }) =>
+        pointer === ''
+          ? error.path === path
+          : error.path === path || error.path.startsWith(`${path}.`) || error.path.startsWith(`${path}[`),
+      );
+    if (entry.invalidAt.includes('') && Object.keys(entry.value).length === 0) return [];
+    const found: ManifestError[] = [];
+    try {
+      found.push(...checkMetadataAndDescription(entry, kind, this.owner));
+      for (const problem of kind.checkEntry?.(entry.value) ?? [])
+        found.push(entryProblemError(entry, problem));
+    } catch {
+      // The value is not of the shape the rule reads; the schema's lines say why.
+    }
+    return found.filter((error) => !alreadySaid(error));
   }
 
   private checkIdLikeName(entry: RawEntry): ManifestError[] {

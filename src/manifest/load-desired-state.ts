@@ -246,11 +246,14 @@ function rawEntries(
   invalidPointers: readonly string[],
 ): RawEntry[] {
   const data = manifest.data as Record<string, unknown>;
-  const invalidEntries = new Set<string>();
+  /** By entry pointer (or collection pointer), where in it the schema found problems. */
+  const invalidEntries = new Map<string, string[]>();
   for (const invalid of invalidPointers) {
-    const entryPointer = entryPointerOf(invalid);
     // An error on a whole collection (`/kind`) invalidates every entry in it.
-    invalidEntries.add(entryPointer ?? invalid);
+    const entryPointer = entryPointerOf(invalid) ?? invalid;
+    const inside = invalidEntries.get(entryPointer) ?? [];
+    inside.push(invalid.slice(entryPointer.length));
+    invalidEntries.set(entryPointer, inside);
   }
   const entries: RawEntry[] = [];
   for (const kindName of Object.keys(data)) {
@@ -262,19 +265,16 @@ function rawEntries(
     const collectionInvalid = invalidEntries.has(collectionPointer);
     for (const [name, value] of Object.entries(collection as Record<string, unknown>)) {
       const pointer = `${collectionPointer}/${pointerToken(name)}`;
-      const valid =
-        value !== null &&
-        typeof value === 'object' &&
-        !Array.isArray(value) &&
-        !collectionInvalid &&
-        !invalidEntries.has(pointer);
+      const mapping = value !== null && typeof value === 'object' && !Array.isArray(value);
+      const invalidAt = mapping && !collectionInvalid ? (invalidEntries.get(pointer) ?? []) : [''];
       entries.push({
         kind,
         name,
         manifest,
         pointer,
-        value: (valid ? value : {}) as Record<string, unknown>,
-        valid,
+        value: (mapping && !collectionInvalid ? value : {}) as Record<string, unknown>,
+        valid: invalidAt.length === 0,
+        invalidAt,
       });
     }
   }

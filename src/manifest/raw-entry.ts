@@ -12,10 +12,12 @@ export interface RawEntry {
   readonly manifest: ParsedManifest;
   /** JSON Pointer of the entry in its file (`/ip_policy_rules/office-vpn`). */
   readonly pointer: string;
-  /** The entry's mapping; only trusted to match the schema when `valid`. */
+  /** The entry's mapping; only trusted to match the schema when `valid` (`{}` when it is not a mapping). */
   readonly value: Record<string, unknown>;
-  /** False when the schema found a problem inside the entry: later checks skip it. */
+  /** False when the schema found a problem inside the entry: it is not built, and only its values' rules still run. */
   readonly valid: boolean;
+  /** Where in the entry the schema found its problems (JSON Pointers from the entry, `''` for the entry itself); empty when valid. */
+  readonly invalidAt: readonly string[];
 }
 
 /** Where a field of the entry is written; `relative` is a JSON Pointer from the entry (`/cidr`). */

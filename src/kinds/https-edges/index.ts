@@ -182,8 +182,9 @@ function checkEntry(value: Readonly<Record<string, unknown>>): EntryProblem[] {
     if (message !== undefined)
       problems.push({ code: 'invalid_hostport', pointer: `/hostports/${index}`, message });
   });
-  (Array.isArray(value.routes) ? value.routes : []).forEach((route: Record<string, unknown>, index) => {
-    problems.push(...checkRoute(`/routes/${index}`, route));
+  (Array.isArray(value.routes) ? value.routes : []).forEach((route: unknown, index) => {
+    // A route that is not a mapping is the schema's to report; the other routes still have their rules run.
+    if (isRecord(route)) problems.push(...checkRoute(`/routes/${index}`, route));
   });
   return problems;
 }
