@@ -32,7 +32,26 @@ export interface ProgressReporterOptions {
   readonly tickMs?: number;
   /** How often a progress line is logged without a row, in milliseconds. @default 10000 */
   readonly logEveryMs?: number;
+  /**
+   * Without a row: where human lines go (stderr off a terminal), one per
+   * finished action and a progress line every `logEveryMs`. Without it,
+   * they are the logger's records (`--log-format json`).
+   */
+  readonly lines?: (line: string) => void;
+  /**
+   * The apply's stop (Ctrl-C, SIGTERM): from then on the row says how many
+   * requests are still in flight instead of counting the actions the stop
+   * kept from starting as they are written off.
+   */
+  readonly signal?: AbortSignal;
 }
+
+/**
+ * No rate, and no ETA from the pace, before this many milliseconds of
+ * applying: the first actions finish in a burst (concurrency, a fresh
+ * budget), and a rate of 448.3/s in the first second says nothing of the next minute.
+ */
+export const MIN_RATE_WINDOW_MS = 5000;
 
 export interface ProgressReporter {
   readonly onProgress: (event: ProgressEvent) => void;
@@ -43,6 +62,8 @@ export interface ProgressReporter {
 /** Where an apply stands, as the progress events and the budget tell it. */
 interface ApplyProgress {
   finished: number;
+  /** Actions finished as `done`. */
+  done: number;
   total: number;
   rateLimitWaitMs: number;
   /** When the first action started; undefined before. */
@@ -55,6 +76,8 @@ interface ApplyProgress {
   /** The last sample: when, and whether the budget was holding requests back then. */
   sampledAt: number | undefined;
   held: boolean;
+  /** Set once the apply was asked to stop. */
+  stopping: boolean;
 }
 
 /**
@@ -82,6 +105,7 @@ export function createProgressReporter(options: ProgressReporterOptions): Progre
   const { row, budget } = options;
   const state: ApplyProgress = {
     finished: 0,
+    done: 0,
     total: 0,
     rateLimitWaitMs: 0,
     startedAt: undefined,
@@ -90,7 +114,9 @@ export function createProgressReporter(options: ProgressReporterOptions): Progre
     heldMs: 0,
     sampledAt: undefined,
     held: false,
+    stopping: false,
   };
+  const { lines } = options;
   let timer: NodeJS.Timeout | undefined;
   let loggedAt = 0;
   const tick = (): void => {
@@ -99,9 +125,17 @@ export function createProgressReporter(options: ProgressReporterOptions): Progre
     if (row !== undefined) row.show(progressLine(state, budget, now, rowWidth(row)));
     else if (now - loggedAt >= logEveryMs) {
       loggedAt = now;
-      logProgress(log, state, budget, now);
+      if (lines !== undefined) lines(progressLine(state, budget, now, Number.POSITIVE_INFINITY));
+      else logProgress(log, state, budget, now);
     }
   };
+  const onStop = (): void => {
+    state.stopping = true;
+    if (row !== undefined) row.show(progressLine(state, budget, clock(), rowWidth(row)));
+    else lines?.(progressLine(state, budget, clock(), Number.POSITIVE_INFINITY));
+  };
+  if (options.signal?.aborted) state.stopping = true;
+  else options.signal?.addEventListener('abort', onStop, { once: true });
   return {
     onProgress: (event) => {
       const now = clock();
@@ -113,9 +147,14 @@ export function createProgressReporter(options: ProgressReporterOptions): Progre
         timer.unref();
       }
       if (row !== undefined) row.show(progressLine(state, budget, now, rowWidth(row)));
-      else if (event.type === 'finished') logActionResult(log, event.result, event.finished, event.total);
+      else if (event.type !== 'finished') return;
+      else if (lines !== undefined) {
+        const line = actionResultLine(event.result);
+        if (line !== undefined) lines(line);
+      } else logActionResult(log, event.result, event.finished, event.total);
     },
     finish: () => {
+      options.signal?.removeEventListener('abort', onStop);
       if (timer !== undefined) clearInterval(timer);
       timer = undefined;
       row?.clear();
@@ -132,6 +171,7 @@ function track(state: ApplyProgress, event: ProgressEvent, now: number): void {
     state.running.add(event.action.key);
     state.current = event.action.key;
   } else {
+    if (event.result.outcome === 'done') state.done += 1;
     state.running.delete(event.action.key);
     if (state.current === event.action.key) state.current = [...state.running].at(-1);
   }
@@ -155,7 +195,8 @@ interface ProgressFigures {
 
 function progressFigures(state: ApplyProgress, budget: BudgetView | undefined, now: number): ProgressFigures {
   const elapsedMs = state.startedAt === undefined ? 0 : now - state.startedAt;
-  const perSecond = state.finished > 0 && elapsedMs > 0 ? (state.finished * 1000) / elapsedMs : undefined;
+  const measured = state.finished > 0 && elapsedMs >= MIN_RATE_WINDOW_MS;
+  const perSecond = measured ? (state.finished * 1000) / elapsedMs : undefined;
   const remaining = state.total - state.finished;
   const nextSlotInMs = budgetWaitMs(budget);
   if (remaining <= 0) return { perSecond, etaMs: undefined, nextSlotInMs };
@@ -164,8 +205,7 @@ function progressFigures(state: ApplyProgress, budget: BudgetView | undefined, n
   const budgetEtaMs = budget?.sendableInMs(remaining - sent);
   // The pace of the actions while the budget did not hold them back: concurrency and the service's answers.
   const workingMs = elapsedMs - state.heldMs;
-  const paceEtaMs =
-    state.finished > 0 && workingMs > 0 ? (remaining * workingMs) / state.finished : undefined;
+  const paceEtaMs = measured && workingMs > 0 ? (remaining * workingMs) / state.finished : undefined;
   const etas = [budgetEtaMs, paceEtaMs].filter((eta): eta is number => eta !== undefined);
   return { perSecond, etaMs: etas.length === 0 ? undefined : Math.max(...etas), nextSlotInMs };
 }
@@ -194,6 +234,7 @@ function progressLine(
   now: number,
   width: number,
 ): string {
+  if (state.stopping) return fitRow(stoppingParts(state), DROP_ORDER, width);
   const figures = progressFigures(state, budget, now);
   const others = state.running.size - 1;
   const waiting = figures.nextSlotInMs !== undefined;
@@ -227,6 +268,23 @@ function progressLine(
     },
   ];
   return fitRow(parts, DROP_ORDER, width);
+}
+
+/**
+ * `Stopping: 3 requests in flight · 57/300 done`: after the stop the count
+ * of done actions no longer moves with the ones written off unstarted; what
+ * is left to wait for is the requests on the wire.
+ */
+function stoppingParts(state: ApplyProgress): RowPart<Part>[] {
+  const inFlight = state.running.size;
+  return [
+    {
+      key: 'focus',
+      text: `Stopping: ${inFlight} request${inFlight === 1 ? '' : 's'} in flight`,
+      before: ' ',
+    },
+    { key: 'counts', text: `${state.done}/${state.total} done`, before: ' · ' },
+  ];
 }
 
 function formatRate(perSecond: number): string {
@@ -294,6 +352,26 @@ export function formatApplySummary(result: ApplyResult, runMs: number): string {
 }
 
 /**
+ * What to do after an apply that did not finish, as the line under its
+ * summary; undefined when it finished. Nothing applied is undone and every
+ * outcome is settled or read back by the next plan, so running the same
+ * apply again finishes the job.
+ */
+export function formatFinishHint(result: ApplyResult): string | undefined {
+  if (result.interrupted) {
+    const unknown =
+      result.unknown === 0
+        ? ''
+        : `; it reads back whether the ${result.unknown} action(s) of unknown outcome landed`;
+    return `To finish, run the same apply again: it plans from the account as it is now and sends only what is left${unknown} (\`edgesync plan\` shows what is left first).`;
+  }
+  if (result.failed + result.skipped > 0) {
+    return 'To finish, fix what failed (above) and run the same apply again: what was applied stays, and only what is left is sent.';
+  }
+  return undefined;
+}
+
+/**
  * One line per action that failed, was skipped or has an unknown outcome,
  * pointing at the manifest:
  * `examples/rules.yaml:4:3: create:ip_policy_rules.office: failed: invalid_field (cidr): …`.
@@ -301,22 +379,41 @@ export function formatApplySummary(result: ApplyResult, runMs: number): string {
  * Ctrl-C, hundreds of lines saying "not started" hide the few that matter.
  */
 export function formatUnappliedActions(result: ApplyResult): string[] {
-  const lines = result.actions.flatMap((action) => {
-    if (action.outcome === 'done' || action.outcome === 'interrupted') return [];
-    const where = action.source === undefined ? '' : `${formatLocation(action.source)}: `;
-    if (action.outcome === 'failed' && action.error !== undefined) {
-      const { error } = action;
-      const service = [
-        error.status === undefined ? undefined : `HTTP ${error.status}`,
-        error.serviceCode,
-        error.field === undefined ? undefined : `field ${error.field}`,
-      ].filter((part) => part !== undefined);
-      return [
-        `${where}${action.key}: failed: ${error.message}${service.length > 0 ? ` (${service.join(', ')})` : ''}`,
-      ];
-    }
-    return [`${where}${action.key}: ${action.outcome}: ${action.reason ?? ''}`];
+  return result.actions.flatMap((action) => {
+    const line = action.outcome === 'done' ? undefined : actionResultLine(action);
+    return line === undefined ? [] : [line];
   });
-  // Names and service messages: one line each, nothing raw for the terminal to interpret.
-  return lines.map(visibleText);
+}
+
+/**
+ * One finished action as a person reads it, Terraform's way:
+ * `create:ip_policy_rules.office: done in 0.1s [id=ipr_…]`, or with its
+ * manifest place and why when it was not applied. Undefined for an action
+ * the interruption kept from running: those are a count in the summary.
+ */
+export function actionResultLine(action: ActionResult): string | undefined {
+  if (action.outcome === 'interrupted') return undefined;
+  if (action.outcome === 'done') {
+    const took =
+      action.durationMs === undefined
+        ? ''
+        : ` in ${action.durationMs < 1000 ? `${Math.round(action.durationMs)}ms` : formatSeconds(action.durationMs)}`;
+    const id = action.id === undefined ? '' : ` [id=${action.id}]`;
+    const note = action.note === undefined ? '' : ` (${action.note})`;
+    return visibleText(`${action.key}: done${took}${id}${note}`);
+  }
+  const where = action.source === undefined ? '' : `${formatLocation(action.source)}: `;
+  if (action.outcome === 'failed' && action.error !== undefined) {
+    const { error } = action;
+    const service = [
+      error.status === undefined ? undefined : `HTTP ${error.status}`,
+      error.serviceCode,
+      error.field === undefined ? undefined : `field ${error.field}`,
+    ].filter((part) => part !== undefined);
+    // Names and service messages: one line each, nothing raw for the terminal to interpret.
+    return visibleText(
+      `${where}${action.key}: failed: ${error.message}${service.length > 0 ? ` (${service.join(', ')})` : ''}`,
+    );
+  }
+  return visibleText(`${where}${action.key}: ${action.outcome}: ${action.reason ?? ''}`);
 }

@@ -29,6 +29,8 @@ export interface ReadProgressOptions {
   readonly tickMs?: number;
   /** How often a progress line is logged without a row, in milliseconds. @default 10000 */
   readonly logEveryMs?: number;
+  /** Without a row: where the progress line goes as a human line (stderr off a terminal); without it, the logger. */
+  readonly lines?: (line: string) => void;
 }
 
 export interface ReadProgress {
@@ -55,7 +57,8 @@ export const READ_DROP_ORDER: readonly Part[] = ['countdown', 'elapsed', 'accoun
  * of a large apply can take minutes at the service's budget: on a terminal
  * `Reading the account (14s) · 37 pages, 12/40 reads by ID · waiting for
  * the request budget (next slot in 12 s)`, redrawn every second; otherwise
- * a `reading the account` log line every `logEveryMs`.
+ * that line every `logEveryMs` as a human line, or a `reading the account`
+ * log record.
  */
 export function createReadProgress(api: EdgeApi, options: ReadProgressOptions): ReadProgress {
   const log = options.logger.child({ component: 'progress' });
@@ -75,6 +78,11 @@ export function createReadProgress(api: EdgeApi, options: ReadProgressOptions): 
     }
     if (now - loggedAt < (options.logEveryMs ?? 10_000)) return;
     loggedAt = now;
+    if (options.lines !== undefined) {
+      const figures = { ...counts, expectedById, elapsedMs: now - startedAt, waitMs };
+      options.lines(readLine(figures, Number.POSITIVE_INFINITY));
+      return;
+    }
     log.info(
       {
         pagesRead: counts.pages,

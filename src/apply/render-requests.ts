@@ -30,6 +30,17 @@ export function* requestsChunks(plan: Plan): Generator<string> {
   yield '\n';
 }
 
+/** The request an action would send, as it may be shown: secrets masked, IDs not yet created named. */
+export function displayRequest(action: Action): { method: string; path: string; body?: unknown } {
+  // Read once: an EntryCreate makes its request again on each read.
+  const request = action.request;
+  return {
+    method: request.method,
+    path: request.path,
+    ...(request.body === undefined ? {} : { body: displayBody(action, request) }),
+  };
+}
+
 /** The action's body as it may be shown: secrets masked, pending IDs named. */
 function displayBody(action: Action, request: ApiRequest): unknown {
   const masked = maskPointers(request.body, action.sensitivePaths);

@@ -2,14 +2,16 @@ import { createInterface } from 'node:readline/promises';
 import type { Logger } from 'pino';
 import { type ApplyResult, applySucceeded } from '../apply/apply-result.js';
 import { executePlan } from '../apply/execute-plan.js';
+import { applySummaryJson, progressEventJson } from '../apply/progress-json.js';
 import {
   createProgressReporter,
   formatApplySummary,
+  formatFinishHint,
   formatUnappliedActions,
 } from '../apply/progress-reporter.js';
 import { createReadProgress, type ReadProgress } from '../apply/read-progress.js';
 import { requestsChunks } from '../apply/render-requests.js';
-import { EdgesyncError } from '../errors.js';
+import { EdgesyncError, OptionError } from '../errors.js';
 import { KINDS, kindByName } from '../kinds/registry.js';
 import type { LoadOptions } from '../manifest/load-desired-state.js';
 import type { ManifestError } from '../manifest/manifest-error.js';
@@ -20,6 +22,13 @@ import { manifestsRead, manifestsReadLines } from '../plan-session/manifests-rea
 import { preparePlan } from '../plan-session/prepare-plan.js';
 import { visibleText } from '../visible-text.js';
 import type { ApplyFlags } from './apply-flags.js';
+import {
+  writeEvent,
+  writeManifestDiagnostics,
+  writePlanDiagnostics,
+  writePlannedChanges,
+  writePlannedRequests,
+} from './apply-json-output.js';
 import { savedPlanToApply } from './apply-saved-plan.js';
 import { builtInLoad } from './built-in-registry.js';
 import { useColor } from './color-choice.js';
@@ -45,6 +54,12 @@ export async function runApply(
   const startedAt = performance.now();
   const concurrency = parsePositiveInteger('--concurrency', flags.concurrency);
   const graceMs = parseDuration('--grace-timeout', flags.graceTimeout);
+  if (commandCtx.jsonUi !== undefined && flags.yes !== true && flags.plan === undefined) {
+    throw new OptionError(
+      '--format',
+      'json cannot ask for confirmation: pass --yes, or --plan FILE to apply a plan reviewed when it was saved',
+    );
+  }
   limitHeapGrowth();
   // On a terminal, progress is a row rewritten in place; every other line on stderr (logs included) goes above it.
   const row = commandCtx.stderr.isTTY === true ? new TerminalRow(commandCtx.stderr) : undefined;
@@ -59,10 +74,12 @@ export async function runApply(
     );
   }
   const connection = await openConnection(flags, { logger });
+  const readLines = humanLines(flags, ctx);
   const reading = createReadProgress(connection.api, {
     logger,
     budget: connection.budget,
     ...(row === undefined ? {} : { row }),
+    ...(readLines === undefined ? {} : { lines: readLines }),
   });
   try {
     const plan =
@@ -78,6 +95,7 @@ export async function runApply(
       graceMs,
       startedAt,
       row,
+      lines: humanLines(flags, ctx),
     });
   } finally {
     reading.finish();
@@ -111,6 +129,12 @@ async function planFromManifests(
     return 'manifests_invalid';
   }
   return prepared.value.plan;
+}
+
+/** Human lines for stderr: off a terminal with `--log-format text`, where the logger's records would otherwise go. */
+function humanLines(flags: ApplyFlags, ctx: CommandContext): ((line: string) => void) | undefined {
+  if (ctx.stderr.isTTY === true || flags.logFormat !== 'text') return undefined;
+  return (line) => ctx.stderr.write(`${line}\n`);
 }
 
 /** `--plan FILE`: the plan made now, applied only as far as the saved plan confirms it (apply-saved-plan.ts). */
@@ -147,31 +171,55 @@ interface ApplyContext {
   readonly startedAt: number;
   /** The terminal row progress is drawn on; undefined when stderr is not a terminal. */
   readonly row: TerminalRow | undefined;
+  /** Off a terminal with `--log-format text`: where progress writes its human lines. */
+  readonly lines: ((line: string) => void) | undefined;
 }
 
 async function confirmAndApply(plan: Plan, flags: ApplyFlags, apply: ApplyContext): Promise<CommandOutcome> {
   const { ctx } = apply;
+  const ui = ctx.jsonUi;
   if (plan.errors.length > 0) {
     for (const error of plan.errors) {
       const where = error.source === undefined ? '' : `${formatLocation(error.source)}: `;
       ctx.stderr.write(`${where}${visibleText(error.message)}\n`);
     }
+    if (ui !== undefined) {
+      writePlanDiagnostics(ui, plan.errors);
+      ui.summarize(`the plan has ${plan.errors.length} error(s); nothing was sent`, {
+        outcome: 'plan_errors',
+      });
+    }
     return 'plan_errors';
   }
   if (plan.refusal !== undefined) throw new EdgesyncError('plan_refused', plan.refusal.message);
   if (plan.actions.length === 0) {
-    ctx.stdout.write('No changes.\n');
+    if (ui === undefined) ctx.stdout.write('No changes.\n');
+    else {
+      writePlannedChanges(ui, plan);
+      ui.summarize('No changes.', { outcome: 'no_changes' });
+    }
     return 'ok';
   }
-  await writePieces(ctx.stdout, planTextChunks(plan, { color: useColor(flags.color, ctx.stdout, ctx.env) }));
+  if (ui === undefined) {
+    await writePieces(
+      ctx.stdout,
+      planTextChunks(plan, { color: useColor(flags.color, ctx.stdout, ctx.env) }),
+    );
+  } else writePlannedChanges(ui, plan);
   if (flags.dryRun) {
+    if (ui !== undefined) {
+      writePlannedRequests(ui, plan);
+      ui.summarize('dry run: nothing was sent', { outcome: 'dry_run' });
+      return 'ok';
+    }
     ctx.stdout.write('\nRequests that would be sent (dry run, nothing sent):\n\n');
     await writePieces(ctx.stdout, requestsChunks(plan));
     return 'ok';
   }
   // The time a person takes to answer is not the run's.
   let answeringMs = 0;
-  if (flags.yes !== true) {
+  // `--plan FILE` with --format json: the plan was reviewed when it was saved, and JSON cannot ask.
+  if (flags.yes !== true && ui === undefined) {
     if (ctx.stdin.isTTY !== true) {
       ctx.stderr.write(
         'edgesync: refusing to apply without confirmation: stdin is not a terminal; pass --yes\n',
@@ -186,10 +234,14 @@ async function confirmAndApply(plan: Plan, flags: ApplyFlags, apply: ApplyContex
       return 'apply_not_confirmed';
     }
   }
+  // With the JSON UI, stdout has every action: stderr keeps only a terminal's row.
+  const lines = ui === undefined ? apply.lines : undefined;
   const reporter = createProgressReporter({
     logger: apply.logger,
     budget: apply.connection.budget,
+    signal: ctx.shutdown,
     ...(apply.row === undefined ? {} : { row: apply.row }),
+    ...(lines === undefined ? {} : { lines }),
   });
   let result: ApplyResult;
   try {
@@ -199,14 +251,28 @@ async function confirmAndApply(plan: Plan, flags: ApplyFlags, apply: ApplyContex
       graceMs: apply.graceMs,
       signal: ctx.shutdown,
       logger: apply.logger,
-      onProgress: reporter.onProgress,
+      onProgress:
+        ui === undefined
+          ? reporter.onProgress
+          : (event) => {
+              if (apply.row !== undefined) reporter.onProgress(event);
+              writeEvent(ui, progressEventJson(event));
+            },
       kindByName,
     });
   } finally {
     reporter.finish();
   }
+  const runMs = performance.now() - apply.startedAt - answeringMs;
   for (const line of formatUnappliedActions(result)) ctx.stderr.write(`${line}\n`);
-  ctx.stdout.write(`${formatApplySummary(result, performance.now() - apply.startedAt - answeringMs)}\n`);
+  if (ui !== undefined) {
+    const summary = applySummaryJson(result, runMs);
+    ui.summarize(summary.message, summary.fields);
+  } else {
+    ctx.stdout.write(`${formatApplySummary(result, runMs)}\n`);
+    const hint = formatFinishHint(result);
+    if (hint !== undefined) ctx.stdout.write(`${hint}\n`);
+  }
   return applySucceeded(result) ? 'ok' : 'apply_incomplete';
 }
 
@@ -224,6 +290,12 @@ async function confirm(ctx: CommandContext): Promise<boolean> {
 
 function writeManifestErrors(errors: readonly ManifestError[], flags: ApplyFlags, ctx: CommandContext): void {
   for (const line of manifestErrorLines(errors, wantsDetail(flags.logLevel))) ctx.stderr.write(`${line}\n`);
+  if (ctx.jsonUi !== undefined) {
+    writeManifestDiagnostics(ctx.jsonUi, errors);
+    ctx.jsonUi.summarize(`${errors.length} manifest problem(s); nothing was read or sent`, {
+      outcome: 'manifests_invalid',
+    });
+  }
 }
 
 /** The load of the manifests, its parsing workers under the heap growth limit the command set (heap-growth.ts). */

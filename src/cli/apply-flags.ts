@@ -1,9 +1,15 @@
+import { Option } from 'commander';
 import type { AddCommandFlags } from './command-context.js';
 import { addConnectionOptions, type ConnectionFlags } from './connection-flags.js';
 import { addLogOptions, type LogFlags } from './log-flags.js';
 import { addPlanOptions, type PlanFlags } from './plan-options.js';
 
+export const APPLY_FORMATS = ['text', 'json'] as const;
+export type ApplyFormat = (typeof APPLY_FORMATS)[number];
+
 export interface ApplyFlags extends ConnectionFlags, PlanFlags, LogFlags {
+  /** `json`: the machine-readable UI on stdout (json-ui.ts); needs --yes or --plan, since it cannot ask. */
+  readonly format: ApplyFormat;
   readonly plan?: string;
   readonly yes?: boolean;
   readonly dryRun?: boolean;
@@ -27,6 +33,14 @@ export const addApplyFlags: AddCommandFlags<[paths: string[], flags: ApplyFlags]
       'apply a plan saved by `edgesync plan --out`, refusing if the account or manifests changed',
     )
     .option('-y, --yes', 'apply without asking')
+    .addOption(
+      new Option(
+        '--format <format>',
+        'stdout: the plan and summary as text, or one JSON object a line for tools (schemas/ui.schema.json; needs --yes or --plan)',
+      )
+        .choices(APPLY_FORMATS)
+        .default('text'),
+    )
     .option(
       '--no-color',
       'no ANSI colours in the plan shown (NO_COLOR is honoured too; FORCE_COLOR forces them)',

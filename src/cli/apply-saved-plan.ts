@@ -86,9 +86,9 @@ export async function savedPlanToApply(
   reportJudgement(file, judgement, plan, ctx);
   if (plan.refusal !== undefined || plan.actions.length > 0) return { apply: plan };
   if (judgement.alreadyApplied.length > 0) {
-    ctx.stdout.write(
-      `Already applied: the account already holds every change of ${file}; nothing was sent.\n`,
-    );
+    const said = `Already applied: the account already holds every change of ${file}; nothing was sent.`;
+    if (ctx.jsonUi === undefined) ctx.stdout.write(`${said}\n`);
+    else ctx.jsonUi.summarize(said, { outcome: 'already_applied' });
     return { done: 'ok' };
   }
   return { apply: plan };

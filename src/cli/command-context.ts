@@ -2,6 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { Command } from 'commander';
 import type { CoreErrorCode } from '../errors.js';
 import type { Kind } from '../kinds/kind.js';
+import type { JsonUi } from './json-ui.js';
 
 /** What a command may touch of the process; main.ts fills it from the real one, tests from their own streams. */
 export interface CommandContext {
@@ -17,6 +18,15 @@ export interface CommandContext {
   setOutcome(outcome: CommandOutcome): void;
   /** Resolves when SIGINT or SIGTERM arrives; long-running commands stop on it. */
   readonly shutdown: AbortSignal;
+  /**
+   * The machine-readable UI on stdout, when the command writes one
+   * (`--format json` of a command whose row says `jsonLines`): everything the
+   * command says for machines goes through it, and run-edgesync.ts ends it
+   * with the exit code.
+   */
+  readonly jsonUi?: JsonUi;
+  /** Calls `listener` once with the exit code the run ends with, after the command and its error handling. */
+  onExit(listener: (exitCode: number) => void): void;
 }
 
 /**

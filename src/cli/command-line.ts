@@ -5,6 +5,7 @@ import { VERSION } from '../version.js';
 import type { CommandContext } from './command-context.js';
 import { COMMANDS, type CommandEntry } from './command-table.js';
 import { flagsFromEnvironment } from './environment-flags.js';
+import type { JsonUi } from './json-ui.js';
 
 export { CommanderError } from 'commander';
 
@@ -29,8 +30,9 @@ export async function commandLine(ctx: CommandContext, argv: readonly string[]):
     .configureOutput({
       writeOut: (text) => ctx.stdout.write(text),
       writeErr: (text) => ctx.stderr.write(text),
+      outputError: (text, write) => write(usageErrorLine(text)),
     })
-    .showHelpAfterError();
+    .showHelpAfterError(helpPointer());
   flagsFromEnvironment(program);
   const named = argv[2] === undefined ? undefined : COMMANDS.get(argv[2]);
   const selected = named === undefined ? [...COMMANDS] : [[argv[2] as string, named] as const];
@@ -51,23 +53,50 @@ function registerCommand(
   ctx: CommandContext,
   kinds: readonly Kind[],
 ): void {
-  const command = entry.addFlags(program.command(name), kinds);
+  const command = entry.addFlags(program.command(name), kinds).showHelpAfterError(helpPointer(name));
   command.action(async (...args: unknown[]) => {
     // commander passes the operands, the flags, then the command itself, which no run needs.
     const given = args.slice(0, -1);
     const flags = given.at(-1) as { readonly format?: unknown };
+    const jsonUi = entry.jsonLines && flags.format === 'json' ? await openJsonUi(name, ctx) : undefined;
     try {
       const run = await entry.load();
-      ctx.setOutcome(await run(...given, ctx));
+      ctx.setOutcome(await run(...given, jsonUi === undefined ? ctx : withJsonUi(ctx, jsonUi)));
     } catch (thrown) {
       const error = namedBySource(thrown, command);
-      if (entry.jsonDiagnostics && flags.format === 'json') {
+      if (jsonUi !== undefined) jsonUi.fail(error);
+      else if (entry.jsonDiagnostics && flags.format === 'json') {
         const { renderDiagnostics } = await import('./json-diagnostics.js');
         ctx.stdout.write(renderDiagnostics([error]));
       }
       throw error;
     }
   });
+}
+
+/** The machine-readable UI of command `name` on stdout (its `version` line written), ended with the run's exit code. */
+async function openJsonUi(name: string, ctx: CommandContext): Promise<JsonUi> {
+  const { JsonUi } = await import('./json-ui.js');
+  const ui = new JsonUi(name, ctx.stdout);
+  ctx.onExit((exitCode) => ui.end(exitCode));
+  return ui;
+}
+
+/** `ctx` with `jsonUi`; its stdin stays a getter (touching process.stdin sets up a stream). */
+function withJsonUi(ctx: CommandContext, jsonUi: JsonUi): CommandContext {
+  return {
+    stdout: ctx.stdout,
+    stderr: ctx.stderr,
+    get stdin() {
+      return ctx.stdin;
+    },
+    env: ctx.env,
+    cwd: ctx.cwd,
+    setOutcome: (outcome) => ctx.setOutcome(outcome),
+    shutdown: ctx.shutdown,
+    jsonUi,
+    onExit: (listener) => ctx.onExit(listener),
+  };
 }
 
 /**
@@ -82,4 +111,43 @@ function namedBySource(error: unknown, command: Command): unknown {
   return command.getOptionValueSource(option.attributeName()) === 'env'
     ? error.namedBy(option.envVar)
     : error;
+}
+
+/**
+ * What follows a usage error instead of the whole help (35 to 100 lines,
+ * which buried the one that said what was wrong): where the help is.
+ */
+export function helpPointer(command?: string): string {
+  return `see \`edgesync ${command === undefined ? '' : `${command} `}--help\``;
+}
+
+/**
+ * Commander's usage error as edgesync writes every error: `edgesync: `
+ * first, and its suggestion on the same line (`unknown option '--formt';
+ * did you mean --format?`).
+ */
+function usageErrorLine(text: string): string {
+  return text
+    .replace(
+      CHOICE_ERROR,
+      (_, flag: string, typed: string | undefined, fromEnv: string, variable: string, choices: string) =>
+        `error: ${typed === undefined ? variable : flag}: expected one of ${choices} (found ${JSON.stringify(typed ?? fromEnv)})`,
+    )
+    .replace(/^error: /, 'edgesync: ')
+    .replace(/\n\(Did you mean (.+)\?\)\n$/, '; did you mean $1?\n');
+}
+
+/**
+ * Commander's refusal of a value outside a flag's choices, from the command
+ * line or its variable: said the way edgesync's own flag checks say it
+ * (`--log-level: expected one of … (found "loud")`), naming the variable
+ * when the value came from one.
+ */
+const CHOICE_ERROR =
+  /^error: option '(--[a-z-]+)[^']*' (?:argument '(.*)'|value '(.*)' from env '([A-Z_]+)') is invalid\. Allowed choices are (.*)\.$/m;
+
+/** The command `argv` (as process.argv) runs, or undefined when it names none. */
+export function commandNamed(argv: readonly string[]): string | undefined {
+  const name = argv[2];
+  return name !== undefined && COMMANDS.has(name) ? name : undefined;
 }

@@ -24,6 +24,12 @@ export interface CommandEntry {
    */
   readonly jsonDiagnostics: boolean;
   /**
+   * With `--format json`, the command writes the machine-readable UI
+   * (json-ui.ts): one JSON object a line, a failure as a `diagnostic` line,
+   * the last line the summary with the exit code.
+   */
+  readonly jsonLines: boolean;
+  /**
    * Its flags depend on the registry's kinds (export names the IDs of each
    * kind the API cannot list), so the registry is loaded to declare them
    * when the command line names this command, to run it or to show its help.
@@ -38,12 +44,17 @@ export interface CommandEntry {
 function lazyCommand<A extends readonly unknown[]>(
   addFlags: AddCommandFlags<A>,
   load: () => Promise<CommandRun<A>>,
-  options: { readonly jsonDiagnostics?: boolean; readonly flagsFromKinds?: boolean } = {},
+  options: {
+    readonly jsonDiagnostics?: boolean;
+    readonly jsonLines?: boolean;
+    readonly flagsFromKinds?: boolean;
+  } = {},
 ): CommandEntry {
   return {
     addFlags,
     load: load as unknown as CommandEntry['load'],
     jsonDiagnostics: options.jsonDiagnostics ?? false,
+    jsonLines: options.jsonLines ?? false,
     flagsFromKinds: options.flagsFromKinds ?? false,
   };
 }
@@ -56,7 +67,12 @@ function lazyCommand<A extends readonly unknown[]>(
  * exporter (docs/performance.md, start time).
  */
 export const COMMANDS: ReadonlyMap<string, CommandEntry> = new Map([
-  ['apply', lazyCommand(addApplyFlags, async () => (await import('./apply-command.js')).runApply)],
+  [
+    'apply',
+    lazyCommand(addApplyFlags, async () => (await import('./apply-command.js')).runApply, {
+      jsonLines: true,
+    }),
+  ],
   [
     'validate',
     lazyCommand(addValidateFlags, async () => (await import('./validate-command.js')).runValidate),
@@ -83,7 +99,9 @@ export const COMMANDS: ReadonlyMap<string, CommandEntry> = new Map([
   ['watch', lazyCommand(addWatchFlags, async () => (await import('./watch-command.js')).runWatch)],
   [
     'reconcile',
-    lazyCommand(addReconcileFlags, async () => (await import('./reconcile-command.js')).runReconcile),
+    lazyCommand(addReconcileFlags, async () => (await import('./reconcile-command.js')).runReconcile, {
+      jsonLines: true,
+    }),
   ],
   [
     'emulator',

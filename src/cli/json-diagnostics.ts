@@ -7,7 +7,7 @@ import { ManifestError } from '../manifest/manifest-error.js';
  * never parses the text on stderr. snake_case keys, like all edgesync JSON.
  */
 export interface JsonDiagnostic {
-  readonly severity: 'error';
+  readonly severity: 'error' | 'warning';
   readonly code: string;
   readonly message: string;
   /** Where in a manifest, when the problem is in one; line and column are null for the file as a whole. */

@@ -1,6 +1,8 @@
 import { OptionError } from '../errors.js';
-/** pino's level names, as `--log-level` takes them. */
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+// The list lives with the flags, in the chunk every command line loads; this parser is a command's.
+import { LOG_LEVELS } from './log-flags.js';
+
+export { LOG_LEVELS } from './log-flags.js';
 
 /** `--log-level`'s value, or an error naming the valid ones (not pino's internal message). */
 export function parseLogLevel(level: string): string {

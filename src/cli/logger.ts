@@ -7,14 +7,15 @@ import { KINDS } from '../kinds/registry.js';
 import { secretFieldNames } from '../kinds/visit-spec.js';
 import { visibleFormattedText, visibleJsonLine } from '../visible-text.js';
 import type { CommandContext } from './command-context.js';
-import type { LogFlags, LogFormat } from './log-flags.js';
+import { humanLogLine } from './human-log-line.js';
+import type { LogFlags, OneShotLogFormat } from './log-flags.js';
 import { parseLogLevel } from './log-level.js';
 
 export { addLogOptions, LOG_FORMATS, type LogFlags, type LogFormat } from './log-flags.js';
 
 export interface LoggerOptions {
-  /** @default 'json' */
-  readonly format?: LogFormat;
+  /** `text`: a human line per record (humanLogLine). @default 'json' */
+  readonly format?: OneShotLogFormat;
   /** pino level name. @default 'info' */
   readonly level?: string;
   /** File descriptor or stream logs go to. @default 2 (stderr: stdout is for results) */
@@ -88,6 +89,9 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   }
   const stream =
     typeof destination === 'number' ? pino.destination({ dest: destination, sync: true }) : destination;
+  if (options.format === 'text') {
+    return pino(base, { write: (line: string) => stream.write(humanLogLine(line)) });
+  }
   return pino(base, stream);
 }
 
@@ -122,7 +126,7 @@ function visibleDestination(destination: number | NodeJS.WritableStream): NodeJS
 /** The logger `addLogOptions`' flags ask for, writing to the command's stderr. */
 export function loggerFor(flags: LogFlags, stderr: CommandContext['stderr']): Logger {
   return createLogger({
-    format: flags.logFormat ?? (stderr.isTTY ? 'pretty' : 'json'),
+    format: flags.logFormat,
     level: flags.logLevel,
     destination: stderr,
   });

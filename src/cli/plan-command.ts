@@ -52,6 +52,10 @@ export async function runPlan(
     logger,
     budget: connection.budget,
     ...(row === undefined ? {} : { row }),
+    // Off a terminal, the read's progress is a human line unless logs are asked for as JSON.
+    ...(row === undefined && flags.logFormat === 'text'
+      ? { lines: (line: string) => ctx.stderr.write(`${line}\n`) }
+      : {}),
   });
   try {
     const prepared = await preparePlan(manifestPaths, reading.api, {

@@ -1,5 +1,5 @@
 import type { ServiceErrorCode } from '../emulator/service-error.js';
-import { CORE_ERROR_CODES, type CoreErrorCode, EdgesyncError } from '../errors.js';
+import { CORE_ERROR_CODES, type CoreErrorCode, EdgesyncError, OptionError } from '../errors.js';
 import type { ExportErrorCode } from '../export/export-error.js';
 import { KIND_ERROR_CODES, type KindErrorCode } from '../kinds/kind-error.js';
 import { MANIFEST_ERROR_CODES, type ManifestErrorCode } from '../manifest/manifest-error.js';
@@ -51,8 +51,8 @@ function exitCodeOf(outcome: CommandOutcome | ErrorCode): ExitCode {
   return EXIT_CODES[outcome] ?? EXIT.error;
 }
 
-/** What a run of edgesync is given of the process: all of CommandContext but the outcome, which it keeps. */
-export type EdgesyncProcess = Omit<CommandContext, 'setOutcome'>;
+/** What a run of edgesync is given of the process: all of CommandContext but what the run keeps itself (the outcome, the exit listeners, the JSON UI). */
+export type EdgesyncProcess = Omit<CommandContext, 'setOutcome' | 'onExit' | 'jsonUi'>;
 
 /**
  * One run of the command line (`argv` as process.argv: node, script, args) to
@@ -61,8 +61,9 @@ export type EdgesyncProcess = Omit<CommandContext, 'setOutcome'>;
  * tests about a command's logic run it in the test's own process.
  */
 export async function runEdgesync(argv: readonly string[], io: EdgesyncProcess): Promise<ExitCode> {
-  const { CommanderError, commandLine } = await import('./command-line.js');
+  const { CommanderError, commandLine, commandNamed, helpPointer } = await import('./command-line.js');
   let outcome: CommandOutcome = 'ok';
+  const exitListeners: ((exitCode: number) => void)[] = [];
   const ctx: CommandContext = {
     stdout: io.stdout,
     stderr: io.stderr,
@@ -76,15 +77,26 @@ export async function runEdgesync(argv: readonly string[], io: EdgesyncProcess):
       outcome = ended;
     },
     shutdown: io.shutdown,
+    onExit: (listener) => {
+      exitListeners.push(listener);
+    },
+  };
+  const exit = (code: ExitCode): ExitCode => {
+    for (const listener of exitListeners.splice(0)) listener(code);
+    return code;
   };
   const program = await commandLine(ctx, argv);
   try {
     await program.parseAsync([...argv]);
   } catch (error) {
-    if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.error;
+    if (error instanceof CommanderError) return exit(error.exitCode === 0 ? EXIT.ok : EXIT.error);
     const { messageForPerson } = await import('./error-hints.js');
     io.stderr.write(`edgesync: ${visibleText(await messageForPerson(error))}\n`);
-    return error instanceof EdgesyncError ? exitCodeOf((error as EdgesyncError<ErrorCode>).code) : EXIT.error;
+    // A flag's bad value is a usage error like commander's own: where the help is follows it.
+    if (error instanceof OptionError) io.stderr.write(`${helpPointer(commandNamed(argv))}\n`);
+    return exit(
+      error instanceof EdgesyncError ? exitCodeOf((error as EdgesyncError<ErrorCode>).code) : EXIT.error,
+    );
   }
-  return exitCodeOf(outcome);
+  return exit(exitCodeOf(outcome));
 }

@@ -69,5 +69,7 @@ export function writingAboveRow(ctx: CommandContext, row: TerminalRow): CommandC
     cwd: ctx.cwd,
     setOutcome: (outcome) => ctx.setOutcome(outcome),
     shutdown: ctx.shutdown,
+    ...(ctx.jsonUi === undefined ? {} : { jsonUi: ctx.jsonUi }),
+    onExit: (listener) => ctx.onExit(listener),
   };
 }

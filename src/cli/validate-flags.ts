@@ -1,6 +1,7 @@
 import { Option } from 'commander';
 import { NO_COLOR_ACCEPTED } from './color-choice.js';
 import type { AddCommandFlags } from './command-context.js';
+import { LOG_LEVELS } from './log-flags.js';
 
 export const VALIDATE_FORMATS = ['text', 'json', 'sarif'] as const;
 export type ValidateFormat = (typeof VALIDATE_FORMATS)[number];
@@ -46,9 +47,12 @@ export const addValidateFlags: AddCommandFlags<[paths: string[], flags: Validate
       '--require-secrets',
       "also resolve every { env } and read every { file } secret, as plan and apply do (by default only their form and the file's presence inside the root are checked)",
     )
-    .option(
-      '--log-level <level>',
-      "debug (or trace) also prints the YAML parser's own messages below a syntax error",
-      'warn',
+    .addOption(
+      new Option(
+        '--log-level <level>',
+        "debug (or trace) also prints the YAML parser's own messages below a syntax error",
+      )
+        .choices([...LOG_LEVELS])
+        .default('warn'),
     )
     .option(...NO_COLOR_ACCEPTED);

@@ -2,7 +2,7 @@ import { Option } from 'commander';
 import type { WatchMode } from '../watch/daemon-status.js';
 import type { AddCommandFlags } from './command-context.js';
 import { addConnectionOptions, type ConnectionFlags } from './connection-flags.js';
-import { LOG_FORMATS, type LogFormat } from './log-flags.js';
+import { LOG_FORMATS, LOG_LEVELS, type LogFormat } from './log-flags.js';
 import { addPlanOptions, type PlanFlags } from './plan-options.js';
 
 /** WATCH_MODES of src/watch/daemon-status.ts, written out so that registering `watch` loads no daemon module. */
@@ -91,7 +91,7 @@ export const addWatchFlags: AddCommandFlags<[paths: string[], flags: WatchFlags]
         .choices(LOG_FORMATS)
         .default('json'),
     )
-    .option('--log-level <level>', 'pino level', 'info')
+    .addOption(new Option('--log-level <level>', 'pino level').choices([...LOG_LEVELS]).default('info'))
     // Like plan and apply: --log-format pretty on a terminal is the only colour watch prints.
     .option('--no-color', 'no ANSI colours in --log-format pretty (NO_COLOR is honoured too)');
   addConnectionOptions(command);

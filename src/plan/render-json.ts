@@ -108,7 +108,7 @@ export function summaryToJson(summary: PlanSummary): Record<string, number> {
   return Object.fromEntries(Object.entries(summary).map(([key, count]) => [key.replaceAll('-', '_'), count]));
 }
 
-function changeToJson(change: ResourceChange): Record<string, unknown> {
+export function changeToJson(change: ResourceChange): Record<string, unknown> {
   return {
     address: change.address,
     op: change.op,

@@ -10,6 +10,7 @@ import {
   DROP_ORDER,
   formatApplySummary,
   formatUnappliedActions,
+  MIN_RATE_WINDOW_MS,
 } from '../../src/apply/progress-reporter.js';
 import { TerminalRow } from '../../src/cli/terminal-row.js';
 import { sleepUntilAborted } from '../api/fake-time.js';
@@ -184,12 +185,144 @@ describe('createProgressReporter', () => {
     });
     reporter.finish();
 
-    // 240 requests left at 120 a minute: 2 minutes, longer than the 2/s so far would take.
+    // 240 requests left at 120 a minute: 2 minutes. Half a second of data is no rate yet.
     expect(output()).toBe(
       '\r\x1b[KApplying 0/241 · ETA 2m00s · create:ip_policy_rules.a' +
-        '\r\x1b[KApplying 1/241 · 2.0/s · ETA 2m00s · waited 1.5s on the rate limit' +
+        '\r\x1b[KApplying 1/241 · ETA 2m00s · waited 1.5s on the rate limit' +
         '\r\x1b[K',
     );
+  });
+
+  it(`shows no rate, nor an ETA from the pace, before ${MIN_RATE_WINDOW_MS / 1000} s of applying`, () => {
+    const { row, output } = terminal(200);
+    let now = 0;
+    const reporter = createProgressReporter({ row, logger: silentLogger, clock: () => now });
+    const actions = Array.from({ length: 12 }, (_, index) =>
+      createRuleAction(`r${index}`, 'ipp_1', `10.0.${index}.0/24`),
+    );
+    const finish = (index: number, at: number): void => {
+      const action = actions[index] ?? actions[0];
+      if (action === undefined) throw new Error('no action');
+      now = at;
+      reporter.onProgress({ type: 'started', action, finished: index, total: 100, rateLimitWaitMs: 0 });
+      reporter.onProgress({
+        type: 'finished',
+        action,
+        result: doneResult(action),
+        finished: index + 1,
+        total: 100,
+        rateLimitWaitMs: 0,
+      });
+    };
+
+    // A burst: 10 actions in the first 20 ms (500/s), then the real pace.
+    for (let index = 0; index < 10; index += 1) finish(index, index * 2);
+    const early = rows(output()).at(-1) ?? '';
+    finish(10, MIN_RATE_WINDOW_MS);
+    reporter.finish();
+
+    expect(early).toBe('Applying 10/100');
+    expect(rows(output()).at(-1)).toBe('Applying 11/100 · 2.2/s · ETA 41s');
+  });
+
+  it('after the stop says how many requests are in flight, and the count of done no longer moves with what never started', () => {
+    const { row, output } = terminal(200);
+    const stop = new AbortController();
+    const reporter = createProgressReporter({
+      row,
+      logger: silentLogger,
+      clock: () => 0,
+      signal: stop.signal,
+    });
+    const [a, b, c] = ['a', 'b', 'c'].map((name, index) =>
+      createRuleAction(name, 'ipp_1', `10.0.${index}.0/24`),
+    );
+    if (a === undefined || b === undefined || c === undefined) throw new Error('no action');
+    reporter.onProgress({ type: 'started', action: a, finished: 0, total: 30, rateLimitWaitMs: 0 });
+    reporter.onProgress({ type: 'started', action: b, finished: 0, total: 30, rateLimitWaitMs: 0 });
+
+    stop.abort();
+    const atStop = rows(output()).at(-1);
+    // 27 actions that never started are written off, one event each.
+    for (let index = 0; index < 27; index += 1) {
+      reporter.onProgress({
+        type: 'finished',
+        action: c,
+        result: { ...doneResult(c), outcome: 'interrupted', reason: 'not started' },
+        finished: index + 1,
+        total: 30,
+        rateLimitWaitMs: 0,
+      });
+    }
+    const afterWriteOffs = rows(output()).at(-1);
+    reporter.onProgress({
+      type: 'finished',
+      action: a,
+      result: doneResult(a),
+      finished: 28,
+      total: 30,
+      rateLimitWaitMs: 0,
+    });
+    const afterOne = rows(output()).at(-1);
+    reporter.finish();
+
+    expect(atStop).toBe('Stopping: 2 requests in flight · 0/30 done');
+    expect(afterWriteOffs).toBe('Stopping: 2 requests in flight · 0/30 done');
+    expect(afterOne).toBe('Stopping: 1 request in flight · 1/30 done');
+  });
+
+  it('off a terminal writes human lines: one per finished action, none for what never started, and the stop', () => {
+    const lines: string[] = [];
+    const stop = new AbortController();
+    const reporter = createProgressReporter({
+      logger: silentLogger,
+      clock: () => 0,
+      lines: (line) => lines.push(line),
+      signal: stop.signal,
+    });
+    const [a, b, c] = ['a', 'b', 'c'].map((name, index) =>
+      createRuleAction(name, 'ipp_1', `10.0.${index}.0/24`),
+    );
+    if (a === undefined || b === undefined || c === undefined) throw new Error('no action');
+
+    reporter.onProgress({ type: 'started', action: a, finished: 0, total: 3, rateLimitWaitMs: 0 });
+    reporter.onProgress({ type: 'started', action: b, finished: 0, total: 3, rateLimitWaitMs: 0 });
+    reporter.onProgress({
+      type: 'finished',
+      action: a,
+      result: { ...doneResult(a), id: 'ipr_1', durationMs: 120 },
+      finished: 1,
+      total: 3,
+      rateLimitWaitMs: 0,
+    });
+    stop.abort();
+    reporter.onProgress({
+      type: 'finished',
+      action: c,
+      result: { ...doneResult(c), outcome: 'interrupted' },
+      finished: 2,
+      total: 3,
+      rateLimitWaitMs: 0,
+    });
+    reporter.onProgress({
+      type: 'finished',
+      action: b,
+      result: {
+        ...doneResult(b),
+        outcome: 'failed',
+        error: { code: 'api_error', message: 'bad cidr', status: 400 },
+      },
+      finished: 3,
+      total: 3,
+      rateLimitWaitMs: 0,
+    });
+    reporter.finish();
+
+    expect(lines).toEqual([
+      'create:ip_policy_rules.a: done in 120ms [id=ipr_1]',
+      'Stopping: 1 request in flight · 1/3 done',
+      'create:ip_policy_rules.b: failed: bad cidr (HTTP 400)',
+    ]);
   });
 
   it('says what it waits for while requests wait for the request budget', () => {

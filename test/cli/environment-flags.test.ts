@@ -74,7 +74,9 @@ describe('every flag can come from the environment as EDGESYNC_<FLAG>', () => {
     });
 
     expect(code).toBe(1);
-    expect(stderr).toContain("from env 'EDGESYNC_LOG_FORMAT' is invalid. Allowed choices are json, pretty");
+    expect(stderr).toContain(
+      'edgesync: EDGESYNC_LOG_FORMAT: expected one of text, json, pretty (found "fancy")',
+    );
   });
 
   it('EDGESYNC_CONCURRENCY=abc is reported as that variable, not as --concurrency, which was never typed', async () => {
@@ -89,11 +91,11 @@ describe('every flag can come from the environment as EDGESYNC_<FLAG>', () => {
 
     expect(fromEnv.code).toBe(1);
     expect(fromEnv.stderr).toBe(
-      'edgesync: EDGESYNC_CONCURRENCY: expected a whole number of at least 1 (found "abc")\n',
+      'edgesync: EDGESYNC_CONCURRENCY: expected a whole number of at least 1 (found "abc")\nsee `edgesync apply --help`\n',
     );
     expect(fromFlag.code).toBe(1);
     expect(fromFlag.stderr).toBe(
-      'edgesync: --concurrency: expected a whole number of at least 1 (found "abc")\n',
+      'edgesync: --concurrency: expected a whole number of at least 1 (found "abc")\nsee `edgesync apply --help`\n',
     );
   });
 

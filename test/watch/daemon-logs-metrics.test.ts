@@ -188,7 +188,7 @@ describe('logs and metrics an operator reads', () => {
 
     expect(plan.code).toBe(1);
     expect(plan.stderr).toBe(
-      'edgesync: --log-level: expected one of fatal, error, warn, info, debug, trace, silent (found "verbose")\n',
+      'edgesync: --log-level: expected one of fatal, error, warn, info, debug, trace, silent (found "verbose")\nsee `edgesync plan --help`\n',
     );
   });
 });
