@@ -5,6 +5,7 @@ import type { AddCommandFlags, CommandOutcome, CommandRun } from './command-cont
 import { addDoctorFlags } from './doctor-flags.js';
 import { addEmulatorFlags } from './emulator-flags.js';
 import { addExportFlags } from './export-flags.js';
+import { addGetFlags } from './get-flags.js';
 import { addPlanFlags } from './plan-flags.js';
 import { addReconcileFlags } from './reconcile-flags.js';
 import { addShowFlags } from './show-flags.js';
@@ -86,6 +87,12 @@ export const COMMANDS: ReadonlyMap<string, CommandEntry> = new Map([
   [
     'show',
     lazyCommand(addShowFlags, async () => (await import('./show-command.js')).runShow, {
+      jsonDiagnostics: true,
+    }),
+  ],
+  [
+    'get',
+    lazyCommand(addGetFlags, async () => (await import('./get-command.js')).runGet, {
       jsonDiagnostics: true,
     }),
   ],

@@ -1,0 +1,40 @@
+import { Option } from 'commander';
+import type { AddCommandFlags } from './command-context.js';
+import { addConnectionOptions, type ConnectionFlags } from './connection-flags.js';
+import { addLogOptions, type LogFlags } from './log-flags.js';
+
+export const GET_FORMATS = ['text', 'json'] as const;
+export type GetFormat = (typeof GET_FORMATS)[number];
+
+export interface GetFlags extends ConnectionFlags, LogFlags {
+  readonly owner: string;
+  readonly format: GetFormat;
+  /** Kinds to list, comma-separated (`ip_policy_rules,reserved_addrs`). */
+  readonly kind?: string;
+  /** States to list, comma-separated (`pending,skipped`). */
+  readonly state?: string;
+  readonly allowOutsideRoot?: boolean;
+}
+
+/**
+ * `edgesync get`: what the owner manages and how each object stands against
+ * the manifests, as `flux get` and `terraform state list` answer it.
+ */
+export const addGetFlags: AddCommandFlags<[paths: string[], flags: GetFlags]> = (command) => {
+  command
+    .description(
+      'list what the owner manages: kind, name, id and state against the manifests (in_sync, pending, skipped), read from the account',
+    )
+    .argument(
+      '[paths...]',
+      'manifest files or directories (recursive; default ".", without node_modules and hidden directories)',
+    )
+    .option('--owner <owner>', 'the ownership marker whose objects are listed', 'default')
+    .option('--kind <kinds>', 'only these kinds, comma-separated (collection keys of the manifests)')
+    .option('--state <states>', 'only objects in these states, comma-separated (e.g. pending,skipped)')
+    .addOption(new Option('--format <format>', 'output on stdout').choices(GET_FORMATS).default('text'))
+    .option('--allow-outside-root', 'let { file: } references leave the manifest directory');
+  addLogOptions(command, 'warn');
+  addConnectionOptions(command);
+  return command;
+};
