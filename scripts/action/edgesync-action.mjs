@@ -12,6 +12,7 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { GitHubApi } from './github-api.mjs';
@@ -66,6 +67,7 @@ export function readInputs(env) {
     cli: input(env, 'cli'),
     image: input(env, 'image', 'ghcr.io/edgesync/edgesync:0.1.0'),
     pull: input(env, 'pull'),
+    planKey: input(env, 'plan-key'),
   };
   if (command === 'apply' && flow === 'daemon-applies') {
     throw new ActionError(
@@ -113,6 +115,19 @@ export function fenced(text) {
 }
 
 /**
+ * The plan key of input `plan-key` (a secret), as the file `plan --out` and
+ * `apply --plan` read (EDGESYNC_PLAN_KEY_FILE): written once, readable by
+ * the runner's user only, outside the checkout (never part of an artifact).
+ * A key file the step's env already names is used as it is.
+ */
+function withPlanKeyFile(inputs, env) {
+  if (inputs.planKey === '' || env.EDGESYNC_PLAN_KEY_FILE) return env;
+  const file = join(env.RUNNER_TEMP || tmpdir(), `edgesync-plan-${randomUUID()}.key`);
+  writeFileSync(file, inputs.planKey, { mode: 0o600, flag: 'wx' });
+  return { ...env, EDGESYNC_PLAN_KEY_FILE: file };
+}
+
+/**
  * How edgesync runs: `cli` as a command line (`npx edgesync`, a path), or
  * the release image through Docker, with the checkout mounted at its own
  * path (so that file names mean the same inside) and the host network (so
@@ -139,6 +154,10 @@ function edgesyncCommand(inputs, env) {
       ...user,
       '-v',
       `${cwd}:${cwd}`,
+      // The plan key lives outside the checkout: mounted at its own path, read-only.
+      ...(env.EDGESYNC_PLAN_KEY_FILE
+        ? ['-v', `${env.EDGESYNC_PLAN_KEY_FILE}:${env.EDGESYNC_PLAN_KEY_FILE}:ro`]
+        : []),
       '-w',
       cwd,
       ...passed.flatMap((name) => ['-e', name]),
@@ -156,8 +175,14 @@ function runEdgesync(inputs, env, args, { quiet = false } = {}) {
   const { file, args: before } = edgesyncCommand(inputs, env);
   process.stderr.write(`$ edgesync ${args.join(' ')}\n`);
   return new Promise((resolvePromise) => {
-    // edgesync needs no GitHub token, and the key only as EDGE_API_KEY.
-    const { GITHUB_TOKEN: _token, INPUT_API_KEY: _key, INPUT_GITHUB_TOKEN: _input, ...childEnv } = env;
+    // edgesync needs no GitHub token, the key only as EDGE_API_KEY, the plan key only as its file.
+    const {
+      GITHUB_TOKEN: _token,
+      INPUT_API_KEY: _key,
+      INPUT_GITHUB_TOKEN: _input,
+      INPUT_PLAN_KEY: _planKey,
+      ...childEnv
+    } = env;
     const child = spawn(file, [...before, ...args], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
@@ -430,8 +455,8 @@ export async function main(phase, env) {
     if (phase !== 'run') throw new ActionError(`expected find-reviewed or run (found "${phase ?? ''}")`);
     const inputs = readInputs(env);
     if (inputs.command === 'validate') return await validate(inputs, env);
-    if (inputs.command === 'plan') return await plan(inputs, env);
-    if (inputs.command === 'apply') return await apply(inputs, env);
+    if (inputs.command === 'plan') return await plan(inputs, withPlanKeyFile(inputs, env));
+    if (inputs.command === 'apply') return await apply(inputs, withPlanKeyFile(inputs, env));
     return await wait(inputs, env);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);

@@ -11,6 +11,8 @@ export interface ApplyFlags extends ConnectionFlags, PlanFlags, LogFlags {
   /** `json`: the machine-readable UI on stdout (json-ui.ts); needs --yes or --plan, since it cannot ask. */
   readonly format: ApplyFormat;
   readonly plan?: string;
+  /** The key the saved plan's secrets were digested with (`plan --plan-key-file`). */
+  readonly planKeyFile?: string;
   readonly yes?: boolean;
   readonly dryRun?: boolean;
   readonly concurrency: string;
@@ -31,6 +33,10 @@ export const addApplyFlags: AddCommandFlags<[paths: string[], flags: ApplyFlags]
     .option(
       '--plan <file>',
       'apply a plan saved by `edgesync plan --out`, refusing if the account or manifests changed',
+    )
+    .option(
+      '--plan-key-file <file>',
+      "with --plan: the key `plan --out` digested the plan's secrets with (at least 32 bytes)",
     )
     .option('-y, --yes', 'apply without asking')
     .addOption(

@@ -5,7 +5,7 @@ import { KINDS } from '../kinds/registry.js';
 import { type LoadOptions, loadDesiredState } from '../manifest/load-desired-state.js';
 import type { ManifestError } from '../manifest/manifest-error.js';
 import type { Plan } from '../plan/plan.js';
-import type { SavedNarrowing } from '../plan/saved-plan.js';
+import { type SavedNarrowing, SavedPlanError } from '../plan/saved-plan.js';
 import { SavedPlanJudge, type SavedPlanJudgement } from '../plan/saved-plan-judge.js';
 import { combinedNarrowing } from '../plan/saved-plan-narrowing.js';
 import type { SavedPlanHeader } from '../plan/saved-plan-reader.js';
@@ -15,6 +15,7 @@ import { visibleText } from '../visible-text.js';
 import type { ApplyFlags } from './apply-flags.js';
 import type { CommandContext, CommandOutcome } from './command-context.js';
 import { readSavedPlanActions, readSavedPlanHeader } from './plan-file.js';
+import { readPlanKey } from './plan-key-file.js';
 import { parsePlanOptions } from './plan-options.js';
 
 /** The plan to apply for `apply --plan FILE`: the plan made now, once the saved plan confirms it. */
@@ -46,8 +47,15 @@ export async function savedPlanToApply(
   const path = resolve(ctx.cwd, file);
   const noPathGiven = paths.length === 0;
   const manifestPaths = noPathGiven ? ['.'] : paths;
+  const key = await readPlanKey(flags.planKeyFile, ctx.cwd, (line) => ctx.stderr.write(`${line}\n`));
   // The header first: a file made from other manifests or for another owner is refused before anything is read.
-  const header = await readSavedPlanHeader(path, options.kinds);
+  const header = await readSavedPlanHeader(path, options.kinds).catch((error: unknown) => {
+    throw error instanceof SavedPlanError && error.olderFormat !== undefined
+      ? stale(
+          `${file}: saved by an older edgesync (format ${error.olderFormat}), whose plan files held a plain sha256 of each secret, which anyone who can read the file can test guesses against; nothing was sent: run \`edgesync plan --out\` again (with --plan-key-file) and review the new plan`,
+        )
+      : error;
+  });
   checkMadeFrom(file, header, { owner: options.owner, manifestPaths, noPathGiven, cwd: ctx.cwd });
   const narrowing = combinedNarrowing(
     { targets: options.targets ?? [], excludes: options.excludes ?? [] },
@@ -72,15 +80,18 @@ export async function savedPlanToApply(
     signal: ctx.shutdown,
   });
   reading.finish();
-  const judge = new SavedPlanJudge(plan, live, { kinds: options.kinds });
+  const judge = new SavedPlanJudge(plan, live, { kinds: options.kinds, key });
   const claims = await readSavedPlanActions(path, options.kinds, (action) => judge.take(action));
   if (!sameHeader(claims, header)) throw stale(`${file}: the file changed while it was read`);
   const judgement = judge.finish(claims.fingerprints);
   if (plan.errors.length > 0) return { apply: plan };
   if (judgement.differences.length > 0) {
     for (const line of differenceLines(judgement)) ctx.stderr.write(`${line}\n`);
+    for (const hint of judgement.keyHints) ctx.stderr.write(`secrets: ${hint}\n`);
     throw stale(
-      `${file}: ${judgement.differences.length} difference(s) from what the manifests and the account give now (above); nothing was sent: run \`edgesync plan\` again and review the new plan`,
+      judgement.keyHints.length > 0
+        ? `${file}: ${judgement.differences.length} difference(s) (above), among them secrets the file holds no digest of under this apply's plan key; nothing was sent: give plan and apply the same --plan-key-file (EDGESYNC_PLAN_KEY_FILE), then plan again`
+        : `${file}: ${judgement.differences.length} difference(s) from what the manifests and the account give now (above); nothing was sent: run \`edgesync plan\` again and review the new plan`,
     );
   }
   reportJudgement(file, judgement, plan, ctx);

@@ -26,6 +26,7 @@ import { wantsDetail } from './log-level.js';
 import { loggerFor } from './logger.js';
 import { manifestErrorLines } from './manifest-error-lines.js';
 import type { PlanCommandFlags } from './plan-flags.js';
+import { readPlanKey } from './plan-key-file.js';
 import { parseMaxChars, renderMarkdownForRepo } from './plan-markdown.js';
 import { parsePlanOptions } from './plan-options.js';
 import { TerminalRow, writingAboveRow } from './terminal-row.js';
@@ -39,6 +40,11 @@ export async function runPlan(
   const planOptions = parsePlanOptions(flags, KINDS);
   const maxChars = parseMaxChars(flags.maxChars);
   const caWarningMs = parseDuration('--ca-expiry-warning', flags.caExpiryWarning);
+  // Read before the account is: a key file that cannot be used fails the run at once.
+  const planKey =
+    flags.out === undefined
+      ? undefined
+      : await readPlanKey(flags.planKeyFile, commandCtx.cwd, (line) => commandCtx.stderr.write(`${line}\n`));
   const runtimeFlags = limitHeapGrowth();
   // On a terminal, the read's progress is a row rewritten in place; every other line on stderr goes above it.
   const row = commandCtx.stderr.isTTY === true ? new TerminalRow(commandCtx.stderr) : undefined;
@@ -102,13 +108,23 @@ export async function runPlan(
       const file = resolve(ctx.cwd, flags.out);
       try {
         const narrowing = { targets: planOptions.targets ?? [], excludes: planOptions.excludes ?? [] };
-        await writeFilePieces(file, savedPlanChunks(toSavedPlan(plan, manifestPaths, narrowing)), 0o600);
+        await writeFilePieces(
+          file,
+          savedPlanChunks(toSavedPlan(plan, manifestPaths, narrowing, planKey)),
+          0o600,
+        );
       } catch (cause) {
         throw new EdgesyncError('plan_file_unwritable', `cannot write the plan file ${file}`, { cause });
       }
       ctx.stderr.write(
         `Saved the plan to ${flags.out}: apply it with \`edgesync apply --plan ${flags.out}${ownerArgument(flags.owner)} ${manifestPaths.join(' ')}\`\n`,
       );
+      const withSecrets = plan.actions.filter((action) => action.sensitivePaths.length > 0).length;
+      if (planKey === undefined && withSecrets > 0) {
+        ctx.stderr.write(
+          `warning: ${withSecrets} action(s) of the plan send a secret, and without --plan-key-file (EDGESYNC_PLAN_KEY_FILE) the file holds no digest of it: apply --plan will refuse them; give both jobs the same key (docs/apply.md, "The plan key")\n`,
+        );
+      }
     }
     return outcomeOf(plan, flags);
   } finally {

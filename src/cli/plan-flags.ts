@@ -11,6 +11,8 @@ export type PlanFormat = (typeof PLAN_FORMATS)[number];
 export interface PlanCommandFlags extends ConnectionFlags, PlanFlags, LogFlags {
   readonly format: PlanFormat;
   readonly out?: string;
+  /** With --out: the key the saved secrets are digested with. */
+  readonly planKeyFile?: string;
   readonly maxChars: string;
   readonly repoRoot?: string;
   readonly detailedExitcode?: boolean;
@@ -29,7 +31,14 @@ export const addPlanFlags: AddCommandFlags<[paths: string[], flags: PlanCommandF
       'manifest files or directories (recursive; default ".", without node_modules and hidden directories)',
     )
     .addOption(new Option('--format <format>', 'output on stdout').choices(PLAN_FORMATS).default('text'))
-    .option('--out <file>', 'save the plan for `edgesync apply --plan FILE` (secrets are stored as hashes)')
+    .option(
+      '--out <file>',
+      'save the plan for `edgesync apply --plan FILE` (secrets as keyed digests, or withheld)',
+    )
+    .option(
+      '--plan-key-file <file>',
+      'with --out: the key (at least 32 bytes) the saved secrets are digested with; give apply --plan the same',
+    )
     .option(
       '--max-chars <n>',
       `markdown: at most this many characters (GitHub takes 65,536 in a comment); deletes, replaces and refusals first, the rest folded or cut`,

@@ -45,8 +45,11 @@ export interface DesiredState {
   readonly warnings?: readonly string[];
   /**
    * sha256 (hex) of the canonical JSON of every entry's kind, name, id,
-   * protect and spec, secrets included. A saved plan records it; applying the
-   * plan refuses when the manifests hash differently.
+   * protect and spec, each secret's value replaced by a stand-in: the hash
+   * is shown (saved plans, `/status`), and a plain digest of a secret could
+   * be tested against guesses offline. A saved plan records it; applying the
+   * plan refuses when the manifests hash differently (a secret is compared
+   * by its keyed digest in the actions that send it).
    */
   readonly hash: string;
 }

@@ -20,7 +20,7 @@ import type { ParsedManifest, ParseOutcome } from './parsed-manifest.js';
 import { entryLocation, type RawEntry } from './raw-entry.js';
 import { type ReferenceOptions, readReferencedFile, resolveSecretValue } from './resolve-references.js';
 import { mapSchemaErrors } from './schema-errors.js';
-import { reportSecretValues } from './secret-values.js';
+import { hasSecretField, reportSecretValues, withoutSecretValues } from './secret-values.js';
 
 export interface LoadOptions {
   /** Environment that `{ env: NAME }` references read. @default {} */
@@ -146,7 +146,7 @@ export async function loadDesiredState(
       files: collected.files.map((file) => file.display),
       directories: collected.manifestDirectories,
       warnings: collected.warnings.map((warning) => `${warning.file}: ${warning.message}`),
-      hash: hashEntries(desired, options.memo !== undefined),
+      hash: hashEntries(desired, kinds, options.memo !== undefined),
     },
   };
 }
@@ -413,11 +413,16 @@ const canonicalOfEntry = new WeakMap<DesiredEntry, string>();
 
 /**
  * canonicalHash of the list of every entry's kind, name, id, protect and
- * spec, fed to the hash an entry at a time: the same digest as hashing the
+ * spec (secrets masked: withoutSecretValues), fed to the hash an entry at a time: the same digest as hashing the
  * list's canonical JSON (`[` items joined by `,` `]`), without building the
  * list and one string of it (15 MB at 100,000 rules).
  */
-function hashEntries(entries: readonly DesiredEntry[], keepCanonical: boolean): string {
+function hashEntries(
+  entries: readonly DesiredEntry[],
+  kinds: readonly Kind[],
+  keepCanonical: boolean,
+): string {
+  const withSecrets = new Map(kinds.filter(hasSecretField).map((kind) => [kind.name as string, kind]));
   const hash = createHash('sha256').update('[');
   for (const [index, entry] of entries.entries()) {
     if (index > 0) hash.update(',');
@@ -428,7 +433,9 @@ function hashEntries(entries: readonly DesiredEntry[], keepCanonical: boolean): 
         name: entry.name,
         id: entry.id,
         protect: entry.protect,
-        spec: entry.spec,
+        spec: withSecrets.has(entry.kind)
+          ? withoutSecretValues(withSecrets.get(entry.kind) as Kind, entry.spec)
+          : entry.spec,
       });
       if (keepCanonical) canonicalOfEntry.set(entry, canonical);
     }

@@ -1,12 +1,13 @@
 import type { ApiRequest } from '../api/edge-api.js';
 import { canonicalJson } from '../canonical-json.js';
+import { pointerToken } from '../json-pointer.js';
 import { isRecord } from '../json-value.js';
 import type { Kind, ModuleTarget } from '../kinds/kind.js';
 import type { LiveObject } from '../kinds/live-state.js';
 import { encodeMetadata } from '../kinds/ownership-marker.js';
 import { isPendingId } from './pending-id.js';
 import type { Action } from './plan.js';
-import { isSensitiveHash, sensitiveHash } from './saved-plan.js';
+import { isSensitiveHash } from './saved-plan.js';
 import type { LiveLookup, SavedCreates } from './saved-plan-references.js';
 import { METADATA_FIELD } from './spec-fields.js';
 
@@ -14,6 +15,19 @@ export interface AlreadyAppliedContext {
   readonly live: LiveLookup;
   readonly creates: SavedCreates;
   readonly kinds: ReadonlyMap<string, Kind>;
+  /** Whether a saved secret's digest (`saved`) is of `value` at that place (secret-digest.ts). */
+  readonly secretHolds: (
+    place: { readonly kind: string; readonly name: string; readonly path: string },
+    saved: string,
+    value: string,
+  ) => boolean;
+}
+
+/** Where a value stands in a saved action's body: its entry and the pointer, for a secret's digest. */
+interface BodyPlace {
+  readonly kind: string;
+  readonly name: string;
+  readonly path: string;
 }
 
 /**
@@ -121,7 +135,7 @@ class WriteReader {
         target,
         keys: [`module:${path}`],
         deletesObject: false,
-        holds: () => made.has(key) && this.#holds(request.body, made.get(key)),
+        holds: () => made.has(key) && this.#holds(request.body, made.get(key), placeIn(action, '')),
       };
     }
     const body = isRecord(request.body) ? request.body : {};
@@ -130,7 +144,8 @@ class WriteReader {
       target,
       keys: Object.keys(body).map((field) => `field:${field}`),
       deletesObject: false,
-      holds: (keys) => isRecord(written) && keys.every((field) => this.#holdsField(body, written, field)),
+      holds: (keys) =>
+        isRecord(written) && keys.every((field) => this.#holdsField(body, written, field, action)),
     };
   }
 
@@ -151,7 +166,7 @@ class WriteReader {
         made !== undefined &&
         made.path === request.path &&
         isRecord(made.body) &&
-        open.every((field) => this.#holdsField(body, made.body as Record<string, unknown>, field)),
+        open.every((field) => this.#holdsField(body, made.body as Record<string, unknown>, field, action)),
     };
   }
 
@@ -235,9 +250,17 @@ class WriteReader {
     return made;
   }
 
-  #holdsField(saved: Record<string, unknown>, made: Record<string, unknown>, key: string): boolean {
+  #holdsField(
+    saved: Record<string, unknown>,
+    made: Record<string, unknown>,
+    key: string,
+    action: Action,
+  ): boolean {
     const field = key.slice('field:'.length);
-    return Object.hasOwn(made, field) && this.#holds(saved[field], made[field]);
+    return (
+      Object.hasOwn(made, field) &&
+      this.#holds(saved[field], made[field], placeIn(action, `/${pointerToken(field)}`))
+    );
   }
 
   /**
@@ -245,9 +268,9 @@ class WriteReader {
    * file holds, a pending ID by the object its create made, a list of plain
    * values as a set (the service keeps them as sets: hostports, scopes, IDs).
    */
-  #holds(saved: unknown, made: unknown): boolean {
+  #holds(saved: unknown, made: unknown, at: BodyPlace): boolean {
     if (isSensitiveHash(saved))
-      return typeof made === 'string' && sensitiveHash(made).$sensitive === saved.$sensitive;
+      return typeof made === 'string' && this.#context.secretHolds(at, saved.$sensitive, made);
     if (isPendingId(saved)) return made === this.#context.creates.objectOf(saved.$createdBy)?.id;
     if (Array.isArray(saved)) {
       if (!Array.isArray(made)) return false;
@@ -255,14 +278,17 @@ class WriteReader {
         isPendingId(item) ? (this.#context.creates.objectOf(item.$createdBy)?.id ?? item) : item,
       );
       if (items.every(isPlain) && made.every(isPlain)) return sameSet(items, made);
-      return items.length === made.length && items.every((item, index) => this.#holds(item, made[index]));
+      return (
+        items.length === made.length &&
+        items.every((item, index) => this.#holds(item, made[index], deeper(at, index)))
+      );
     }
     if (isRecord(saved)) {
       if (!isRecord(made)) return false;
       const keys = Object.keys(saved);
       return (
         keys.length === Object.keys(made).length &&
-        keys.every((key) => Object.hasOwn(made, key) && this.#holds(saved[key], made[key]))
+        keys.every((key) => Object.hasOwn(made, key) && this.#holds(saved[key], made[key], deeper(at, key)))
       );
     }
     return saved === made;
@@ -320,4 +346,12 @@ function sameSet(a: readonly unknown[], b: readonly unknown[]): boolean {
   const left = new Set(a);
   const right = new Set(b);
   return left.size === right.size && [...left].every((item) => right.has(item));
+}
+
+function placeIn(action: Action, path: string): BodyPlace {
+  return { kind: action.kind, name: action.name, path };
+}
+
+function deeper(at: BodyPlace, key: string | number): BodyPlace {
+  return { ...at, path: `${at.path}/${pointerToken(key)}` };
 }

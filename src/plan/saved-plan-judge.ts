@@ -3,9 +3,17 @@ import type { Kind } from '../kinds/kind.js';
 import type { LiveState } from '../kinds/live-state.js';
 import { isPendingId } from './pending-id.js';
 import type { Action, Plan } from './plan.js';
-import { isSensitiveHash, sensitiveHash } from './saved-plan.js';
+import { isSensitiveHash } from './saved-plan.js';
 import { alreadyApplied } from './saved-plan-already-applied.js';
 import { LiveLookup, type ReferenceNow, SavedCreates } from './saved-plan-references.js';
+import { compareSecret, type PlanKey, planKeyHint, type SecretComparison } from './secret-digest.js';
+
+/** The secrets of a body made now: their pointers, and the entry whose action it is. */
+interface BodySecrets {
+  readonly kind: string;
+  readonly name: string;
+  readonly paths: ReadonlySet<string>;
+}
 
 /** What `apply --plan` may do with a saved plan, given the plan made again now. */
 export interface SavedPlanJudgement {
@@ -19,11 +27,18 @@ export interface SavedPlanJudgement {
    * confirmed actions, and it is what is sent.
    */
   readonly differences: readonly string[];
+  /**
+   * What to do about secrets the file's digests could not vouch for (made
+   * without a plan key, or with another one), once each; empty otherwise.
+   */
+  readonly keyHints: readonly string[];
 }
 
 export interface SavedPlanJudgeOptions {
   /** The registry of kinds the plan was made with. */
   readonly kinds: readonly Kind[];
+  /** The plan key (`--plan-key-file`) the saved secrets' digests are checked with; none: no digest can be. */
+  readonly key?: PlanKey | undefined;
 }
 
 /**
@@ -32,8 +47,8 @@ export interface SavedPlanJudgeOptions {
  * planned from `live`). The file is a claim, never a script: an action is
  *
  * - confirmed when the plan made now holds the same action (key, operation,
- *   kind, method, path and body; a secret compared by the hash the file
- *   holds, a pending ID by the create it names, or by the object that create
+ *   kind, method, path and body; a secret compared by the keyed digest the
+ *   file holds, under the same plan key and at the same place, a pending ID by the create it names, or by the object that create
  *   made when the plan made now no longer creates it) and the object it
  *   touches is still as the saved plan read it (its fingerprint);
  * - already applied when the account already holds what it would write
@@ -61,12 +76,16 @@ export class SavedPlanJudge {
   /** Confirmed actions on live objects: the fingerprint the saved plan must have recorded for each. */
   readonly #objectChecks: { readonly key: string; readonly id: string }[] = [];
   readonly #unconfirmed: { readonly action: Action; readonly why: string }[] = [];
+  readonly #key: PlanKey | undefined;
+  /** Why some saved secrets could not be checked, and what to do, once each. */
+  readonly #keyHints = new Set<string>();
   #confirmed = 0;
 
   constructor(now: Plan, live: LiveState, options: SavedPlanJudgeOptions) {
     this.#now = now;
     this.#kinds = new Map(options.kinds.map((kind) => [kind.name, kind]));
     this.#live = new LiveLookup(live);
+    this.#key = options.key;
     this.#creates = new SavedCreates(this.#live);
     this.#confirmedAt = new Uint8Array(now.actions.length);
   }
@@ -104,7 +123,12 @@ export class SavedPlanJudge {
     }
     const applied = alreadyApplied(
       this.#unconfirmed.map((entry) => entry.action),
-      { live: this.#live, creates: this.#creates, kinds: this.#kinds },
+      {
+        live: this.#live,
+        creates: this.#creates,
+        kinds: this.#kinds,
+        secretHolds: (place, saved, value) => this.#compareSecret(place, saved, value),
+      },
     );
     for (const { action, why } of this.#unconfirmed) {
       if (applied.has(action.key)) continue;
@@ -129,7 +153,26 @@ export class SavedPlanJudge {
         applied.has(action.key) ? [action.key] : [],
       ),
       differences,
+      keyHints: [...this.#keyHints],
     };
+  }
+
+  /** A saved secret against the value at the same place now; what could not be checked leaves its hint. */
+  #compareSecret(
+    place: { readonly kind: string; readonly name: string; readonly path: string },
+    saved: string,
+    value: string,
+  ): boolean {
+    const comparison: SecretComparison = compareSecret(
+      this.#key,
+      { owner: this.#now.owner, ...place },
+      saved,
+      value,
+    );
+    if (comparison.same) return true;
+    const hint = planKeyHint(comparison);
+    if (hint !== undefined) this.#keyHints.add(hint);
+    return false;
   }
 
   /** Where the action of this key is in the plan made now. */
@@ -155,22 +198,26 @@ export class SavedPlanJudge {
     const request = now.request;
     if (savedRequest.method !== request.method) return 'method';
     if (this.#pathNow(savedRequest.path) !== request.path) return 'path';
-    const secrets = now.sensitivePaths.length === 0 ? undefined : new Set(now.sensitivePaths);
+    const secrets =
+      now.sensitivePaths.length === 0
+        ? undefined
+        : { kind: now.kind, name: now.name, paths: new Set(now.sensitivePaths) };
     if (!this.#sameBody(savedRequest.body, request.body, secrets, '')) return 'body';
     return undefined;
   }
 
   /**
    * Whether a saved body says what a body made now says. `secrets`: the
-   * pointers of the body made now whose values are secrets; only there does
-   * the saved body hold a hash, and it must be that value's.
+   * pointers of the body made now whose values are secrets, and the entry
+   * they belong to; only there does the saved body hold a digest, and it
+   * must be that value's at that place, under this apply's key.
    */
-  #sameBody(saved: unknown, now: unknown, secrets: ReadonlySet<string> | undefined, at: string): boolean {
-    if (secrets?.has(at) === true) {
+  #sameBody(saved: unknown, now: unknown, secrets: BodySecrets | undefined, at: string): boolean {
+    if (secrets?.paths.has(at) === true) {
       return (
         typeof now === 'string' &&
         isSensitiveHash(saved) &&
-        saved.$sensitive === sensitiveHash(now).$sensitive
+        this.#compareSecret({ kind: secrets.kind, name: secrets.name, path: at }, saved.$sensitive, now)
       );
     }
     if (isPendingId(saved) || isPendingId(now)) {

@@ -73,7 +73,7 @@ export class SavedPlanReader {
     // A file of another format is only that: its changes' problems would be noise.
     if (problems.length === 0 || !isFormatProblem(problems))
       problems.push(...this.#problems, ...this.#actions.problems);
-    throwIfAny(problems);
+    throwIfAny(problems, olderFormatOf(file));
     return savedPlanFromFile(file as Record<string, unknown>, this.#changes, this.#kept);
   }
 
@@ -94,6 +94,8 @@ export interface SavedPlanHeader {
   readonly owner: string;
   readonly manifestPaths: readonly string[];
   readonly narrowing: SavedNarrowing;
+  /** The plan key's id the secrets were digested with; null when the plan was made without one. */
+  readonly planKeyId: string | null;
   readonly desiredHash: string;
 }
 
@@ -118,7 +120,7 @@ export class SavedPlanHeaderReader {
 
   end(): SavedPlanHeader {
     const file = this.#text.end();
-    throwIfAny(fileProblems(file, this.#kindNames));
+    throwIfAny(fileProblems(file, this.#kindNames), olderFormatOf(file));
     return headerOf(file as Record<string, unknown>);
   }
 }
@@ -157,7 +159,7 @@ export class SavedPlanActionsReader {
     const file = this.#text.end();
     const problems = fileProblems(file, this.#kindNames);
     if (problems.length === 0 || !isFormatProblem(problems)) problems.push(...this.#actions.problems);
-    throwIfAny(problems);
+    throwIfAny(problems, olderFormatOf(file));
     const checked = file as Record<string, unknown>;
     return {
       ...headerOf(checked),
@@ -224,13 +226,22 @@ function invalid(message: string, cause?: unknown): SavedPlanError {
   return new SavedPlanError('plan_file_invalid', message, cause === undefined ? undefined : { cause });
 }
 
-function throwIfAny(problems: readonly string[]): void {
+function throwIfAny(problems: readonly string[], olderFormat?: number): void {
   if (problems.length === 0) return;
   const shown = problems.slice(0, MAX_PROBLEMS_SHOWN);
   const more = problems.length - shown.length;
-  throw invalid(
+  throw new SavedPlanError(
+    'plan_file_invalid',
     `the plan file is not a saved edgesync plan: ${shown.join('; ')}${more > 0 ? `; and ${more} more` : ''}`,
+    olderFormat === undefined ? {} : { olderFormat },
   );
+}
+
+/** The format version of a file an older edgesync wrote, if it is one. */
+function olderFormatOf(value: unknown): number | undefined {
+  if (!isRecord(value)) return undefined;
+  const found = value.format_version ?? value.formatVersion;
+  return typeof found === 'number' && found >= 1 && found < SAVED_PLAN_FORMAT_VERSION ? found : undefined;
 }
 
 /** A file of 100,000 broken actions gives one readable line, not 100,000. */
@@ -294,6 +305,7 @@ function headerOf(file: Record<string, unknown>): SavedPlanHeader {
     owner: String(file.owner),
     manifestPaths: (file.manifest_paths as unknown[]).map(String),
     narrowing: { targets: narrowing.targets.map(String), excludes: narrowing.excludes.map(String) },
+    planKeyId: typeof file.plan_key_id === 'string' ? file.plan_key_id : null,
     desiredHash: String(file.desired_hash),
   };
 }
@@ -308,19 +320,28 @@ function kindNamesOf(kinds: readonly Kind[]): ReadonlySet<KindName> {
   return new Set(kinds.map((kind) => kind.name));
 }
 
+const KEY_ID = /^[0-9a-f]{16}$/;
+
 /** What is wrong with the file but its changes and actions, which the reader checks one by one. */
 function fileProblems(value: unknown, kindNames: ReadonlySet<KindName>): string[] {
   if (!isRecord(value)) return ['expected a JSON object'];
   if (value.format_version !== SAVED_PLAN_FORMAT_VERSION) {
     const found = value.format_version ?? value.formatVersion;
     const older = typeof found === 'number' && found >= 1 && found < SAVED_PLAN_FORMAT_VERSION;
-    const hint = older ? ' (a plan saved by an older edgesync: plan again)' : '';
+    const hint = older
+      ? ' (a plan saved by an older edgesync, whose plan files held a plain sha256 of each secret: plan again)'
+      : '';
     return [
       `${FORMAT_PROBLEM} expected ${SAVED_PLAN_FORMAT_VERSION} (found ${JSON.stringify(found)})${hint}`,
     ];
   }
   const problems: string[] = [];
   if (typeof value.owner !== 'string') problems.push('owner: expected a string');
+  if (
+    value.plan_key_id !== null &&
+    (typeof value.plan_key_id !== 'string' || !KEY_ID.test(value.plan_key_id))
+  )
+    problems.push('plan_key_id: expected null or 16 hex digits');
   if (typeof value.desired_hash !== 'string') problems.push('desired_hash: expected a string');
   if (
     !Array.isArray(value.manifest_paths) ||
@@ -447,6 +468,7 @@ function savedPlanFromFile(
     owner: String(file.owner),
     manifestPaths: (file.manifest_paths as unknown[]).map(String),
     narrowing: headerOf(file).narrowing,
+    planKeyId: headerOf(file).planKeyId,
     desiredHash: String(file.desired_hash),
     fingerprints,
     plan: {

@@ -1,20 +1,26 @@
-import { createHash } from 'node:crypto';
 import { EdgesyncError } from '../errors.js';
 import { renameKeysDeep, snakeCaseKey } from '../json-case.js';
 import { jsonChunks, lazyJsonEntries } from '../json-chunks.js';
 import { replaceAt, valueAt } from '../json-pointer.js';
 import type { Plan } from './plan.js';
 import { lazyPlanJson, planToJson } from './render-json.js';
+import { type PlanKey, type SecretPlace, secretDigest, WITHHELD } from './secret-digest.js';
 
 /**
  * Bumped when a saved plan's shape changes; older files are refused, never
  * guessed at. 2: snake_case keys on disk, the plan in the JSON of
  * `plan --format json` (schemas/plan.schema.json) with hashes for secrets.
  * 3: the narrowing (`--target`, `--exclude`) the plan was made with.
+ * 4: secrets as keyed digests (secret-digest.ts) or withheld, and the plan
+ * key's id; every earlier version held a plain sha256 of each secret.
  */
-export const SAVED_PLAN_FORMAT_VERSION = 3;
+export const SAVED_PLAN_FORMAT_VERSION = 4;
 
-/** Stands in a saved plan's request body for a secret: its sha256, never the value. */
+/**
+ * Stands in a saved plan's request body for a secret: its keyed digest
+ * (`hmac-sha256:<key id>:<hex>`), or `withheld` when the plan was made
+ * without a key; never the value, nor a digest anyone can compute.
+ */
 export interface SensitiveHash {
   readonly $sensitive: string;
 }
@@ -40,6 +46,8 @@ export interface SavedPlan {
   /** The manifest paths as given on the command line. */
   readonly manifestPaths: readonly string[];
   readonly narrowing: SavedNarrowing;
+  /** The id of the key the secrets were digested with (`--plan-key-file`); null: made without one, no digest kept. */
+  readonly planKeyId: string | null;
   readonly desiredHash: string;
   /** sha256 of every live object the plan read, by ID: an action on an object that differs now is not sent. */
   readonly fingerprints: Readonly<Record<string, string>>;
@@ -49,13 +57,17 @@ export interface SavedPlan {
 
 /** A saved plan that cannot be used: unreadable, another format version, or no longer what the manifests and the account give. */
 export class SavedPlanError extends EdgesyncError {
-  constructor(code: 'plan_file_invalid' | 'plan_stale', message: string, options?: { cause?: unknown }) {
-    super(code, message, options);
-  }
-}
+  /** The format version of a file an older edgesync wrote (`apply --plan` refuses it as stale). */
+  readonly olderFormat: number | undefined;
 
-export function sensitiveHash(value: string): SensitiveHash {
-  return { $sensitive: `sha256:${createHash('sha256').update(value).digest('hex')}` };
+  constructor(
+    code: 'plan_file_invalid' | 'plan_stale',
+    message: string,
+    options?: { cause?: unknown; olderFormat?: number },
+  ) {
+    super(code, message, options);
+    this.olderFormat = options?.olderFormat;
+  }
 }
 
 export function isSensitiveHash(value: unknown): value is SensitiveHash {
@@ -67,26 +79,45 @@ export function isSensitiveHash(value: unknown): value is SensitiveHash {
   );
 }
 
-/** `body` with the string at each of `pointers` replaced by its SensitiveHash; the same object when there is none. */
-export function hashSecrets(body: unknown, pointers: readonly string[]): unknown {
-  let hashed = body;
+/**
+ * `body` with the string at each of `pointers` replaced by its keyed digest
+ * at `place` (the action's owner, kind and name, and the pointer), or by
+ * `withheld` without a key; the same object when there is none.
+ */
+export function digestSecrets(
+  body: unknown,
+  pointers: readonly string[],
+  place: Omit<SecretPlace, 'path'>,
+  key: PlanKey | undefined,
+): unknown {
+  let digested = body;
   for (const pointer of pointers) {
-    const value = valueAt(hashed, pointer);
-    if (typeof value === 'string') hashed = replaceAt(hashed, pointer, sensitiveHash(value));
+    const value = valueAt(digested, pointer);
+    if (typeof value !== 'string') continue;
+    const sensitive: SensitiveHash = {
+      $sensitive: key === undefined ? WITHHELD : secretDigest(key, { ...place, path: pointer }, value),
+    };
+    digested = replaceAt(digested, pointer, sensitive);
   }
-  return hashed;
+  return digested;
 }
 
-/** The saved form of a plan: secrets in request bodies become their hashes. */
+/**
+ * The saved form of a plan: secrets in request bodies become their keyed
+ * digests under `key`, or are withheld without one (`apply --plan` then
+ * refuses any action that sends a secret).
+ */
 export function toSavedPlan(
   plan: Plan,
   manifestPaths: readonly string[],
   narrowing: SavedNarrowing = NO_NARROWING,
+  key?: PlanKey,
 ): SavedPlan {
   const actions = plan.actions.map((action) => {
     // Read once: an EntryCreate makes its request again on each read.
     const request = action.request;
-    const body = hashSecrets(request.body, action.sensitivePaths);
+    const place = { owner: plan.owner, kind: action.kind, name: action.name };
+    const body = digestSecrets(request.body, action.sensitivePaths, place, key);
     return body === request.body ? action : { ...action, request: { ...request, body } };
   });
   return {
@@ -94,6 +125,7 @@ export function toSavedPlan(
     owner: plan.owner,
     manifestPaths: [...manifestPaths],
     narrowing: { targets: [...narrowing.targets], excludes: [...narrowing.excludes] },
+    planKeyId: key?.id ?? null,
     desiredHash: plan.desiredHash,
     fingerprints: plan.fingerprints,
     plan: { ...plan, actions },
@@ -123,6 +155,7 @@ function savedPlanFields(saved: SavedPlan, plan: unknown, fingerprints: unknown)
     owner: saved.owner,
     manifest_paths: [...saved.manifestPaths],
     narrowing: { targets: [...saved.narrowing.targets], excludes: [...saved.narrowing.excludes] },
+    plan_key_id: saved.planKeyId,
     desired_hash: saved.desiredHash,
     fingerprints,
     plan,

@@ -20,6 +20,7 @@ const BLOCK_POLICY = 'ipp_BlockListPolicy000000000001';
 const OFFICE_POLICY = 'ipp_OfficeVpnPolicy000000000001';
 const WEB_EDGE = 'edghts_WebEdge00000000000000000001';
 const SECRET = 'oidc-client-secret-that-must-never-show';
+const PLAN_KEY = 'claims-test-plan-key-0123456789abcdef\n';
 
 interface SavedAction {
   key: string;
@@ -72,6 +73,7 @@ describe('apply --plan checks the saved plan against the manifests and the accou
     emulator = await startEmulator({ seed: await loadSeedFile(SEED) });
     dir = await mkdtemp(join(tmpdir(), 'edgesync-claims-'));
     await mkdir(join(dir, 'manifests'));
+    await writeFile(join(dir, 'plan.key'), PLAN_KEY, { mode: 0o600 });
   });
 
   afterEach(async () => {
@@ -79,7 +81,8 @@ describe('apply --plan checks the saved plan against the manifests and the accou
     await rm(dir, { recursive: true, force: true });
   });
 
-  const env = { OIDC_CLIENT_SECRET: SECRET };
+  // The plan and apply jobs share a plan key, as docs/apply.md sets them up.
+  const env = { OIDC_CLIENT_SECRET: SECRET, EDGESYNC_PLAN_KEY_FILE: 'plan.key' };
   /** The subject: a process. */
   const edgesync = (args: readonly string[]): Promise<CliRun> =>
     runEdgesyncProcess(args, { emulator, cwd: dir, env });
@@ -245,7 +248,9 @@ https_edges:
       path: `/edges/https/${WEB_EDGE}`,
     });
 
-    expect(hash).toMatchObject({ $sensitive: expect.stringMatching(/^sha256:/) });
+    expect(hash).toMatchObject({
+      $sensitive: expect.stringMatching(/^hmac-sha256:[0-9a-f]{16}:[0-9a-f]{64}$/),
+    });
     expect(apply.code, apply.stderr).toBe(3);
     expect(apply.stderr).toContain(
       `${patch.key}: PATCH /edges/https/${WEB_EDGE}: the plan made now has another body`,

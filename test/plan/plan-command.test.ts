@@ -193,7 +193,7 @@ describe('edgesync plan (CLI against the emulator)', () => {
     for (const run of [manifest, option, network, show]) expect(run.stderr).not.toBe('');
   });
 
-  it('--out saves a plan file with hashed secrets that reads back', async () => {
+  it('--out saves a plan file that reads back, its secrets withheld without a plan key', async () => {
     const file = join(scratch, 'plan.json');
 
     const run = await cli(['plan', '--out', file, EXAMPLES]);
@@ -202,7 +202,8 @@ describe('edgesync plan (CLI against the emulator)', () => {
 
     expect(run.code).toBe(0);
     expect(text).not.toContain(EXAMPLE_SECRET);
-    expect(text).toContain('"$sensitive": "sha256:');
+    expect(text).toContain('"$sensitive": "withheld"');
+    expect(run.stderr).toContain('without --plan-key-file (EDGESYNC_PLAN_KEY_FILE) the file holds no digest');
     expect(saved.manifestPaths).toEqual([EXAMPLES]);
     expect(Object.keys(saved.fingerprints)).toContain('edghts_WebEdge00000000000000000001');
   });

@@ -1,12 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { KINDS } from '../../src/kinds/registry.js';
 import { planChanges } from '../../src/plan/plan-changes.js';
-import { SavedPlanError, sensitiveHash, serializeSavedPlan, toSavedPlan } from '../../src/plan/saved-plan.js';
+import { SavedPlanError, serializeSavedPlan, toSavedPlan } from '../../src/plan/saved-plan.js';
 import { SavedPlanJudge } from '../../src/plan/saved-plan-judge.js';
 import { parseSavedPlan } from '../../src/plan/saved-plan-reader.js';
+import { planKeyFrom, secretDigest } from '../../src/plan/secret-digest.js';
 import { desiredState, entry, liveEdge, liveState, marked, OWNER } from './builders.js';
 
 const SECRET = 'route-oidc-secret-123';
+const KEY = planKeyFrom(Buffer.alloc(32, 7), 'test key');
+const OTHER_KEY = planKeyFrom(Buffer.alloc(32, 8), 'another test key');
+const OIDC_PUT = /^put-module:https_edges\.web\.routes\[edghtsrt_app\]\.oidc: PUT .*another body/m;
 
 function desiredWith(secret: string) {
   return desiredState([
@@ -31,37 +35,42 @@ const live = liveState([
 ]);
 
 describe('saved plans', () => {
-  it('round-trips with secrets replaced by their hash, and is confirmed by the same plan made again', () => {
+  it('round-trips with secrets replaced by their keyed digest, and is confirmed by the same plan made again', () => {
     const desired = desiredWith(SECRET);
     const plan = planChanges(desired, live, { kinds: KINDS, owner: OWNER, targets: ['https_edges'] });
 
     const text = serializeSavedPlan(
-      toSavedPlan(plan, ['manifests'], { targets: ['https_edges'], excludes: [] }),
+      toSavedPlan(plan, ['manifests'], { targets: ['https_edges'], excludes: [] }, KEY),
     );
     const saved = parseSavedPlan(text, KINDS);
     const judge = new SavedPlanJudge(
       planChanges(desired, live, { kinds: KINDS, owner: OWNER, targets: ['https_edges'] }),
       live,
-      { kinds: KINDS },
+      { kinds: KINDS, key: KEY },
     );
     for (const action of saved.plan.actions) judge.take(action);
     const judgement = judge.finish(saved.fingerprints);
 
     expect(text).not.toContain(SECRET);
-    expect(text).toContain(sensitiveHash(SECRET).$sensitive);
+    expect(text).toContain(
+      secretDigest(KEY, { owner: OWNER, kind: 'https_edges', name: 'web', path: '/client_secret' }, SECRET),
+    );
+    expect(text).not.toContain(KEY.bytes.toString('hex'));
     expect(JSON.parse(text)).toMatchObject({
-      format_version: 3,
+      format_version: 4,
       owner: OWNER,
       manifest_paths: ['manifests'],
       narrowing: { targets: ['https_edges'], excludes: [] },
+      plan_key_id: KEY.id,
       desired_hash: desired.hash,
       plan: { format_version: 2 },
     });
     expect(saved).toMatchObject({
-      formatVersion: 3,
+      formatVersion: 4,
       owner: OWNER,
       manifestPaths: ['manifests'],
       narrowing: { targets: ['https_edges'], excludes: [] },
+      planKeyId: KEY.id,
       desiredHash: desired.hash,
     });
     expect(saved.fingerprints).toEqual(plan.fingerprints);
@@ -70,30 +79,93 @@ describe('saved plans', () => {
     expect(saved.plan.summary).toEqual(plan.summary);
     expect(saved.plan.safety).toEqual(plan.safety);
     expect(JSON.parse(text).safety.facts).toHaveProperty('desired_entries');
-    expect(judgement).toEqual({ confirmed: plan.actions.length, alreadyApplied: [], differences: [] });
+    expect(judgement).toEqual({
+      confirmed: plan.actions.length,
+      alreadyApplied: [],
+      differences: [],
+      keyHints: [],
+    });
   });
 
-  it('finds a difference when the secret in the manifests is not the one whose hash the file holds', () => {
-    const saved = parseSavedPlan(
+  /** The plan of `desiredWith(secret)` saved under `key`, judged against the plan of `now` under `applyKey`. */
+  function judged(
+    saved: { secret: string; key?: typeof KEY | undefined },
+    now: { secret: string; key?: typeof KEY | undefined },
+  ) {
+    const file = parseSavedPlan(
       serializeSavedPlan(
-        toSavedPlan(planChanges(desiredWith(SECRET), live, { kinds: KINDS, owner: OWNER }), []),
+        toSavedPlan(
+          planChanges(desiredWith(saved.secret), live, { kinds: KINDS, owner: OWNER }),
+          [],
+          undefined,
+          saved.key,
+        ),
       ),
       KINDS,
     );
     const judge = new SavedPlanJudge(
-      planChanges(desiredWith('another-secret'), live, { kinds: KINDS, owner: OWNER }),
+      planChanges(desiredWith(now.secret), live, { kinds: KINDS, owner: OWNER }),
       live,
-      { kinds: KINDS },
+      { kinds: KINDS, key: now.key },
     );
+    for (const action of file.plan.actions) judge.take(action);
+    return { file, judgement: judge.finish(file.fingerprints) };
+  }
 
-    for (const action of saved.plan.actions) judge.take(action);
-    const judgement = judge.finish(saved.fingerprints);
+  it('finds a difference when the secret in the manifests is not the one whose digest the file holds', () => {
+    const { file, judgement } = judged({ secret: SECRET, key: KEY }, { secret: 'another-secret', key: KEY });
 
-    expect(judgement.confirmed).toBe(saved.plan.actions.length - 1);
-    expect(judgement.differences.join('\n')).toMatch(
-      /^put-module:https_edges\.web\.routes\[edghtsrt_app\]\.oidc: PUT .*another body/m,
-    );
+    expect(judgement.confirmed).toBe(file.plan.actions.length - 1);
+    expect(judgement.differences.join('\n')).toMatch(OIDC_PUT);
     expect(judgement.differences.join('\n')).not.toContain('another-secret');
+    expect(judgement.keyHints).toEqual([]);
+  });
+
+  it('without a key, saves no digest of a secret, and a plan that sends one is not confirmed: the hint says how to give the key', () => {
+    const { file, judgement } = judged({ secret: SECRET }, { secret: SECRET, key: KEY });
+    const text = serializeSavedPlan(
+      toSavedPlan(planChanges(desiredWith(SECRET), live, { kinds: KINDS, owner: OWNER }), []),
+    );
+
+    expect(JSON.parse(text).plan_key_id).toBeNull();
+    expect(text).toContain('"$sensitive": "withheld"');
+    expect(text).not.toMatch(/sha256|hmac/);
+    expect(file.planKeyId).toBeNull();
+    expect(judgement.differences.join('\n')).toMatch(OIDC_PUT);
+    expect(judgement.keyHints).toEqual([expect.stringContaining('made without --plan-key-file')]);
+  });
+
+  it.each([
+    ['no key', undefined, /digested with plan key [0-9a-f]{16}; give this apply the same key/],
+    ['another key', OTHER_KEY, /and this apply has another key/],
+  ])(
+    'with %s at apply, a saved digest is not confirmed, and the hint names the key id',
+    (_case, applyKey, hint) => {
+      const { judgement } = judged({ secret: SECRET, key: KEY }, { secret: SECRET, key: applyKey });
+
+      expect(judgement.differences.join('\n')).toMatch(OIDC_PUT);
+      expect(judgement.keyHints).toEqual([expect.stringMatching(hint)]);
+    },
+  );
+
+  it('binds a digest to its place: the same secret under another entry name or owner digests differently', () => {
+    const place = { owner: OWNER, kind: 'https_edges', name: 'web', path: '/client_secret' };
+
+    const digests = new Set([
+      secretDigest(KEY, place, SECRET),
+      secretDigest(KEY, { ...place, name: 'api' }, SECRET),
+      secretDigest(KEY, { ...place, owner: 'other' }, SECRET),
+      secretDigest(KEY, { ...place, path: '/description' }, SECRET),
+      secretDigest(OTHER_KEY, place, SECRET),
+    ]);
+
+    expect(digests.size).toBe(5);
+  });
+
+  it('refuses a plan key under 32 bytes, saying how to make one', () => {
+    expect(() => planKeyFrom(Buffer.alloc(31, 1), 'plan.key')).toThrow(
+      /plan\.key: a plan key has at least 32 bytes \(found 31\); make one with: head -c 32 \/dev\/urandom/,
+    );
   });
 
   it.each([
@@ -101,12 +173,14 @@ describe('saved plans', () => {
     {
       title: 'another format version',
       text: '{"formatVersion":1}',
-      message: /format_version: expected 3 \(found 1\) \(a plan saved by an older edgesync: plan again\)/,
+      message:
+        /format_version: expected 4 \(found 1\) \(a plan saved by an older edgesync, whose plan files held a plain sha256 of each secret: plan again\)/,
     },
     {
       title: 'a broken action',
       text: JSON.stringify({
-        format_version: 3,
+        format_version: 4,
+        plan_key_id: null,
         owner: 'o',
         desired_hash: 'h',
         manifest_paths: [],
@@ -124,7 +198,8 @@ describe('saved plans', () => {
     {
       title: 'camelCase keys',
       text: JSON.stringify({
-        format_version: 3,
+        format_version: 4,
+        plan_key_id: null,
         owner: 'o',
         desiredHash: 'h',
         manifestPaths: [],
@@ -134,13 +209,14 @@ describe('saved plans', () => {
     },
     {
       title: 'nesting deeper than any plan the docs allow, before it is parsed',
-      text: `{"format_version":3,"plan":{"actions":[{"key":"a","body":${'['.repeat(200)}${']'.repeat(200)}}]}}`,
+      text: `{"format_version":4,"plan":{"actions":[{"key":"a","body":${'['.repeat(200)}${']'.repeat(200)}}]}}`,
       message: /refused: it is nested deeper than 128 levels in plan\.actions\[0\]/,
     },
     {
       title: 'an action key given twice',
       text: JSON.stringify({
-        format_version: 3,
+        format_version: 4,
+        plan_key_id: null,
         owner: 'o',
         desired_hash: 'h',
         manifest_paths: [],
@@ -166,7 +242,8 @@ describe('saved plans', () => {
     {
       title: 'a narrowing that names no kind',
       text: JSON.stringify({
-        format_version: 3,
+        format_version: 4,
+        plan_key_id: null,
         owner: 'o',
         desired_hash: 'h',
         manifest_paths: [],

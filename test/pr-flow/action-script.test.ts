@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -56,6 +56,50 @@ describe('scripts/action/edgesync-action.mjs', () => {
 
     expect(code).toBe(1);
     expect(await readFile(summary, 'utf8')).toContain('### edgesync action failed');
+  });
+
+  it('input plan-key reaches edgesync as a file of the runner user only, outside the checkout, and never as a variable', async () => {
+    const checkout = join(scratch, 'checkout');
+    const runnerTemp = join(scratch, 'runner-temp');
+    await mkdir(checkout);
+    await mkdir(runnerTemp);
+    const seen = join(scratch, 'seen.json');
+    // A stand-in for edgesync (input `cli`): it says what it was given.
+    const stand = join(scratch, 'stand-in.mjs');
+    await writeFile(
+      stand,
+      `import { readFileSync, statSync, writeFileSync } from 'node:fs';
+const file = process.env.EDGESYNC_PLAN_KEY_FILE;
+writeFileSync(${JSON.stringify(seen)}, JSON.stringify({
+  file, mode: statSync(file).mode & 0o777, key: readFileSync(file, 'utf8'),
+  variables: Object.entries(process.env).filter(([, value]) => value?.includes('sh-key-')).map(([name]) => name),
+}));
+process.exitCode = 1;
+`,
+    );
+    const cwd = process.cwd();
+    process.chdir(checkout);
+    try {
+      await main('run', {
+        INPUT_COMMAND: 'plan',
+        INPUT_CLI: `${process.execPath} ${stand}`,
+        INPUT_PLAN_KEY: 'action-sh-key-0123456789abcdef0123456789',
+        RUNNER_TEMP: runnerTemp,
+      });
+    } finally {
+      process.chdir(cwd);
+    }
+    const given = JSON.parse(await readFile(seen, 'utf8')) as {
+      file: string;
+      mode: number;
+      key: string;
+      variables: string[];
+    };
+
+    expect(given.file.startsWith(`${runnerTemp}/`)).toBe(true);
+    expect(given.mode).toBe(0o600);
+    expect(given.key).toBe('action-sh-key-0123456789abcdef0123456789');
+    expect(given.variables).toEqual([]);
   });
 
   it('no text, backticks included, closes the fenced block it is quoted in before its end', () => {
