@@ -25,3 +25,30 @@ function readVersion(): string {
 
 export const VERSION = readVersion();
 export const USER_AGENT = `edgesync/${VERSION} (node ${process.versions.node})`;
+
+/**
+ * What a support ticket needs to know of the build that runs: edgesync's
+ * version, Node's, and the platform. `edgesync version` and `doctor` print
+ * them; the daemon's `edgesync_build_info` metric carries them as labels.
+ */
+export interface BuildFacts {
+  readonly edgesync: string;
+  /** Node's version, without the `v`. */
+  readonly node: string;
+  /** `process.platform`: linux, darwin, win32, … */
+  readonly platform: string;
+  /** `process.arch`: x64, arm64, … */
+  readonly arch: string;
+}
+
+export const BUILD_FACTS: BuildFacts = {
+  edgesync: VERSION,
+  node: process.versions.node,
+  platform: process.platform,
+  arch: process.arch,
+};
+
+/** `edgesync 0.1.0 (node 20.20.2, linux x64)`: the facts on one line. */
+export function buildFactsLine(facts: BuildFacts = BUILD_FACTS): string {
+  return `edgesync ${facts.edgesync} (node ${facts.node}, ${facts.platform} ${facts.arch})`;
+}

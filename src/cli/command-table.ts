@@ -11,6 +11,7 @@ import { addReconcileFlags } from './reconcile-flags.js';
 import { addShowFlags } from './show-flags.js';
 import { addStatusFlags } from './status-flags.js';
 import { addValidateFlags } from './validate-flags.js';
+import { addVersionFlags } from './version-flags.js';
 import { addWatchFlags } from './watch-flags.js';
 
 /** One row of the command table: how to declare the command's flags, and how to load and run it. */
@@ -114,6 +115,7 @@ export const COMMANDS: ReadonlyMap<string, CommandEntry> = new Map([
     'emulator',
     lazyCommand(addEmulatorFlags, async () => (await import('./emulator-command.js')).runEmulator),
   ],
+  ['version', lazyCommand(addVersionFlags, async () => (await import('./version-command.js')).runVersion)],
   [
     'export',
     lazyCommand(addExportFlags, async () => (await import('./export-command.js')).runExport, {

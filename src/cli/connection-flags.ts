@@ -32,8 +32,8 @@ export function addConnectionOptions(command: Command): Command {
     .option('--emulator', 'start the built-in emulator in this process and use it (for trying edgesync)')
     .option('--emulator-seed <file>', 'YAML seed for --emulator (IP policies, edges and routes to preload)')
     .option(
-      '--rate-limit <n/duration>',
-      'request budget shared by reads and writes: requests per window, e.g. 120/60s (a bare window is seconds)',
+      '--rate-limit <n/duration|off>',
+      "request budget shared by reads and writes: requests per window, e.g. 120/60s (a bare window is seconds); off only with --emulator (it lifts the embedded emulator's budget too)",
       '120/60s',
     )
     .option(

@@ -25,6 +25,12 @@ export interface Connection {
   close(): Promise<void>;
 }
 
+/**
+ * `--rate-limit off`: a budget no run reaches (a million requests a second),
+ * so that the client and the daemon's read share keep their one shape of budget.
+ */
+const UNLIMITED_RATE = { requests: 1_000_000, windowMs: 1000 } as const;
+
 export interface OpenConnectionHooks {
   readonly logger?: Logger;
   readonly onRequest?: RequestObserver;
@@ -34,7 +40,15 @@ export async function openConnection(
   flags: ConnectionFlags,
   hooks: OpenConnectionHooks = {},
 ): Promise<Connection> {
-  const budget = new RequestBudget(parseRate('--rate-limit', flags.rateLimit));
+  const rate = parseRate('--rate-limit', flags.rateLimit, { allowOff: true });
+  if (rate === 'off' && flags.emulator !== true) {
+    throw new OptionError(
+      '--rate-limit',
+      'off would disable edgesync\'s budget against the service, which allows 120 requests a minute and answers 429 beyond them; off is for the built-in emulator (--emulator). Give a rate like 120/60s (found "off")',
+      { code: 'invalid_rate_limit' },
+    );
+  }
+  const budget = new RequestBudget(rate === 'off' ? UNLIMITED_RATE : rate);
   const secrets = new SecretScrubber();
   const timeoutMs = parseDuration('--timeout', flags.timeout);
   const maxListObjects =
@@ -51,7 +65,11 @@ export async function openConnection(
     ]);
     const seed = flags.emulatorSeed ? await loadSeedFile(flags.emulatorSeed) : undefined;
     // The family's budget, as `edgesync emulator` applies it: trying edgesync shows how it really paces.
-    const emulator = await startEmulator({ rateLimit: FAMILY_RATE_LIMIT, ...(seed ? { seed } : {}) });
+    // `--rate-limit off` lifts both, as `edgesync emulator --rate-limit off` does the emulator's.
+    const emulator = await startEmulator({
+      ...(rate === 'off' ? {} : { rateLimit: FAMILY_RATE_LIMIT }),
+      ...(seed ? { seed } : {}),
+    });
     hooks.logger?.info({ url: emulator.url }, 'embedded emulator started');
     const api = createApiClient({
       baseUrl: emulator.url,

@@ -1,4 +1,4 @@
-import { doctorJson, doctorLineText, doctorSummaryText } from '../doctor/render-doctor.js';
+import { doctorHeaderText, doctorJson, doctorLineText, doctorSummaryText } from '../doctor/render-doctor.js';
 import { runDoctorChecks } from '../doctor/run-doctor.js';
 import { OptionError } from '../errors.js';
 import { KINDS } from '../kinds/registry.js';
@@ -21,6 +21,7 @@ export async function runDoctor(flags: DoctorFlags, ctx: CommandContext): Promis
   const logger = loggerFor(flags, ctx.stderr);
   const connection = await openConnection(flags, { logger });
   const text = flags.format === 'text';
+  if (text) ctx.stdout.write(`${doctorHeaderText()}\n`);
   try {
     const report = await runDoctorChecks({
       api: connection.api,

@@ -1,5 +1,6 @@
 import { connect } from 'node:tls';
 import { ApiError } from '../api/api-error.js';
+import { connectionHint, speaksTlsHint } from '../api/connection-hint.js';
 import { NetworkError } from '../api/network-error.js';
 import { PaginationError } from '../api/pagination-error.js';
 
@@ -18,23 +19,16 @@ export async function messageForPerson(error: unknown): Promise<string> {
   if (network?.failure === 'plain_http') {
     return `the server at ${network.origin} speaks plain HTTP; use ${network.origin.replace(/^https:/, 'http:')} in EDGE_API_URL (--api-url)`;
   }
-  if (network?.failure === 'certificate_rejected') {
-    return `${network.message}: if a private CA or a TLS-inspecting proxy signs the service's certificate, give its PEM file in NODE_EXTRA_CA_CERTS`;
-  }
-  if (network?.beforeSending) {
-    return `${network.message}: is EDGE_API_URL (--api-url) right and the service up?`;
-  }
   if (
     network !== undefined &&
     (network.failure === 'socket_closed' || network.failure === 'connection_reset') &&
     network.origin.startsWith('http:') &&
     (await speaksTls(network.origin))
   ) {
-    return `the server at ${network.origin} speaks HTTPS; use ${network.origin.replace(/^http:/, 'https:')} in EDGE_API_URL (--api-url)`;
+    return speaksTlsHint(network.origin);
   }
-  if (network?.failure === 'timeout') {
-    return `${network.message}: the service took the connection and did not answer; is EDGE_API_URL (--api-url) right, or does --timeout need raising?`;
-  }
+  const hint = network === undefined ? undefined : connectionHint(network.failure, network.origin);
+  if (network !== undefined && hint !== undefined) return `${network.message}: ${hint}`;
   const refused = findCause(error, ApiError);
   if (refused?.status === 401) {
     return `the service refused the API key (${refused.message}): check EDGE_API_KEY (--api-key)`;

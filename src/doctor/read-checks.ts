@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { connectionHint } from '../api/connection-hint.js';
 import { isRecord } from '../json-value.js';
 import type { Kind } from '../kinds/kind.js';
 import { type DoctorLine, line } from './doctor-line.js';
@@ -48,7 +49,7 @@ export async function readChecks(options: ReadCheckOptions): Promise<DoctorLine[
         line(
           'connection.tls',
           "the service's TLS certificate is trusted",
-          `${answer.failure === 'plain_http' ? 'the server speaks plain HTTP, not TLS' : `certificate rejected: ${answer.detail}`}; a private CA goes in NODE_EXTRA_CA_CERTS`,
+          `${answer.failure === 'plain_http' ? 'the server speaks plain HTTP, not TLS' : `certificate rejected: ${answer.detail}`}; ${connectionHint(answer.failure, url.origin)}`,
           'differs',
         ),
       );
@@ -58,7 +59,10 @@ export async function readChecks(options: ReadCheckOptions): Promise<DoctorLine[
       line(
         'connection.url',
         `${options.baseUrl} answers`,
-        `no answer: ${answer.failure} (${answer.detail})`,
+        withHint(
+          `no answer: ${answer.failure} (${answer.detail})`,
+          connectionHint(answer.failure, url.origin),
+        ),
         'differs',
       ),
     );
@@ -107,7 +111,7 @@ export async function readChecks(options: ReadCheckOptions): Promise<DoctorLine[
 
   for (const [index, { kind, list }] of listed.entries()) {
     const page = index === 0 ? answer : await get(new URL(`${options.baseUrl}${list.path}?limit=1`));
-    lines.push(...listLines(kind, list, page));
+    lines.push(...listLines(kind, list, page, url.origin));
   }
   // Paging is checked after the shapes, one kind at a time: a next page only where one exists.
   for (const { kind, list } of listed) {
@@ -120,10 +124,20 @@ function listLines(
   kind: Kind,
   list: { readonly path: string; readonly key: string },
   page: RawAnswer,
+  origin: string,
 ): DoctorLine[] {
   const assumption = `GET ${list.path} answers {"${list.key}": [...], "uri", "next_page_uri"} and its items have the ${kind.title} shape`;
   const check = `list.${kind.name}`;
-  if (page.type === 'network') return [line(check, assumption, `no answer: ${page.failure}`, 'differs')];
+  if (page.type === 'network') {
+    return [
+      line(
+        check,
+        assumption,
+        withHint(`no answer: ${page.failure}`, connectionHint(page.failure, origin)),
+        'differs',
+      ),
+    ];
+  }
   if (page.status !== 200)
     return [line(check, assumption, `HTTP ${page.status}${messageOf(page.json)}`, 'differs')];
   const problem = envelopeProblem(kind, list.key, page.json);
@@ -232,4 +246,9 @@ function budgetLine(headers: IncomingHttpHeaders): DoctorLine {
 /** The service's `msg`, when its error body has one: what a person reads first. */
 function messageOf(body: unknown): string {
   return isRecord(body) && typeof body.msg === 'string' ? `: ${body.msg}` : '';
+}
+
+/** What the service answered, and what to check, as every command says it (src/api/connection-hint.ts). */
+function withHint(answered: string, hint: string | undefined): string {
+  return hint === undefined ? answered : `${answered}: ${hint}`;
 }

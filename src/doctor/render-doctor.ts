@@ -1,7 +1,13 @@
+import { BUILD_FACTS, buildFactsLine } from '../version.js';
 import type { DoctorLine } from './doctor-line.js';
 import type { DoctorReport } from './run-doctor.js';
 
 const MARKS = { holds: 'ok  ', differs: 'FAIL', unknown: '??  ' } as const;
+
+/** The first line of the text report: what ran the checks, for a support ticket. */
+export function doctorHeaderText(): string {
+  return buildFactsLine();
+}
 
 /** One line of text (no newline): the verdict, the assumption, what the service answered (and the variant it showed). */
 export function doctorLineText(line: DoctorLine): string {
@@ -28,6 +34,7 @@ export function doctorSummaryText(report: DoctorReport): string[] {
 export function doctorJson(report: DoctorReport): string {
   return `${JSON.stringify(
     {
+      build: BUILD_FACTS,
       ok: report.ok,
       interrupted: report.interrupted,
       probe_run: report.run,
