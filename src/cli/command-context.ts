@@ -2,6 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { Command } from 'commander';
 import type { CoreErrorCode } from '../errors.js';
 import type { Kind } from '../kinds/kind.js';
+import type { CommandSpec } from './command-spec.js';
 import type { JsonUi } from './json-ui.js';
 
 /** What a command may touch of the process; main.ts fills it from the real one, tests from their own streams. */
@@ -25,6 +26,11 @@ export interface CommandContext {
    * with the exit code.
    */
   readonly jsonUi?: JsonUi;
+  /**
+   * Every command of the command line as plain data, for a command that
+   * describes them (`completion`; its row says `describesCommands`).
+   */
+  readonly commands?: readonly CommandSpec[];
   /** Calls `listener` once with the exit code the run ends with, after the command and its error handling. */
   onExit(listener: (exitCode: number) => void): void;
 }

@@ -3,6 +3,7 @@ import { OptionError } from '../errors.js';
 import type { Kind } from '../kinds/kind.js';
 import { VERSION } from '../version.js';
 import type { CommandContext } from './command-context.js';
+import type { CommandSpec } from './command-spec.js';
 import { COMMANDS, type CommandEntry } from './command-table.js';
 import { flagsFromEnvironment } from './environment-flags.js';
 import type { JsonUi } from './json-ui.js';
@@ -35,9 +36,13 @@ export async function commandLine(ctx: CommandContext, argv: readonly string[]):
     .showHelpAfterError(helpPointer());
   flagsFromEnvironment(program);
   const named = argv[2] === undefined ? undefined : COMMANDS.get(argv[2]);
-  const selected = named === undefined ? [...COMMANDS] : [[argv[2] as string, named] as const];
+  const every = named === undefined || named.describesCommands;
+  const selected = every ? [...COMMANDS] : [[argv[2] as string, named] as const];
   const shown = argv[2] === 'help' && argv[3] !== undefined ? COMMANDS.get(argv[3]) : named;
-  const kinds = shown?.flagsFromKinds === true ? (await import('../kinds/registry.js')).KINDS : [];
+  const kinds =
+    shown?.flagsFromKinds === true || shown?.describesCommands === true
+      ? (await import('../kinds/registry.js')).KINDS
+      : [];
   for (const [name, entry] of selected) registerCommand(program, name, entry, ctx, kinds);
   return program;
 }
@@ -59,9 +64,14 @@ function registerCommand(
     const given = args.slice(0, -1);
     const flags = given.at(-1) as { readonly format?: unknown };
     const jsonUi = entry.jsonLines && flags.format === 'json' ? await openJsonUi(name, ctx) : undefined;
+    const commands = entry.describesCommands
+      ? (await import('./command-spec.js')).describeCommands(program)
+      : undefined;
     try {
       const run = await entry.load();
-      ctx.setOutcome(await run(...given, jsonUi === undefined ? ctx : withJsonUi(ctx, jsonUi)));
+      const commandCtx =
+        jsonUi === undefined && commands === undefined ? ctx : withExtras(ctx, { jsonUi, commands });
+      ctx.setOutcome(await run(...given, commandCtx));
     } catch (thrown) {
       const error = namedBySource(thrown, command);
       if (jsonUi !== undefined) jsonUi.fail(error);
@@ -82,8 +92,11 @@ async function openJsonUi(name: string, ctx: CommandContext): Promise<JsonUi> {
   return ui;
 }
 
-/** `ctx` with `jsonUi`; its stdin stays a getter (touching process.stdin sets up a stream). */
-function withJsonUi(ctx: CommandContext, jsonUi: JsonUi): CommandContext {
+/** `ctx` with what the command line gives some commands; its stdin stays a getter (touching process.stdin sets up a stream). */
+function withExtras(
+  ctx: CommandContext,
+  extras: { readonly jsonUi: JsonUi | undefined; readonly commands: readonly CommandSpec[] | undefined },
+): CommandContext {
   return {
     stdout: ctx.stdout,
     stderr: ctx.stderr,
@@ -94,7 +107,8 @@ function withJsonUi(ctx: CommandContext, jsonUi: JsonUi): CommandContext {
     cwd: ctx.cwd,
     setOutcome: (outcome) => ctx.setOutcome(outcome),
     shutdown: ctx.shutdown,
-    jsonUi,
+    ...(extras.jsonUi === undefined ? {} : { jsonUi: extras.jsonUi }),
+    ...(extras.commands === undefined ? {} : { commands: extras.commands }),
     onExit: (listener) => ctx.onExit(listener),
   };
 }
@@ -133,6 +147,11 @@ function usageErrorLine(text: string): string {
       (_, flag: string, typed: string | undefined, fromEnv: string, variable: string, choices: string) =>
         `error: ${typed === undefined ? variable : flag}: expected one of ${choices} (found ${JSON.stringify(typed ?? fromEnv)})`,
     )
+    .replace(
+      OPERAND_CHOICE_ERROR,
+      (_, value: string, name: string, choices: string) =>
+        `error: <${name}>: expected one of ${choices} (found ${JSON.stringify(value)})`,
+    )
     .replace(/^error: /, 'edgesync: ')
     .replace(/\n\(Did you mean (.+)\?\)\n$/, '; did you mean $1?\n');
 }
@@ -143,6 +162,10 @@ function usageErrorLine(text: string): string {
  * (`--log-level: expected one of … (found "loud")`), naming the variable
  * when the value came from one.
  */
+/** The same for an operand: `completion tcsh` reads `<shell>: expected one of bash, zsh, fish (found "tcsh")`. */
+const OPERAND_CHOICE_ERROR =
+  /^error: command-argument value '(.*)' is invalid for argument '([a-z-]+)'\. Allowed choices are (.*)\.$/m;
+
 const CHOICE_ERROR =
   /^error: option '(--[a-z-]+)[^']*' (?:argument '(.*)'|value '(.*)' from env '([A-Z_]+)') is invalid\. Allowed choices are (.*)\.$/m;
 

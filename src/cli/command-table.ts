@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { Kind } from '../kinds/kind.js';
 import { addApplyFlags } from './apply-flags.js';
 import type { AddCommandFlags, CommandOutcome, CommandRun } from './command-context.js';
+import { addCompletionFlags } from './completion-flags.js';
 import { addDoctorFlags } from './doctor-flags.js';
 import { addEmulatorFlags } from './emulator-flags.js';
 import { addExportFlags } from './export-flags.js';
@@ -37,6 +38,12 @@ export interface CommandEntry {
    * when the command line names this command, to run it or to show its help.
    */
   readonly flagsFromKinds: boolean;
+  /**
+   * It describes the whole command line (`completion`): every command is
+   * registered, their flags from the kinds included, and given to it as
+   * plain data (CommandContext.commands).
+   */
+  readonly describesCommands: boolean;
 }
 
 /**
@@ -50,6 +57,7 @@ function lazyCommand<A extends readonly unknown[]>(
     readonly jsonDiagnostics?: boolean;
     readonly jsonLines?: boolean;
     readonly flagsFromKinds?: boolean;
+    readonly describesCommands?: boolean;
   } = {},
 ): CommandEntry {
   return {
@@ -58,6 +66,7 @@ function lazyCommand<A extends readonly unknown[]>(
     jsonDiagnostics: options.jsonDiagnostics ?? false,
     jsonLines: options.jsonLines ?? false,
     flagsFromKinds: options.flagsFromKinds ?? false,
+    describesCommands: options.describesCommands ?? false,
   };
 }
 
@@ -116,6 +125,12 @@ export const COMMANDS: ReadonlyMap<string, CommandEntry> = new Map([
     lazyCommand(addEmulatorFlags, async () => (await import('./emulator-command.js')).runEmulator),
   ],
   ['version', lazyCommand(addVersionFlags, async () => (await import('./version-command.js')).runVersion)],
+  [
+    'completion',
+    lazyCommand(addCompletionFlags, async () => (await import('./completion-command.js')).runCompletion, {
+      describesCommands: true,
+    }),
+  ],
   [
     'export',
     lazyCommand(addExportFlags, async () => (await import('./export-command.js')).runExport, {
