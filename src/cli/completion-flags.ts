@@ -1,12 +1,15 @@
 import { Argument } from 'commander';
+import { NO_COLOR_ACCEPTED } from './color-choice.js';
 import type { AddCommandFlags } from './command-context.js';
 
 /** SHELLS of completion-scripts.ts, written out: registering the command loads no script writer. */
 const COMPLETION_SHELLS = ['bash', 'zsh', 'fish'] as const;
 export type CompletionShell = (typeof COMPLETION_SHELLS)[number];
 
-/** No flags of its own: the shell is the operand. */
-export type CompletionFlags = Readonly<Record<string, never>>;
+/** The shell is the operand; `--no-color` is accepted like on every command. */
+export interface CompletionFlags {
+  readonly color?: boolean;
+}
 
 /**
  * `edgesync completion bash|zsh|fish`: the shell's completion script on
@@ -18,4 +21,5 @@ export const addCompletionFlags: AddCommandFlags<[shell: CompletionShell, flags:
 ) =>
   command
     .description('print the shell completion script for bash, zsh or fish (commands, flags, values, paths)')
-    .addArgument(new Argument('<shell>', 'the shell').choices(COMPLETION_SHELLS));
+    .addArgument(new Argument('<shell>', 'the shell').choices(COMPLETION_SHELLS))
+    .option(...NO_COLOR_ACCEPTED);

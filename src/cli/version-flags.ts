@@ -1,4 +1,5 @@
 import { Option } from 'commander';
+import { NO_COLOR_ACCEPTED } from './color-choice.js';
 import type { AddCommandFlags } from './command-context.js';
 
 export const VERSION_FORMATS = ['text', 'json'] as const;
@@ -16,4 +17,5 @@ export const addVersionFlags: AddCommandFlags<[flags: VersionFlags]> = (command)
       new Option('--format <format>', 'stdout: one line per fact, or one JSON object')
         .choices(VERSION_FORMATS)
         .default('text'),
-    );
+    )
+    .option(...NO_COLOR_ACCEPTED);
