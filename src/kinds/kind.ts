@@ -26,7 +26,11 @@ export interface FieldRule {
    * a private key): validation messages never quote its value.
    */
   readonly mayHoldSecrets?: boolean;
-  /** A list with set meaning: order and duplicates do not matter. */
+  /**
+   * A list with set meaning: order and duplicates do not matter. The kind's
+   * `normalizeDesired` and `fromApi` give it sorted and without duplicates
+   * (`normalizeSetLike`), the form the planner compares it in.
+   */
   readonly setLike?: boolean;
   /** Values are IDs of this kind or names of its managed entries (a value with the kind's ID prefix is an ID). */
   readonly references?: KindName;

@@ -1,6 +1,4 @@
-import { canonicalJson } from '../canonical-json.js';
 import type { FieldRule } from '../kinds/kind.js';
-import { normalizeSetLike } from '../kinds/set-like.js';
 import type { FieldChange } from './plan.js';
 
 /** Shown instead of a secret, in FieldChange values and masked objects. */
@@ -16,37 +14,84 @@ function isUnset(value: unknown): boolean {
   );
 }
 
-function comparable(rule: FieldRule, value: unknown): string {
-  if (isUnset(value)) return 'null';
-  return canonicalJson(rule.setLike ? normalizeSetLike(value) : value);
-}
-
 /**
- * Whether a desired value equals the live one under the rule. A secret the
- * service does not return cannot be compared, so it counts as equal rather
- * than as a change on every plan.
+ * Whether a desired value equals the live one under the rule. Both are
+ * comparable forms: a desired spec through its kind's `normalizeDesired`
+ * (PlanInputs.specs), names resolved; a live spec as the kind reads it; so
+ * a set-like list is already sorted and without duplicates on both sides.
+ * They are equal when their canonical JSON would be, unset values aside
+ * (undefined, null, "" and [] all mean "not set"), found without printing
+ * either: most fields of most entries are plain strings, and the JSON of
+ * each was garbage that planning 100,000 no-ops made twice per field
+ * (docs/performance.md). A secret the service does not return cannot be
+ * compared, so it counts as equal rather than as a change on every plan.
  */
 export function fieldEquals(rule: FieldRule, desired: unknown, live: unknown, liveExists = true): boolean {
   if (liveExists && rule.sensitive === true && live === undefined && desired !== undefined) return true;
-  // Two strings (or one value twice) compare as their JSON does without printing it: most fields of
-  // most entries are plain strings, and the JSON of each was garbage that planning 100,000 no-ops
-  // made twice per field (docs/performance.md). An empty string is unset, as is undefined.
   if (desired === live) return true;
-  // A string against nothing (every field of a create) differs without printing either.
-  if (
-    (typeof desired === 'string' && desired !== '' && isUnset(live)) ||
-    (typeof live === 'string' && live !== '' && isUnset(desired))
-  )
-    return false;
-  if (
-    typeof desired === 'string' &&
-    typeof live === 'string' &&
-    desired !== '' &&
-    live !== '' &&
-    !rule.setLike
-  )
-    return false;
-  return comparable(rule, desired) === comparable(rule, live);
+  const desiredUnset = printsUnset(desired);
+  const liveUnset = printsUnset(live);
+  if (desiredUnset || liveUnset) return desiredUnset && liveUnset;
+  // Two different strings, or a string against anything else: the usual difference.
+  if (typeof desired === 'string' || typeof live === 'string') return false;
+  return sameJson(desired, live);
+}
+
+/** Unset, or a number JSON prints as null (not finite), which is compared as unset. */
+function printsUnset(value: unknown): boolean {
+  return isUnset(value) || (typeof value === 'number' && !Number.isFinite(value));
+}
+
+/**
+ * Whether two values print the same canonical JSON (object keys sorted, as
+ * canonicalJson prints them): objects whatever the order of their keys, an
+ * undefined property as an absent one, an undefined list item and a number
+ * that is not finite as null, a `__proto__` key left out.
+ */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  const scalarA = asScalar(a);
+  const scalarB = asScalar(b);
+  if (scalarA !== NOT_SCALAR || scalarB !== NOT_SCALAR) return scalarA === scalarB;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    for (let at = 0; at < a.length; at += 1) if (!sameJson(listItem(a[at]), listItem(b[at]))) return false;
+    return true;
+  }
+  const left = a as Readonly<Record<string, unknown>>;
+  const right = b as Readonly<Record<string, unknown>>;
+  let unmatched = 0;
+  for (const key of Object.keys(left)) {
+    const value = left[key];
+    if (!printsProperty(key, value)) continue;
+    unmatched += 1;
+    if (!Object.hasOwn(right, key) || !printsProperty(key, right[key]) || !sameJson(value, right[key]))
+      return false;
+  }
+  for (const key of Object.keys(right)) if (printsProperty(key, right[key])) unmatched -= 1;
+  return unmatched === 0;
+}
+
+/** A scalar as sameJson compares it (null for what JSON prints as null); NOT_SCALAR for an object or a list. */
+function asScalar(value: unknown): unknown {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
+  if (typeof value === 'object') return NOT_SCALAR;
+  return value;
+}
+
+const NOT_SCALAR = Symbol('not a scalar');
+
+/** A list item as JSON prints it: what it cannot print (undefined, a function) is null. */
+function listItem(value: unknown): unknown {
+  return value === undefined || typeof value === 'function' || typeof value === 'symbol' ? null : value;
+}
+
+/** Whether canonical JSON prints an object property: it leaves out `__proto__` and what JSON cannot print. */
+function printsProperty(key: string, value: unknown): boolean {
+  return (
+    key !== '__proto__' && value !== undefined && typeof value !== 'function' && typeof value !== 'symbol'
+  );
 }
 
 /** Replaces the values of sensitive fields of a module-like object with the mask. */

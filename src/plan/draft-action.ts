@@ -6,6 +6,7 @@ import type { SourceLocation } from '../manifest/source-location.js';
 import type { EntryCreate, EntryCreateChange } from './entry-create.js';
 import { NONE } from './no-strings.js';
 import type { Action, Operation, ResourceChange } from './plan.js';
+import type { KeyNumber } from './planner-options.js';
 
 /**
  * An action as drafted: the request it sends and what it does to its
@@ -39,6 +40,10 @@ export interface PlainDraft {
   readonly secondCopyOf: string | undefined;
   /** What parking made of this action, when rule 8 split a move (ordering/park-moves.ts). */
   readonly parking: ParkingRole | undefined;
+  /** The unique key its object holds after it (PlanKeys): a create's, an update's. */
+  readonly takesKey: KeyNumber | undefined;
+  /** The unique key its object holds before it: a delete's, an update's. */
+  readonly freesKey: KeyNumber | undefined;
 }
 
 /** Drafted actions: plain ones, and the compact create of an entry's object (entry-create.ts). */
@@ -88,6 +93,8 @@ export function draftAction(parts: DraftParts): PlainDraft {
     module: parts.module,
     secondCopyOf: parts.secondCopyOf,
     parking: parts.parking,
+    takesKey: parts.takesKey,
+    freesKey: parts.freesKey,
   };
 }
 

@@ -15,6 +15,7 @@ import { CreatesOfKind, EntryCreate } from './entry-create.js';
 import type { PendingId } from './pending-id.js';
 import type { PlanError, ResourceChange } from './plan.js';
 import type { KindRules, PlanInputs } from './plan-inputs.js';
+import type { KeyNumber } from './planner-options.js';
 import type { ItemTakeover } from './unique-items.js';
 
 /**
@@ -76,6 +77,8 @@ export type DraftedChange =
         readonly entry: DesiredEntry;
         readonly spec: Readonly<Record<string, unknown>>;
         readonly key: string;
+        /** The unique key the entry holds (PlanKeys). */
+        readonly uniqueKey: KeyNumber | undefined;
       };
     };
 
@@ -158,8 +161,14 @@ export class DraftBook implements DraftContext {
         if (entry?.protect === true) this.protectedChanges.add(change);
         continue;
       }
-      const { rules, spec, key } = drafting.entryCreate;
-      const create = new EntryCreate(this.#createsOf(rules), drafting.entryCreate.entry, spec, key);
+      const { rules, spec, key, uniqueKey } = drafting.entryCreate;
+      const create = new EntryCreate(
+        this.#createsOf(rules),
+        drafting.entryCreate.entry,
+        spec,
+        key,
+        uniqueKey,
+      );
       const change = create.resourceChange();
       this.actions.push(create);
       this.changes.push(change);

@@ -11,6 +11,7 @@ import { diffFields, type SharedFieldChanges } from './compare-fields.js';
 import { NONE } from './no-strings.js';
 import type { Action, FieldChange } from './plan.js';
 import type { KindRules } from './plan-inputs.js';
+import type { KeyNumber } from './planner-options.js';
 import { METADATA_FIELD, ROUTES_KEY, secretsOf } from './spec-fields.js';
 
 /**
@@ -47,10 +48,13 @@ export class EntryCreate {
   declare readonly module: undefined;
   declare readonly secondCopyOf: undefined;
   declare readonly parking: undefined;
+  declare readonly freesKey: undefined;
   readonly #entry: DesiredEntry;
   /** The entry's spec normalized and with names resolved: what the request carries. */
   readonly #spec: Readonly<Record<string, unknown>>;
   readonly #shared: CreatesOfKind;
+  /** The unique key the entry holds (PlanKeys); undefined for a kind without one. */
+  readonly #uniqueKey: KeyNumber | undefined;
 
   /** The derived properties before `dependsOn`, then after it; defined on each instance (see above). */
   static readonly #before: readonly (readonly [string, PropertyDescriptor])[] = [
@@ -73,11 +77,13 @@ export class EntryCreate {
     entry: DesiredEntry,
     spec: Readonly<Record<string, unknown>>,
     key: string,
+    uniqueKey: KeyNumber | undefined,
     dependsOn: readonly string[] = NONE,
   ) {
     this.#entry = entry;
     this.#spec = spec;
     this.#shared = shared;
+    this.#uniqueKey = uniqueKey;
     (this as { key: string }).key = key;
     for (const [name, descriptor] of EntryCreate.#before) Object.defineProperty(this, name, descriptor);
     (this as { dependsOn: readonly string[] }).dependsOn = dependsOn;
@@ -94,6 +100,11 @@ export class EntryCreate {
     return this.#spec;
   }
 
+  /** The unique key the created object holds, as drafted (PlainDraft.takesKey). */
+  get takesKey(): KeyNumber | undefined {
+    return this.#uniqueKey;
+  }
+
   /**
    * The plan's Action of this draft, waiting for `dependsOn`: the draft
    * itself when it waits for nothing (most creates), else a create of the
@@ -103,7 +114,7 @@ export class EntryCreate {
     const create =
       dependsOn.length === 0
         ? this
-        : new EntryCreate(this.#shared, this.#entry, this.#spec, this.key, dependsOn);
+        : new EntryCreate(this.#shared, this.#entry, this.#spec, this.key, this.#uniqueKey, dependsOn);
     return create as unknown as Action;
   }
 

@@ -7,13 +7,15 @@ import type { PlanError } from './plan.js';
 import type { KindRules } from './plan-inputs.js';
 import { planModules } from './plan-modules.js';
 import { type KeptObject, planManagedEntry } from './plan-resources.js';
+import type { KeyNumber } from './planner-options.js';
 import { resolveSpec } from './resolve-references.js';
 import { secretsOf } from './spec-fields.js';
 
 /**
  * One entry, drafted: the live object it stands for (matched, for kinds
  * owned by marker; by its `id`, for kinds edgesync manages only the modules
- * of), its names resolved to IDs, the object created, changed or kept
+ * of), its names resolved to IDs, its unique key (`uniqueKey`, PlanKeys)
+ * carried to the actions that take or free it, the object created, changed or kept
  * (plan-resources.ts), then the modules of a kept object (plan-modules.ts).
  * Returns what it drafted, for draftPlan to write into the book.
  */
@@ -23,6 +25,7 @@ export function planEntry(
   rules: KindRules,
   entry: DesiredEntry,
   normalized: Readonly<Record<string, unknown>>,
+  uniqueKey: KeyNumber | undefined,
 ): EntryDraft {
   const { kind } = rules;
   const drafted: EntryDraft = {
@@ -45,7 +48,7 @@ export function planEntry(
   const spec = resolveSpec(context, drafted, kind, normalized);
   const secrets = secretsOf(kind, spec, rules.hasSensitiveFields);
   let kept: KeptObject | undefined;
-  if (managed) kept = planManagedEntry(context, drafted, rules, spec, secrets, match);
+  if (managed) kept = planManagedEntry(context, drafted, rules, spec, secrets, uniqueKey, match);
   else if (match !== undefined) {
     drafted.claimed = match.object;
     drafted.resolvedId = match.object.id;

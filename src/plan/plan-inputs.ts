@@ -1,9 +1,10 @@
 import type { FieldRule, Kind } from '../kinds/kind.js';
 import type { KindName } from '../kinds/kind-name.js';
-import type { LiveState } from '../kinds/live-state.js';
+import type { LiveObject, LiveState } from '../kinds/live-state.js';
 import { type DesiredEntry, type DesiredState, entriesByKindAndName } from '../manifest/desired-state.js';
+import { ENTRY_KEY_BUILDERS } from './entry-keys.js';
 import { indexLive, type LiveById, type MarkedByKindAndName } from './live-index.js';
-import type { PlanOptions } from './planner-options.js';
+import type { EntryKeyBuilders, KeyNumber, KeyNumbering, PlanOptions } from './planner-options.js';
 import { METADATA_FIELD } from './spec-fields.js';
 
 /**
@@ -25,12 +26,14 @@ export interface PlanInputs {
   /** Objects marked with our owner, by kind and name; the one a name matches comes first. */
   readonly managed: MarkedByKindAndName;
   /**
-   * Each entry's spec through its kind's `normalizeDesired`, computed once
-   * (several steps compare it): `specs[i]` is `desired.entries[i]`'s. Where
-   * normalizing changes nothing (most entries) it is the entry's own spec, not
-   * a copy.
+   * Each entry's comparable form (its spec through its kind's
+   * `normalizeDesired`), worked out once: `specs[i]` is
+   * `desired.entries[i]`'s. Where normalizing changes nothing (most entries)
+   * it is the entry's own spec, not a copy.
    */
   readonly specs: readonly Readonly<Record<string, unknown>>[];
+  /** Each entry's and each live object's unique key, worked out once (see PlanKeys). */
+  readonly keys: PlanKeys;
   /** Kinds named by some kind's reference fields: only their entries' IDs are looked up by name. */
   readonly referencedKinds: ReadonlySet<KindName>;
   /** Desired entries by kind, then name (see DesiredByName). */
@@ -53,8 +56,10 @@ export interface KindRules {
 /** The inputs of one plan, indexed. */
 export function planInputs(desired: DesiredState, live: LiveState, options: PlanOptions): PlanInputs {
   const { kinds } = options;
+  const builders = options.keyBuilders ?? ENTRY_KEY_BUILDERS;
   const kindsByName = new Map(kinds.map((kind) => [kind.name, kind]));
   const { liveById, managed } = indexLive(live, options.owner, [...kindsByName.values()]);
+  const specs = comparableForms(desired.entries, kindsByName, builders);
   return {
     desired,
     live,
@@ -64,7 +69,8 @@ export function planInputs(desired: DesiredState, live: LiveState, options: Plan
     rules: new Map([...kindsByName.values()].map((kind) => [kind, kindRules(kind)])),
     liveById,
     managed,
-    specs: normalizedSpecs(desired.entries, kindsByName),
+    specs,
+    keys: new PlanKeys(builders.keyNumbering(), desired.entries, specs, kindsByName, liveById),
     referencedKinds: referencedKindsOf(kinds),
     desiredByName: new DesiredByName(desired.entries),
   };
@@ -85,37 +91,75 @@ function kindRules(kind: Kind): KindRules {
   };
 }
 
-function normalizedSpecs(
+function comparableForms(
   entries: readonly DesiredEntry[],
   kindsByName: ReadonlyMap<KindName, Kind>,
+  builders: EntryKeyBuilders,
 ): Readonly<Record<string, unknown>>[] {
   // Sized once: grown by push, a list of 100,000 leaves its earlier copies as garbage.
   const specs = new Array<Readonly<Record<string, unknown>>>(entries.length);
   for (let at = 0; at < entries.length; at += 1) {
     const { kind: name, spec } = entries[at] as DesiredEntry;
-    const normalized = kindsByName.get(name)?.normalizeDesired(spec) ?? spec;
-    specs[at] = sameSpec(spec, normalized) ? spec : normalized;
+    const kind = kindsByName.get(name);
+    specs[at] = kind === undefined ? spec : builders.comparableForm(kind, spec);
   }
   return specs;
 }
 
 /**
- * Whether normalizing changed nothing (same keys in the same order, same
- * values): most entries are written canonically, and a copy of each held
- * for the whole plan was ~40 MB at 100,000 (docs/performance.md).
+ * The unique key (Kind.uniqueKey) of every desired entry and live object,
+ * as numbers (KeyNumber), worked out once before drafting: later phases
+ * compare these instead of the key fields. An entry's key is that of its
+ * comparable form: a kind's key fields hold values, never names to resolve.
  */
-function sameSpec(
-  spec: Readonly<Record<string, unknown>>,
-  normalized: Readonly<Record<string, unknown>>,
-): boolean {
-  const keys = Object.keys(spec);
-  const normalizedKeys = Object.keys(normalized);
-  if (keys.length !== normalizedKeys.length) return false;
-  for (let index = 0; index < keys.length; index += 1) {
-    const key = keys[index] as string;
-    if (normalizedKeys[index] !== key || spec[key] !== normalized[key]) return false;
+export class PlanKeys {
+  readonly #numbering: KeyNumbering;
+  /** Entry `i`'s key at `i`; -1 for none. */
+  readonly #entries: Int32Array;
+  readonly #live = new Map<LiveObject, KeyNumber>();
+
+  constructor(
+    numbering: KeyNumbering,
+    entries: readonly DesiredEntry[],
+    specs: readonly Readonly<Record<string, unknown>>[],
+    kindsByName: ReadonlyMap<KindName, Kind>,
+    liveById: LiveById,
+  ) {
+    this.#numbering = numbering;
+    this.#entries = new Int32Array(entries.length).fill(-1);
+    for (let at = 0; at < entries.length; at += 1) {
+      const kind = kindsByName.get((entries[at] as DesiredEntry).kind);
+      if (kind?.uniqueKey === undefined || kind.uniqueKey.length === 0) continue;
+      const key = numbering.numberOf(kind, specs[at] as Readonly<Record<string, unknown>>);
+      if (key !== undefined) this.#entries[at] = key;
+    }
+    for (const object of liveById.values()) {
+      const kind = kindsByName.get(object.kind);
+      if (kind?.uniqueKey === undefined || kind.uniqueKey.length === 0) continue;
+      const key = numbering.numberOf(kind, object.spec);
+      if (key !== undefined) this.#live.set(object, key);
+    }
   }
-  return true;
+
+  /** The key of `desired.entries[at]`; undefined for a kind without one. */
+  ofEntry(at: number): KeyNumber | undefined {
+    const key = this.#entries[at];
+    return key === undefined || key === -1 ? undefined : key;
+  }
+
+  /** The key of a live object; undefined for a kind without one. */
+  ofLive(object: LiveObject): KeyNumber | undefined {
+    return this.#live.get(object);
+  }
+
+  /**
+   * The key of a spec that is no entry's nor live object's (one parking
+   * makes): the number of the equal key when one is held, else a new one,
+   * the same whenever asked again.
+   */
+  of(kind: Kind, spec: Readonly<Record<string, unknown>>): KeyNumber | undefined {
+    return this.#numbering.numberOf(kind, spec);
+  }
 }
 
 function referencedKindsOf(kinds: readonly Kind[]): Set<KindName> {

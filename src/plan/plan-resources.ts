@@ -12,6 +12,7 @@ import { ownClears } from './own-clears.js';
 import { pendingId, pendingPathSegment } from './pending-id.js';
 import type { FieldChange, Operation } from './plan.js';
 import type { KindRules } from './plan-inputs.js';
+import type { KeyNumber } from './planner-options.js';
 import { METADATA_FIELD, NO_SECRETS, ROUTES_KEY } from './spec-fields.js';
 
 /** What an entry needs to become its object: resolved spec, marker-carrying metadata, secrets. */
@@ -24,6 +25,8 @@ interface EntryBody {
    */
   readonly metadata: () => string;
   readonly secrets: ReadonlySet<string>;
+  /** The entry's unique key (PlanKeys), which its creates and updates take. */
+  readonly uniqueKey: KeyNumber | undefined;
 }
 
 /** The live object an entry keeps (not created or replaced by the plan), whose modules are planned next. */
@@ -39,7 +42,9 @@ export interface KeptObject {
  * An entry of a kind edgesync owns through the metadata marker, its names
  * resolved (`spec`): create it, or update, adopt or replace the live object
  * it matches (`match`). Returns the object it keeps, whose modules are
- * planned next; undefined when the plan creates the object.
+ * planned next; undefined when the plan creates the object. Its actions
+ * carry the unique keys they take (the entry's, `uniqueKey`) and free (the
+ * object's), as PlanKeys numbered them.
  */
 export function planManagedEntry(
   context: DraftContext,
@@ -47,6 +52,7 @@ export function planManagedEntry(
   rules: KindRules,
   spec: Record<string, unknown>,
   secrets: ReadonlySet<string>,
+  uniqueKey: KeyNumber | undefined,
   match: LiveMatch | undefined,
 ): KeptObject | undefined {
   const { inputs } = context;
@@ -55,7 +61,12 @@ export function planManagedEntry(
   const address = flat(kind.name, '.', entry.name);
   const marker = entryMarker(inputs.owner, entry);
   const userMetadata = normalizeUserMetadata(spec[METADATA_FIELD]) as Record<string, unknown> | undefined;
-  const body: EntryBody = { spec, metadata: () => encodeMetadata(userMetadata, marker), secrets };
+  const body: EntryBody = {
+    spec,
+    metadata: () => encodeMetadata(userMetadata, marker),
+    secrets,
+    uniqueKey,
+  };
   if (match === undefined) {
     planCreate(context, drafted, rules, body);
     return undefined;
@@ -118,6 +129,8 @@ export function planManagedEntry(
       objectId: object.id,
       before: object.spec,
       after: spec,
+      takesKey: uniqueKey,
+      freesKey: inputs.keys.ofLive(object),
     } as const;
     // A field the kind clears by a request of its own is not in the PATCH, which is left out when nothing else changed.
     const clears = ownClears(kind, object.id, updateBody);
@@ -165,7 +178,7 @@ function planCreate(context: DraftContext, drafted: EntryDraft, rules: KindRules
   reportRoutesOnNewObject(drafted, kind, body.spec);
   const followUps = followUpActions(kind, entry, body, key, address);
   if (followUps.length === 0) {
-    drafted.changes.push({ entryCreate: { rules, entry, spec: body.spec, key } });
+    drafted.changes.push({ entryCreate: { rules, entry, spec: body.spec, key, uniqueKey: body.uniqueKey } });
     return;
   }
   drafted.changes.push({
@@ -247,6 +260,7 @@ function createAction(
     marker: { owner: context.inputs.owner, name: entry.name },
     source: entry.location,
     after: body.spec,
+    takesKey: body.uniqueKey,
   };
 }
 
@@ -279,6 +293,7 @@ function planReplace(
     objectId: object.id,
     source: entry.location,
     before: object.spec,
+    freesKey: context.inputs.keys.ofLive(object),
   };
   drafted.replaces = [remove.key, create.key];
   const forcing = fieldChanges.filter((change) => change.forcesReplace).map((change) => change.path);

@@ -1,4 +1,3 @@
-import { canonicalJson } from '../canonical-json.js';
 import type { Kind } from '../kinds/kind.js';
 import type { LiveObject } from '../kinds/live-state.js';
 import type { DesiredEntry } from '../manifest/desired-state.js';
@@ -7,72 +6,7 @@ import { fieldEquals } from './compare-fields.js';
 import { sourceOf } from './draft-action.js';
 import type { PlanError } from './plan.js';
 import type { KindRules, PlanInputs } from './plan-inputs.js';
-
-/**
- * Values by the unique key of a spec, found without building a key string
- * per value: bucketed by the key's first field (a CIDR, so nearly one value
- * per bucket), then compared field by field as the ordering facts print
- * keys (ordering-facts.ts, uniqueKeyValue).
- * At 100,000 rules the key strings of the two checks below were ~85 MB,
- * promoted before they died, and most of planning's peak.
- */
-class UniqueKeyIndex<V> {
-  readonly #first = new Map<unknown, V>();
-  /** Values whose first field's bucket already held a different key: rare. */
-  readonly #more = new Map<unknown, V[]>();
-
-  constructor(
-    private readonly fields: readonly string[],
-    private readonly specOf: (value: V) => Readonly<Record<string, unknown>>,
-  ) {}
-
-  holderOf(spec: Readonly<Record<string, unknown>>): V | undefined {
-    const bucket = this.bucketOf(spec);
-    const first = this.#first.get(bucket);
-    if (first === undefined || this.sameKey(this.specOf(first), spec)) return first;
-    return this.#more.get(bucket)?.find((value) => this.sameKey(this.specOf(value), spec));
-  }
-
-  /** Adds `value` under its spec's key, in place of the value already there with that key. */
-  hold(spec: Readonly<Record<string, unknown>>, value: V): void {
-    const bucket = this.bucketOf(spec);
-    const first = this.#first.get(bucket);
-    if (first === undefined || this.sameKey(this.specOf(first), spec)) {
-      this.#first.set(bucket, value);
-      return;
-    }
-    const more = this.#more.get(bucket);
-    if (more === undefined) {
-      this.#more.set(bucket, [value]);
-      return;
-    }
-    const index = more.findIndex((other) => this.sameKey(this.specOf(other), spec));
-    if (index === -1) more.push(value);
-    else more[index] = value;
-  }
-
-  /** A string is its own bucket; any other value its JSON (a string alike only shares the bucket). */
-  private bucketOf(spec: Readonly<Record<string, unknown>>): unknown {
-    const value = spec[this.fields[0] ?? ''] ?? null;
-    return typeof value === 'string' ? value : printedKeyPart(value);
-  }
-
-  private sameKey(a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>): boolean {
-    return this.fields.every((field) => sameKeyPart(a[field] ?? null, b[field] ?? null));
-  }
-}
-
-/** Whether two values print the same in a key (uniqueKeyValue), printing them only when not both strings. */
-function sameKeyPart(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a === 'string' && typeof b === 'string') return false;
-  return printedKeyPart(a) === printedKeyPart(b);
-}
-
-/** One field of a uniqueness key as the key's printed value holds it: the JSON of a list of one. */
-function printedKeyPart(value: unknown): string {
-  return canonicalJson([value]);
-}
+import type { KeyNumber } from './planner-options.js';
 
 /** Entries that share a unique key with another, and the errors that say so. */
 export interface SharedKeys {
@@ -88,32 +22,24 @@ export function checkUniqueKeys(inputs: PlanInputs): SharedKeys {
   const sharingKey = new Set<DesiredEntry>();
   const errors: PlanError[] = [];
   const entries = inputs.desired.entries;
-  const specs = inputs.specs;
-  const specOf = (at: number): Readonly<Record<string, unknown>> => specs[at] ?? {};
-  // Entries by their position: the normalized specs are found there.
-  const firstByKind = new Map<Kind, UniqueKeyIndex<number>>();
-  let at = -1;
-  for (const entry of entries) {
-    at += 1;
-    const kind = inputs.kindsByName.get(entry.kind);
-    if (kind?.uniqueKey === undefined || kind.uniqueKey.length === 0) continue;
-    let firsts = firstByKind.get(kind);
-    if (firsts === undefined) {
-      firsts = new UniqueKeyIndex(kind.uniqueKey, specOf);
-      firstByKind.set(kind, firsts);
-    }
-    const spec = specOf(at);
-    const firstAt = firsts.holderOf(spec);
+  // The first entry of each key, by position.
+  const firstOfKey = new Map<KeyNumber, number>();
+  for (let at = 0; at < entries.length; at += 1) {
+    const key = inputs.keys.ofEntry(at);
+    if (key === undefined) continue;
+    const firstAt = firstOfKey.get(key);
     if (firstAt === undefined) {
-      firsts.hold(spec, at);
+      firstOfKey.set(key, at);
       continue;
     }
+    const entry = entries[at] as DesiredEntry;
     const first = entries[firstAt] as DesiredEntry;
+    const kind = inputs.kindsByName.get(entry.kind) as Kind;
     sharingKey.add(first);
     sharingKey.add(entry);
     errors.push({
       code: 'unique_key_conflict',
-      message: `${entry.kind}.${entry.name}: has the same ${kind.uniqueKey.join(' and ')} as ${first.kind}.${first.name} (${formatLocation(first.location)}); the service holds only one`,
+      message: `${entry.kind}.${entry.name}: has the same ${(kind.uniqueKey ?? []).join(' and ')} as ${first.kind}.${first.name} (${formatLocation(first.location)}); the service holds only one`,
       source: entry.location,
     });
   }
@@ -136,17 +62,12 @@ export function matchUniqueKeys(inputs: PlanInputs, sharingKey: ReadonlySet<Desi
   const errors: PlanError[] = [];
   const adopted = new Set<string>();
   for (const entry of inputs.desired.entries) if (entry.id !== undefined) adopted.add(entry.id);
-  const holdersByKind = new Map<Kind, UniqueKeyIndex<LiveObject>>();
+  // The holder of each key: the last object read with it, as the service holds one.
+  const holders = new Map<KeyNumber, LiveObject>();
   for (const object of inputs.liveById.values()) {
-    const kind = inputs.kindsByName.get(object.kind);
-    if (kind?.ownership !== 'metadata' || kind.uniqueKey === undefined || kind.uniqueKey.length === 0)
-      continue;
-    let holders = holdersByKind.get(kind);
-    if (holders === undefined) {
-      holders = new UniqueKeyIndex(kind.uniqueKey, (holder) => holder.spec);
-      holdersByKind.set(kind, holders);
-    }
-    holders.hold(object.spec, object);
+    if (inputs.kindsByName.get(object.kind)?.ownership !== 'metadata') continue;
+    const key = inputs.keys.ofLive(object);
+    if (key !== undefined) holders.set(key, object);
   }
   // Holders taken by an entry that shares its key: only another such entry finds the same holder, and
   // a set of every holder taken was a set of 100,000 IDs at the plan's peak.
@@ -154,10 +75,11 @@ export function matchUniqueKeys(inputs: PlanInputs, sharingKey: ReadonlySet<Desi
   let at = -1;
   for (const entry of inputs.desired.entries) {
     at += 1;
-    const kind = inputs.kindsByName.get(entry.kind);
-    if (entry.id !== undefined || kind?.uniqueKey === undefined) continue;
+    const key = inputs.keys.ofEntry(at);
+    if (entry.id !== undefined || key === undefined) continue;
+    const kind = inputs.kindsByName.get(entry.kind) as Kind;
     const spec = inputs.specs[at] ?? entry.spec;
-    const holder = holdersByKind.get(kind)?.holderOf(spec);
+    const holder = holders.get(key);
     // Two entries with one key are reported by checkUniqueKeys; the first keeps the holder.
     if (holder === undefined || adopted.has(holder.id) || taken.has(holder.id)) continue;
     if (holder.marker?.owner !== inputs.owner) {

@@ -309,6 +309,40 @@ describe('fromApi', () => {
 });
 
 describe('normalizeDesired', () => {
+  // The planner compares specs as normalized, without sorting a set-like list again (compare-fields.ts).
+  it.each(
+    KINDS.flatMap((kind) => [
+      ...kind.fields
+        .filter((rule) => rule.setLike === true)
+        .map((rule) => [kind.name, rule.name, { [rule.name]: ['b', 'a', 'b'] }, [rule.name]] as const),
+      ...kind.modules.flatMap((module) =>
+        module.fields
+          .filter((rule) => rule.setLike === true)
+          .map((rule) => {
+            const value = { [rule.name]: ['b', 'a', 'b'] };
+            return module.scope === 'resource'
+              ? ([
+                  kind.name,
+                  `${module.name}.${rule.name}`,
+                  { [module.name]: value },
+                  [module.name, rule.name],
+                ] as const)
+              : ([
+                  kind.name,
+                  `routes[0].${module.name}.${rule.name}`,
+                  { routes: [{ match_type: 'path_prefix', match: '/', [module.name]: value }] },
+                  ['routes', '0', module.name, rule.name],
+                ] as const);
+          }),
+      ),
+    ]),
+  )('gives %s %s, a set-like list, sorted and without duplicates', (kind, _field, spec, path) => {
+    const normalized = kindByName(kind).normalizeDesired(spec);
+
+    const value = path.reduce<unknown>((at, key) => (at as Record<string, unknown>)[key], normalized);
+    expect(value).toEqual(['a', 'b']);
+  });
+
   it('gives the route oidc module its defaults and sorts its scopes', () => {
     const spec = kindByName('https_edges').normalizeDesired({
       hostports: ['w:443'],

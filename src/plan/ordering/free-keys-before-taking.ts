@@ -1,3 +1,4 @@
+import type { KeyNumber } from '../planner-options.js';
 import type { ItemTakeover } from '../unique-items.js';
 import type { DependencyEdges, Edge } from './dependency-edges.js';
 import type { ActionFacts, OrderingFacts } from './ordering-facts.js';
@@ -44,7 +45,7 @@ function freeKeysBeforeTaking(
   items: readonly Edge[],
 ): Edge[] {
   const edges: Edge[] = [];
-  const freedBy = new Map<string, ActionFacts[]>();
+  const freedBy = new Map<KeyNumber, ActionFacts[]>();
   for (const of of facts.list) {
     if (of.frees === undefined) continue;
     const freers = freedBy.get(of.frees);

@@ -1,9 +1,9 @@
-import { canonicalJson } from '../../canonical-json.js';
 import type { AddressRange, Kind, ModuleRule } from '../../kinds/kind.js';
 import type { DraftAction } from '../draft-action.js';
 import type { Drafts } from '../drafts.js';
 import { EntryCreate } from '../entry-create.js';
 import type { PlanInputs } from '../plan-inputs.js';
+import type { KeyNumber } from '../planner-options.js';
 
 /**
  * What the ordering rules know of one drafted action: worked out from the
@@ -14,17 +14,10 @@ export interface ActionFacts {
   readonly action: DraftAction;
   /** The live object it changes; absent for creates. */
   readonly objectId: string | undefined;
-  /** Uniqueness-key value it takes (an update that moves its key), prefixed by kind. */
-  readonly takes: string | undefined;
-  /**
-   * A create's spec, from which its uniqueness-key value is printed when an
-   * ordering rule asks (takenKey), instead of `takes`: of 100,000 creates
-   * none is asked unless something frees a key, and the printed value was
-   * ~85 bytes kept per action.
-   */
-  readonly takenFrom: Readonly<Record<string, unknown>> | undefined;
-  /** Uniqueness-key value it frees (a delete, an update that moves its key). */
-  readonly frees: string | undefined;
+  /** The unique key it takes (a create, an update that moves its key), as its draft carries it. */
+  readonly takes: KeyNumber | undefined;
+  /** The unique key it frees (a delete, an update that moves its key), as its draft carries it. */
+  readonly frees: KeyNumber | undefined;
   /** allow or deny, for kinds with an access decision. */
   readonly access: 'allow' | 'deny' | undefined;
   /** The addresses an access rule covers; absent when unknown, and then it overlaps every rule. */
@@ -62,10 +55,10 @@ export interface OrderingFacts {
   /**
    * The actions taking each uniqueness-key value, in the drafts' order:
    * worked out only when some action frees a key or a replace is drafted
-   * (rules 3 and 7, and parking, ask), empty otherwise. Of 100,000 creates
-   * that free nothing, no key is printed.
+   * (rules 3 and 7, and parking, ask), empty otherwise: of 100,000 creates
+   * that free nothing, none is asked.
    */
-  readonly takers: ReadonlyMap<string, readonly ActionFacts[]>;
+  readonly takers: ReadonlyMap<KeyNumber, readonly ActionFacts[]>;
 }
 
 /** The third phase: the ordering facts of every drafted action. */
@@ -75,28 +68,31 @@ export function orderingFactsOf(drafts: Drafts, inputs: PlanInputs): OrderingFac
   for (let at = 0; at < actions.length; at += 1)
     list[at] = factsOf(actions[at] as DraftAction, inputs.kindsByName.get((actions[at] as DraftAction).kind));
   const asked = drafts.replacements.size > 0 || list.some((of) => of.frees !== undefined);
-  return { list, kindsByName: inputs.kindsByName, takers: asked ? keyTakers(list, inputs) : NO_TAKERS };
+  return { list, kindsByName: inputs.kindsByName, takers: asked ? keyTakers(list) : NO_TAKERS };
 }
 
 function factsOf(action: DraftAction, kind: Kind | undefined): ActionFacts {
   if (action instanceof EntryCreate)
-    return facts(action, undefined, kind === undefined ? {} : createFacts(kind, action.createdSpec()));
+    return facts(
+      action,
+      undefined,
+      kind === undefined ? {} : takingFacts(kind, action.createdSpec(), action),
+    );
   const { before, after } = action;
   let keys: KeyFacts = {};
   if (kind !== undefined && action.module === undefined) {
-    if (action.op === 'create' && after !== undefined) keys = createFacts(kind, after);
-    else if (action.op === 'delete' && before !== undefined) keys = specFacts(kind, before, 'frees');
+    if (action.op === 'create' && after !== undefined) keys = takingFacts(kind, after, action);
+    else if (action.op === 'delete' && before !== undefined)
+      keys = withKey(accessFacts(kind, before), 'frees', action.freesKey);
     else if ((action.op === 'update' || action.op === 'adopt') && before !== undefined && after !== undefined)
-      keys = keyMove(kind, before, after);
+      keys = keyMove(kind, before, after, action);
   }
   const module = action.module === undefined ? undefined : moduleRuleOf(kind, action.module);
   return facts(action, module, keys);
 }
 
 /** The key and access facts of a spec. */
-type KeyFacts = Partial<
-  Pick<ActionFacts, 'takes' | 'takenFrom' | 'frees' | 'access' | 'range' | 'movedFrom'>
->;
+type KeyFacts = Partial<Pick<ActionFacts, 'takes' | 'frees' | 'access' | 'range' | 'movedFrom'>>;
 
 function facts(action: DraftAction, module: ModuleRule | undefined, keys: KeyFacts): ActionFacts {
   const plain = action instanceof EntryCreate ? undefined : action;
@@ -105,7 +101,6 @@ function facts(action: DraftAction, module: ModuleRule | undefined, keys: KeyFac
     action,
     objectId: plain?.objectId,
     takes: keys.takes,
-    takenFrom: keys.takenFrom,
     frees: keys.frees,
     access: keys.access,
     range: keys.range,
@@ -121,19 +116,16 @@ function facts(action: DraftAction, module: ModuleRule | undefined, keys: KeyFac
   };
 }
 
-/** A create's facts: its access decision and range, and the spec its key is printed from. */
-function createFacts(kind: Kind, spec: Readonly<Record<string, unknown>>): KeyFacts {
-  const facts = accessFacts(kind, spec);
-  return kind.uniqueKey === undefined || kind.uniqueKey.length === 0 ? facts : { ...facts, takenFrom: spec };
+/** A create's facts: its access decision and range, and the key its draft says it takes. */
+function takingFacts(
+  kind: Kind,
+  spec: Readonly<Record<string, unknown>>,
+  action: Pick<DraftAction, 'takesKey'>,
+): KeyFacts {
+  return withKey(accessFacts(kind, spec), 'takes', action.takesKey);
 }
 
-/**
- * Uniqueness-key value (taken or freed, as `role` says), access decision and
- * address range of a spec.
- */
-function specFacts(kind: Kind, spec: Readonly<Record<string, unknown>>, role: 'takes' | 'frees'): KeyFacts {
-  const facts = accessFacts(kind, spec);
-  const key = uniqueKeyValue(kind, spec);
+function withKey(facts: KeyFacts, role: 'takes' | 'frees', key: KeyNumber | undefined): KeyFacts {
   return key === undefined ? facts : { ...facts, [role]: key };
 }
 
@@ -149,19 +141,22 @@ function accessFacts(kind: Kind, spec: Readonly<Record<string, unknown>>): KeyFa
 }
 
 /**
- * An update that changes the uniqueness key frees the old value and takes
- * the new one; for an access rule it also leaves one range and arrives at
- * another, which the access ordering treats like a delete and a create. An
- * update that keeps its key has no such facts.
+ * An update that changes the unique key (its draft frees one and takes
+ * another) frees the old one and takes the new one; for an access rule it
+ * also leaves one range and arrives at another, which the access ordering
+ * treats like a delete and a create. An update that keeps its key has no
+ * such facts.
  */
 function keyMove(
   kind: Kind,
   before: Readonly<Record<string, unknown>>,
   after: Readonly<Record<string, unknown>>,
+  action: Pick<DraftAction, 'takesKey' | 'freesKey'>,
 ): KeyFacts {
-  const { frees, range: movedFrom } = specFacts(kind, before, 'frees');
-  const { takes, access, range } = specFacts(kind, after, 'takes');
+  const { takesKey: takes, freesKey: frees } = action;
   if (takes === undefined || frees === undefined || takes === frees) return {};
+  const { range: movedFrom } = accessFacts(kind, before);
+  const { access, range } = accessFacts(kind, after);
   return {
     takes,
     frees,
@@ -183,39 +178,23 @@ function guardFact(action: DraftAction & { readonly after: unknown }, module: Mo
   return { effect: opens ? 'opens' : 'closes', swapsAtOnce: module.guard?.swapsAtOnce === true };
 }
 
-/**
- * The actions taking each uniqueness-key value: an update's as worked out,
- * a create's printed from its spec (see `takenFrom`).
- */
-function keyTakers(list: readonly ActionFacts[], inputs: PlanInputs): Map<string, ActionFacts[]> {
-  const takers = new Map<string, ActionFacts[]>();
+/** The actions taking each unique key, in the drafts' order. */
+function keyTakers(list: readonly ActionFacts[]): Map<KeyNumber, ActionFacts[]> {
+  const takers = new Map<KeyNumber, ActionFacts[]>();
   for (const of of list) {
-    let takes = of.takes;
-    if (takes === undefined && of.takenFrom !== undefined) {
-      const kind = inputs.kindsByName.get(of.action.kind);
-      takes = kind === undefined ? undefined : uniqueKeyValue(kind, of.takenFrom);
-    }
-    if (takes === undefined) continue;
+    if (of.takes === undefined) continue;
     // Pushed, not copied: a copy per taker was garbage at 100,000 creates.
-    const taking = takers.get(takes);
-    if (taking === undefined) takers.set(takes, [of]);
+    const taking = takers.get(of.takes);
+    if (taking === undefined) takers.set(of.takes, [of]);
     else taking.push(of);
   }
   return takers;
 }
 
 /** The takers of a plan that frees no key and replaces nothing: shared, never written to. */
-const NO_TAKERS: ReadonlyMap<string, readonly ActionFacts[]> = new Map();
+const NO_TAKERS: ReadonlyMap<KeyNumber, readonly ActionFacts[]> = new Map();
 
 /** Whether an action belongs to a kind whose rules decide access. */
 export function isAccessRule(facts: OrderingFacts, of: ActionFacts): boolean {
   return of.access !== undefined && facts.kindsByName.get(of.action.kind)?.accessDecision !== undefined;
-}
-
-/** The uniqueness-key value of a spec, prefixed by kind; undefined for kinds without one. */
-export function uniqueKeyValue(kind: Kind, spec: Readonly<Record<string, unknown>>): string | undefined {
-  if (kind.uniqueKey === undefined || kind.uniqueKey.length === 0) return undefined;
-  // Joined, not a template: the template made a rope of ~180 bytes per key, where the flat string
-  // join makes is ~80, and a plan of 100,000 creates holds one per action.
-  return [kind.name, ':', canonicalJson(kind.uniqueKey.map((field) => spec[field] ?? null))].join('');
 }

@@ -8,11 +8,12 @@ import { EntryCreate } from '../entry-create.js';
 import { pendingPathSegment } from '../pending-id.js';
 import type { PlanError } from '../plan.js';
 import type { PlanInputs } from '../plan-inputs.js';
+import type { KeyNumber } from '../planner-options.js';
 import { topologicalOrder } from '../topological-order.js';
 import { actsOn, type ItemTakeover, takesItemFor } from '../unique-items.js';
 import type { Dependencies } from './decide-dependencies.js';
 import { DependencyEdges, type Edge } from './dependency-edges.js';
-import { type ActionFacts, type OrderingFacts, uniqueKeyValue } from './ordering-facts.js';
+import type { ActionFacts, OrderingFacts } from './ordering-facts.js';
 import { moveAcrossPolicySwitch } from './switch-policies-between-phases.js';
 
 /** Marker names of temporary rules start with `~`, which no manifest name can (see the manifest schema). */
@@ -181,10 +182,12 @@ function park(
   const guardSpec = { ...base, [field]: guard.cidr, [decision.field]: decision.deny };
   const atSpot = { ...object.spec, [field]: spot.cidr };
 
+  const spotKey = inputs.keys.of(kind, atSpot);
   const toSpot: PlainDraft = {
     ...move.action,
     request: kind.updateRequest(object.id, { ...body, [field]: spot.cidr }),
     after: atSpot,
+    takesKey: spotKey,
   };
   const fromSpot = draftAction({
     key: `${move.action.key}#from-parking`,
@@ -199,6 +202,8 @@ function park(
     before: atSpot,
     after: move.action.after,
     parking: { unparks: move.action.key },
+    freesKey: spotKey,
+    takesKey: move.action.takesKey,
   });
   const edges: Edge[] = [{ waiter: fromSpot, key: toSpot.key }];
   const actions: PlainDraft[] = [toSpot, fromSpot];
@@ -238,7 +243,7 @@ function guardTarget(
   const held = heldKeys(inputs, current.facts, kind);
   const guardOf = (cidr: string): Record<string, unknown> | undefined => {
     const spec = { ...base, [field]: cidr, [decision.field]: decision.deny };
-    const key = uniqueKeyValue(kind, spec);
+    const key = inputs.keys.of(kind, spec);
     const range = rangeOf(spec);
     return key === undefined || range === undefined || held.has(key) ? undefined : spec;
   };
@@ -359,10 +364,10 @@ function halvesOf(cidr: string): string[] {
 }
 
 /** Uniqueness keys of `kind` that the account holds or an action takes or frees. */
-function heldKeys(inputs: PlanInputs, facts: OrderingFacts, kind: Kind): Set<string> {
-  const held = new Set<string>();
+function heldKeys(inputs: PlanInputs, facts: OrderingFacts, kind: Kind): Set<KeyNumber> {
+  const held = new Set<KeyNumber>();
   for (const object of inputs.live.objects[kind.name] ?? []) {
-    const key = uniqueKeyValue(kind, object.spec);
+    const key = inputs.keys.ofLive(object);
     if (key !== undefined) held.add(key);
   }
   // A move frees a key, so the facts list who takes each.
@@ -386,6 +391,7 @@ function temporaryDeny(
   const guardName = `${PARKING_GUARD_PREFIX}${move.name}${suffix}`;
   const marker = { owner: inputs.owner, name: guardName };
   const createKey = `create:${move.change}#parking-guard${suffix}`;
+  const uniqueKey = inputs.keys.of(kind, spec);
   const guardCreate = draftAction({
     key: createKey,
     op: 'create',
@@ -397,6 +403,7 @@ function temporaryDeny(
     marker,
     source: move.source,
     after: spec,
+    takesKey: uniqueKey,
   });
   const guardDelete = draftAction({
     key: `delete:${move.change}#parking-guard${suffix}`,
@@ -408,6 +415,7 @@ function temporaryDeny(
     secrets: new Set(),
     source: move.source,
     before: spec,
+    freesKey: uniqueKey,
   });
   return [guardCreate, guardDelete];
 }
