@@ -1,3 +1,4 @@
+import { readCredentialFile } from '../credential-file.js';
 import { EdgesyncError, OptionError } from '../errors.js';
 import { KINDS } from '../kinds/registry.js';
 import { compileManifestSchema } from '../manifest/manifest-schema.js';
@@ -40,7 +41,15 @@ export async function runWatch(
   const notifyTimeoutMs = parseDuration('--notify-timeout', flags.notifyTimeout);
   const notifyRetries = parseCount('--notify-retries', flags.notifyRetries);
   const caExpiryWarningMs = parseDuration('--ca-expiry-warning', flags.caExpiryWarning);
-  const targets = await webhookTargets(flags.notify, flags.notifyFile);
+  const notifyFile =
+    flags.notifyFile === undefined ? undefined : await readCredentialFile(flags.notifyFile, '--notify-file');
+  const targets = webhookTargets(
+    flags.notify,
+    flags.notifyFormat,
+    notifyFile === undefined
+      ? undefined
+      : { name: flags.notifyFile as string, text: notifyFile.bytes.toString('utf8') },
+  );
   if (flags.reconcileTokenFile !== undefined) await readReconcileToken(flags.reconcileTokenFile);
   const runtimeFlags = limitHeapGrowth();
   // Every line the daemon logs passes the run's scrubber: the API key, the manifests' secrets, the webhook URLs.

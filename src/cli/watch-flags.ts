@@ -1,4 +1,5 @@
 import { Option } from 'commander';
+import type { NotifyFormat } from '../notify/chat-format.js';
 import type { WatchMode } from '../watch/daemon-status.js';
 import type { AddCommandFlags } from './command-context.js';
 import { addConnectionOptions, type ConnectionFlags } from './connection-flags.js';
@@ -11,6 +12,11 @@ const WATCH_MODES = ['enforce', 'observe'] as const satisfies readonly WatchMode
 const everyMode: readonly (typeof WATCH_MODES)[number][] = [] as WatchMode[];
 void everyMode;
 
+/** NOTIFY_FORMATS of src/notify/chat-format.ts, written out for the same reason, and checked both ways the same way. */
+const NOTIFY_FORMATS = ['slack', 'discord', 'teams', 'json'] as const satisfies readonly NotifyFormat[];
+const everyFormat: readonly (typeof NOTIFY_FORMATS)[number][] = [] as NotifyFormat[];
+void everyFormat;
+
 export interface WatchFlags extends ConnectionFlags, PlanFlags {
   readonly mode: WatchMode;
   readonly interval: string;
@@ -22,6 +28,7 @@ export interface WatchFlags extends ConnectionFlags, PlanFlags {
   readonly readShare: string;
   /** --notify, repeatable (EDGESYNC_NOTIFY: URLs separated by spaces or lines). */
   readonly notify: readonly string[];
+  readonly notifyFormat: NotifyFormat;
   readonly notifyFile?: string;
   readonly notifyTimeout: string;
   readonly notifyRetries: string;
@@ -73,7 +80,18 @@ export const addWatchFlags: AddCommandFlags<[paths: string[], flags: WatchFlags]
         .argParser(collectUrls)
         .default([]),
     )
-    .option('--notify-file <file>', 'webhook URLs to post events to, one a line (# comments)')
+    .addOption(
+      new Option(
+        '--notify-format <format>',
+        'how the --notify targets render text: each value from outside is escaped for it (Discord also gets allowed_mentions: none); json for receivers that render nothing',
+      )
+        .choices(NOTIFY_FORMATS)
+        .default('slack'),
+    )
+    .option(
+      '--notify-file <file>',
+      'webhook targets to post events to, one a line: URL, or FORMAT URL (slack, discord, teams, json); # comments',
+    )
     .option('--notify-timeout <duration>', 'how long one webhook post may take', '10s')
     .option('--notify-retries <n>', 'posts again after a failed one, with backoff from 1s', '3')
     .option(

@@ -1,3 +1,5 @@
+import { CHAT_ESCAPES, chatFields, clipText, type NotifyFormat } from './chat-format.js';
+
 /**
  * What the daemon tells people about, each a change of state seen once:
  * a condition that starts (failed, refused, invalid, drift found, stuck, an
@@ -55,14 +57,27 @@ export function placeOf(error: NotificationError): string | null {
 }
 
 /**
- * The JSON body posted to every target: `text` is what Slack, Mattermost,
- * Discord's Slack-compatible endpoint and Teams workflows show; the other
- * fields (snake_case, like all edgesync writes for machines) are for
- * receivers that route or filter.
+ * The JSON body posted to a target of `format`. The text's fields
+ * (`chatFields`: `text`, or Discord's `content`) are what the chat shows:
+ * every line is edgesync's words around values from outside (the owner, an
+ * entry's name and file, the service's message, the commit), and all of it
+ * is escaped for the format (`CHAT_ESCAPES`) after the run's secrets were
+ * scrubbed from the values, so that no escape hides a secret from the
+ * scrubber. The other fields (snake_case, like all edgesync writes for
+ * machines) hold the values as they are, for receivers that route or
+ * filter; no chat renders them. One body a notification and a format: a new
+ * field goes into `textLines` (what people read) and `machineFields`.
  */
-export function webhookBody(notification: Notification): Record<string, unknown> {
+export function webhookBody(notification: Notification, format: NotifyFormat): Record<string, unknown> {
+  const asText = CHAT_ESCAPES[format];
+  const text = clipText(textLines(notification).map(asText).join('\n'), format);
+  return { ...chatFields(format, text), ...machineFields(notification) };
+}
+
+/** What a person reads, line by line, before escaping. */
+function textLines(notification: Notification): string[] {
   const errors = notification.errors.slice(0, MAX_ERRORS);
-  const lines = [
+  return [
     `edgesync (${notification.owner}): ${notification.summary}`,
     ...(notification.commit === null ? [] : [`commit ${notification.commit.slice(0, 12)}`]),
     ...errors.map((error) => {
@@ -73,8 +88,12 @@ export function webhookBody(notification: Notification): Record<string, unknown>
       ? [`… and ${notification.errors.length - errors.length} more`]
       : []),
   ];
+}
+
+/** The values as they are, for machines. */
+function machineFields(notification: Notification): Record<string, unknown> {
+  const errors = notification.errors.slice(0, MAX_ERRORS);
   return {
-    text: lines.join('\n'),
     event: notification.event,
     owner: notification.owner,
     mode: notification.mode,
@@ -83,5 +102,21 @@ export function webhookBody(notification: Notification): Record<string, unknown>
     errors: errors.map((error) => ({ ...error, location: placeOf(error) })),
     error_count: notification.errors.length,
     at: notification.at,
+  };
+}
+
+/** `notification` with `scrub` applied to every text it carries from outside. */
+export function scrubbedNotification(
+  notification: Notification,
+  scrub: (text: string) => string,
+): Notification {
+  return {
+    ...notification,
+    summary: scrub(notification.summary),
+    errors: notification.errors.map((error) => ({
+      ...error,
+      file: error.file === null ? null : scrub(error.file),
+      message: scrub(error.message),
+    })),
   };
 }

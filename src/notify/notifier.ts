@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
-import { NOTIFICATION_EVENTS, type Notification, webhookBody } from './notification.js';
+import type { NotifyFormat } from './chat-format.js';
+import { NOTIFICATION_EVENTS, type Notification, scrubbedNotification, webhookBody } from './notification.js';
 import {
   NotificationTracker,
   type ObservedExpiry,
@@ -33,7 +34,11 @@ export interface NotifierOptions {
   readonly clock: NotifierClock;
   /** Returns a number in [0, 1). */
   readonly random: () => number;
-  /** Every body passes through it before it is sent: the run's secrets (API key, manifest secrets, webhook URLs). */
+  /**
+   * The run's secrets (API key, manifest secrets, webhook URLs) out of a
+   * text: applied to each value of a notification before it is escaped for
+   * a chat, and to each body before it is sent.
+   */
   readonly scrub: (text: string) => string;
   /** The loop's heartbeat, checked every `healthCheckMs`. */
   readonly health: () => ObservedHealth;
@@ -160,7 +165,16 @@ export class Notifier {
       );
       if (this.#options.targets.length === 0) continue;
       this.#sent += 1;
-      this.#delivery.send(this.#options.scrub(JSON.stringify(webhookBody(notification))));
+      const scrubbed = scrubbedNotification(notification, this.#options.scrub);
+      const bodies = new Map<NotifyFormat, string>();
+      this.#delivery.send((target) => {
+        let body = bodies.get(target.format);
+        if (body === undefined) {
+          body = this.#options.scrub(JSON.stringify(webhookBody(scrubbed, target.format)));
+          bodies.set(target.format, body);
+        }
+        return body;
+      });
     }
   }
 }

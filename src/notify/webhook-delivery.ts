@@ -51,12 +51,12 @@ export class WebhookDelivery {
     this.#queues = options.targets.map((target) => ({ target, waiting: [], running: null }));
   }
 
-  /** Queues `body` (JSON text) for every target; returns at once. */
-  send(body: string): void {
+  /** Queues for every target the body (JSON text) `bodyFor` makes for it; returns at once. */
+  send(bodyFor: (target: WebhookTarget) => string): void {
     if (this.#closing.signal.aborted) return;
     const limit = this.#options.queueLimit ?? 100;
     for (const queue of this.#queues) {
-      queue.waiting.push(body);
+      queue.waiting.push(bodyFor(queue.target));
       if (queue.waiting.length > limit) {
         queue.waiting.shift();
         this.#fail(queue.target, 'dropped', { queued: limit });

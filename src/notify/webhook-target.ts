@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import { EdgesyncError } from '../errors.js';
+import { DEFAULT_NOTIFY_FORMAT, NOTIFY_FORMATS, type NotifyFormat } from './chat-format.js';
 
 /**
  * A webhook to post notifications to. Its URL is a secret (Slack's and
@@ -10,6 +10,8 @@ export interface WebhookTarget {
   readonly url: URL;
   /** `https://hooks.example.com/…`: the only form of the URL logs, `/status` and errors carry. */
   readonly shown: string;
+  /** How the target renders the text, and so how it is escaped (chat-format.ts). */
+  readonly format: NotifyFormat;
 }
 
 /** `scheme://host/…` of a URL: enough to tell targets apart, nothing of a token in its path or query. */
@@ -22,7 +24,11 @@ export function shownUrl(url: URL): string {
  * (`--notify`, `EDGESYNC_NOTIFY`, `FILE:LINE`) and what is wrong, showing
  * at most the scheme and host of what was given.
  */
-export function parseWebhookUrl(text: string, from: string): WebhookTarget {
+export function parseWebhookUrl(
+  text: string,
+  from: string,
+  format: NotifyFormat = DEFAULT_NOTIFY_FORMAT,
+): WebhookTarget {
   let url: URL;
   try {
     url = new URL(text.trim());
@@ -42,19 +48,33 @@ export function parseWebhookUrl(text: string, from: string): WebhookTarget {
       `${from}: credentials in a webhook URL are not sent (${shownUrl(url)}); put the token in the path or query as the service gives it`,
     );
   }
-  return { url, shown: shownUrl(url) };
+  return { url, shown: shownUrl(url), format };
 }
 
 /**
- * The webhook URLs of a `--notify-file`: one a line; blank lines and lines
- * starting with `#` are skipped. Errors name the file and line, never the URL.
+ * The webhook targets of a `--notify-file`: one a line, `[FORMAT] URL`
+ * (`discord https://discord.com/api/webhooks/…`; without a format, Slack's);
+ * blank lines and lines starting with `#` are skipped. Errors name the file
+ * and line, never the URL.
  */
 export function parseWebhookFile(text: string, file: string): WebhookTarget[] {
   const targets: WebhookTarget[] = [];
   text.split(/\r?\n/).forEach((line, index) => {
     const trimmed = line.trim();
     if (trimmed === '' || trimmed.startsWith('#')) return;
-    targets.push(parseWebhookUrl(trimmed, `${file}:${index + 1}`));
+    const from = `${file}:${index + 1}`;
+    const [first = '', ...rest] = trimmed.split(/\s+/);
+    if (rest.length === 0) {
+      targets.push(parseWebhookUrl(first, from));
+      return;
+    }
+    if (!(NOTIFY_FORMATS as readonly string[]).includes(first) || rest.length > 1) {
+      throw new EdgesyncError(
+        'invalid_option',
+        `${from}: expected "URL" or "FORMAT URL" with FORMAT one of ${NOTIFY_FORMATS.join(', ')} (found ${rest.length + 1} words${(NOTIFY_FORMATS as readonly string[]).includes(first) ? '' : `, the first not a format`}; not shown: a webhook URL is a secret)`,
+      );
+    }
+    targets.push(parseWebhookUrl(rest[0] as string, from, first as NotifyFormat));
   });
   return targets;
 }
@@ -72,24 +92,16 @@ export function secretPartsOf(target: WebhookTarget): string[] {
 }
 
 /**
- * Every target of `--notify` (and EDGESYNC_NOTIFY) and `--notify-file`, in
- * that order, each URL once.
+ * Every target of `--notify` (and EDGESYNC_NOTIFY, all in `format`) and of
+ * the `--notify-file`'s text (`file` names it), in that order, each URL once.
  */
-export async function webhookTargets(
+export function webhookTargets(
   urls: readonly string[],
-  file: string | undefined,
-): Promise<WebhookTarget[]> {
-  const targets = urls.map((url, index) => parseWebhookUrl(url, `--notify (value ${index + 1})`));
-  if (file !== undefined) {
-    let text: string;
-    try {
-      text = await readFile(file, 'utf8');
-    } catch (cause) {
-      const code = (cause as NodeJS.ErrnoException).code ?? 'error';
-      throw new EdgesyncError('invalid_option', `--notify-file: cannot read ${file} (${code})`, { cause });
-    }
-    targets.push(...parseWebhookFile(text, file));
-  }
+  format: NotifyFormat,
+  file?: { readonly name: string; readonly text: string },
+): WebhookTarget[] {
+  const targets = urls.map((url, index) => parseWebhookUrl(url, `--notify (value ${index + 1})`, format));
+  if (file !== undefined) targets.push(...parseWebhookFile(file.text, file.name));
   const seen = new Set<string>();
   return targets.filter((target) => !seen.has(target.url.href) && seen.add(target.url.href) !== undefined);
 }

@@ -70,7 +70,7 @@ describe('Notifier and WebhookDelivery (local receivers)', () => {
     });
     closers.push(() => delivery.close(0));
 
-    for (let index = 1; index <= 5; index += 1) delivery.send(JSON.stringify({ index }));
+    for (let index = 1; index <= 5; index += 1) delivery.send(() => JSON.stringify({ index }));
     const queued = delivery.pending;
     await eventually(() => (hang.open() === 1 ? true : undefined));
 

@@ -38,7 +38,7 @@ describe('WebhookDelivery against receivers that trickle or stay silent', () => 
     peers.push(peer);
     const { delivery, outcome } = deliveryTo(peer, 600_000);
 
-    delivery.send('{"text":"x"}');
+    delivery.send(() => '{"text":"x"}');
 
     expect(await outcome).toBe('delivered');
     await peer.cutOff;
@@ -50,7 +50,7 @@ describe('WebhookDelivery against receivers that trickle or stay silent', () => 
     peers.push(peer);
     const { delivery, outcome } = deliveryTo(peer, 300);
 
-    delivery.send('{"text":"x"}');
+    delivery.send(() => '{"text":"x"}');
 
     expect(await outcome).toBe('unreachable');
     await peer.cutOff;
@@ -61,7 +61,7 @@ describe('WebhookDelivery against receivers that trickle or stay silent', () => 
     const peer = await startTricklingPeer({ silent: true });
     peers.push(peer);
     const { delivery } = deliveryTo(peer, 600_000);
-    delivery.send('{"text":"x"}');
+    delivery.send(() => '{"text":"x"}');
     await peer.answering;
 
     await delivery.close(0);

@@ -44,15 +44,18 @@ describe('webhook targets', () => {
   });
 
   it('writes a body with a text that chat services show, and the errors with their places', () => {
-    const body = webhookBody({
-      event: 'manifests_invalid',
-      owner: 'team-a',
-      mode: 'enforce',
-      commit: '0123456789abcdef0123',
-      summary: 'manifests invalid: 1 error(s)',
-      errors: [{ file: 'rules.yaml', line: 9, column: 5, message: 'cidr: not a CIDR' }],
-      at: '2026-01-01T00:00:00.000Z',
-    });
+    const body = webhookBody(
+      {
+        event: 'manifests_invalid',
+        owner: 'team-a',
+        mode: 'enforce',
+        commit: '0123456789abcdef0123',
+        summary: 'manifests invalid: 1 error(s)',
+        errors: [{ file: 'rules.yaml', line: 9, column: 5, message: 'cidr: not a CIDR' }],
+        at: '2026-01-01T00:00:00.000Z',
+      },
+      'slack',
+    );
 
     expect(body).toMatchObject({
       event: 'manifests_invalid',
