@@ -61,9 +61,13 @@ export async function runReconcile(flags: ReconcileFlags, ctx: CommandContext): 
     );
   }
   const ticket = answer.ticket;
-  ctx.stdout.write(
-    `full re-read requested from ${base.origin} (${String(answer.state)}, ticket ${ticket})\n`,
-  );
+  const ui = ctx.jsonUi;
+  const requested = `full re-read requested from ${base.origin} (${String(answer.state)}, ticket ${ticket})`;
+  if (ui === undefined) ctx.stdout.write(`${requested}\n`);
+  else {
+    ui.emit('reconcile_requested', requested, { daemon: base.origin, ticket, state: String(answer.state) });
+    ui.summarize(requested, { outcome: 'requested', ticket });
+  }
   if (!flags.wait) return 'ok';
 
   const deadline = performance.now() + waitTimeoutMs;
@@ -89,19 +93,29 @@ export async function runReconcile(flags: ReconcileFlags, ctx: CommandContext): 
       const result = last?.result ?? 'unknown';
       const read =
         last === null ? '' : ` after reading ${last.pages_read} page(s) in ${last.requests} request(s)`;
-      if (!(READY_RESULTS as readonly string[]).includes(result)) {
+      const succeeded = (READY_RESULTS as readonly string[]).includes(result);
+      const finished = `reconcile finished: ${result}${read}`;
+      ui?.emit(
+        'reconcile_complete',
+        finished,
+        { ticket, result, pages_read: last?.pages_read ?? 0, requests: last?.requests ?? 0 },
+        succeeded ? 'info' : 'error',
+      );
+      if (!succeeded) {
         throw new EdgesyncError(
           'reconcile_failed',
           `the forced reconcile ended ${result}${read}; see the daemon's /status and logs`,
         );
       }
-      ctx.stdout.write(`reconcile finished: ${result}${read}\n`);
+      if (ui === undefined) ctx.stdout.write(`${finished}\n`);
+      else ui.summarize(finished, { outcome: 'finished', ticket, result });
       return 'ok';
     }
     const pages = forced.in_progress?.pages_read ?? 0;
     if (pages !== saidPages && forced.in_progress !== null) {
       saidPages = pages;
       ctx.stderr.write(`reading the account: ${pages} page(s)\n`);
+      ui?.emit('reconcile_progress', `reading the account: ${pages} page(s)`, { pages_read: pages });
     }
     if (performance.now() + POLL_MS > deadline) throw waitTimeout(flags.waitTimeout);
     await sleep(POLL_MS, ctx.shutdown);

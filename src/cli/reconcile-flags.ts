@@ -1,7 +1,13 @@
+import { Option } from 'commander';
 import { NO_COLOR_ACCEPTED } from './color-choice.js';
 import type { AddCommandFlags } from './command-context.js';
 
+export const RECONCILE_FORMATS = ['text', 'json'] as const;
+export type ReconcileFormat = (typeof RECONCILE_FORMATS)[number];
+
 export interface ReconcileFlags {
+  /** `json`: the machine-readable UI on stdout (json-ui.ts), as `apply --format json`. */
+  readonly format: ReconcileFormat;
   readonly daemonUrl: string;
   readonly reconcileTokenFile?: string;
   readonly wait: boolean;
@@ -18,6 +24,14 @@ export const addReconcileFlags: AddCommandFlags<[flags: ReconcileFlags]> = (comm
   command
     .description('ask a running daemon for a full re-read of manifests and account, then a reconcile')
     .option('--daemon-url <url>', 'the daemon’s listener (watch --listen)', 'http://127.0.0.1:9090')
+    .addOption(
+      new Option(
+        '--format <format>',
+        'stdout: lines for people, or one JSON object a line for tools (schemas/ui.schema.json)',
+      )
+        .choices(RECONCILE_FORMATS)
+        .default('text'),
+    )
     .option(
       '--reconcile-token-file <file>',
       'the file holding the token the daemon was started with (watch --reconcile-token-file)',

@@ -1,44 +1,17 @@
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Ajv } from 'ajv';
 import { afterEach, describe, expect, it } from 'vitest';
 import { UI_FORMAT_VERSION } from '../../src/cli/json-ui.js';
 import { loadSeedFile } from '../../src/emulator/seed.js';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
 import { applyInProcess, listRules, POLICY, ROOT, rulesManifest } from '../apply/cli-process.js';
+import { uiLines } from '../support/ui-lines.js';
 
 const EXAMPLES = join(ROOT, 'examples/manifests');
 const SEED = join(ROOT, 'examples/emulator-seed.yaml');
-const schema = (name: string): object => JSON.parse(readFileSync(join(ROOT, 'schemas', name), 'utf8'));
-// Formats are not checked by ajv here (no ajv-formats): the timestamp is checked by Date.parse below.
-const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false });
-ajv.addSchema(schema('plan.schema.json'));
-const validateLine = ajv.compile(schema('ui.schema.json'));
-
-interface UiLine {
-  readonly type: string;
-  readonly level: string;
-  readonly message: string;
-  readonly [field: string]: unknown;
-}
-
-/** stdout as the UI's lines: every line one JSON object, each valid against schemas/ui.schema.json. */
-function uiLines(stdout: string): UiLine[] {
-  expect(stdout.endsWith('\n'), stdout).toBe(true);
-  return stdout
-    .slice(0, -1)
-    .split('\n')
-    .map((text) => {
-      const line = JSON.parse(text) as UiLine;
-      expect(validateLine(line), `${text}\n${JSON.stringify(validateLine.errors)}`).toBe(true);
-      expect(Number.isNaN(Date.parse(String(line.timestamp))), text).toBe(false);
-      return line;
-    });
-}
 
 describe('apply --format json: one JSON object a line on stdout', () => {
   let emulator: RunningEmulator | undefined;
