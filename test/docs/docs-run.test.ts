@@ -6,13 +6,13 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BUILT_CLI } from '../support/built-cli.js';
 import { ROOT } from '../support/edgesync-cli.js';
-import { holdsLine, type RunnableStep, runnableSteps } from '../support/runnable-blocks.js';
+import { holdsLine, type RunnableStep, runnableSteps, shellBlocks } from '../support/runnable-blocks.js';
 
 /**
- * Every block of README.md and docs/*.md marked `sh runnable` is run, in the
- * order written, as a reader runs it: in a shell, in a directory holding the
- * repository's examples (and them again as `manifests/`, the name the docs
- * use), with `edgesync` and `npx edgesync` on the PATH meaning this build.
+ * Every `sh` block of README.md and docs/*.md is run, in the order written,
+ * as a reader runs it: in a shell, in a directory holding the repository's
+ * examples as the repository has them (`examples/manifests`), with
+ * `edgesync` and `npx edgesync` on the PATH meaning this build.
  * A file whose blocks start no emulator gets one, seeded with the examples'
  * seed, at EDGE_API_URL. Each command's documented output lines and exit
  * code are checked. Port 8080 in a block becomes a free port.
@@ -56,7 +56,6 @@ async function workspace(): Promise<{ work: string; out: string; bin: string }> 
   await mkdir(out);
   await mkdir(bin);
   await cp(join(ROOT, 'examples'), join(work, 'examples'), { recursive: true });
-  await cp(join(ROOT, 'examples/manifests'), join(work, 'manifests'), { recursive: true });
   await symlink(join(ROOT, 'dist'), join(work, 'dist'));
   const run = `exec "${process.execPath}" "${BUILT_CLI}" "$@"`;
   await writeFile(join(bin, 'edgesync'), `#!/bin/sh\n${run}\n`);
@@ -73,7 +72,19 @@ async function workspace(): Promise<{ work: string; out: string; bin: string }> 
 async function startEmulator(): Promise<string> {
   const child = spawn(
     process.execPath,
-    [BUILT_CLI, 'emulator', '--seed', 'examples/emulator-seed.yaml', '--api-key', 'dev-key', '--port', '0'],
+    // The budget lifted as for the commands (EDGESYNC_RATE_LIMIT below): doctor's probes alone spend over 100 requests.
+    [
+      BUILT_CLI,
+      'emulator',
+      '--seed',
+      'examples/emulator-seed.yaml',
+      '--api-key',
+      'dev-key',
+      '--port',
+      '0',
+      '--rate-limit',
+      '6000/60s',
+    ],
     { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] },
   );
   started.push(child);
@@ -122,6 +133,23 @@ describe('the docs, run as written', async () => {
       steps: runnableSteps(await readFile(join(ROOT, file), 'utf8'), file),
     })),
   );
+
+  it('runs every shell block there is: each is `sh`, or `console` with a comment saying why it cannot run here', async () => {
+    const others: string[] = [];
+    for (const file of DOCS) {
+      for (const block of shellBlocks(await readFile(join(ROOT, file), 'utf8'), file)) {
+        if (block.info === 'sh') continue;
+        if (block.info !== 'console')
+          others.push(`${block.location}: \`\`\`${block.info} (sh to run it, console if it cannot run here)`);
+        else if (!/^# .*(not run|cannot run)/i.test(block.lines[0] ?? '')) {
+          others.push(
+            `${block.location}: a console block's first line says why the docs test does not run it`,
+          );
+        }
+      }
+    }
+    expect(others).toEqual([]);
+  });
 
   it('has runnable blocks in the README and in the docs of every command that talks to the service', () => {
     const withSteps = files.filter((entry) => entry.steps.length > 0).map((entry) => entry.file);

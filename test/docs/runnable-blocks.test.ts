@@ -2,11 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { holdsLine, runnableSteps } from '../support/runnable-blocks.js';
 
 const DOC = [
-  '```sh',
+  '```console',
+  '# not run: why',
   'not runnable',
   '```',
   '',
-  '```sh runnable',
+  '```sh',
   '# prose first',
   'edgesync validate x   # prose after the command',
   '# 1 file valid (…)',
@@ -20,21 +21,21 @@ const DOC = [
 ].join('\n');
 
 describe('runnableSteps', () => {
-  it('takes only `sh runnable` blocks, with their expected lines, exit codes and places; prose is left out', () => {
+  it('takes only `sh` blocks, with their expected lines, exit codes and places; prose is left out', () => {
     expect(runnableSteps(DOC, 'doc.md')).toEqual([
       {
         command: 'edgesync validate x',
         expectedLines: ['1 file valid (…)'],
         exitCode: 0,
-        location: 'doc.md:7',
+        location: 'doc.md:8',
       },
       {
         command: 'edgesync plan \\\n  --detailed-exitcode x',
         expectedLines: [],
         exitCode: 2,
-        location: 'doc.md:9',
+        location: 'doc.md:10',
       },
-      { command: 'kill %1', expectedLines: [], exitCode: 0, location: 'doc.md:14' },
+      { command: 'kill %1', expectedLines: [], exitCode: 0, location: 'doc.md:15' },
     ]);
   });
 

@@ -1,8 +1,9 @@
 /**
- * The command blocks of the docs that a reader can run, as steps a test runs
- * in order. A block is runnable when its info string is `sh runnable`
- * (GitHub highlights it by its first word, so readers see a plain `sh`
- * block). In such a block:
+ * The command blocks of the docs, as steps a test runs in order: every
+ * block whose info string is `sh` is run. A block that cannot run here (it
+ * needs docker, a cluster, the real service, or it starts a daemon that never
+ * exits) is a `console` block, with a comment that says why. In an `sh`
+ * block:
  *
  * - each line is a command (a line ending in `\` continues on the next);
  * - text after two or more spaces and `#` on a command line is prose;
@@ -48,7 +49,7 @@ export function runnableSteps(markdown: string, file: string): RunnableStep[] {
     const line = raw.trimEnd();
     const fence = /^```\s*(.*)$/.exec(line);
     if (fence !== null && !inOther && !inRunnable) {
-      if (fence[1] === 'sh runnable') inRunnable = true;
+      if (fence[1] === 'sh') inRunnable = true;
       else inOther = true;
       return;
     }
@@ -93,4 +94,41 @@ export function holdsLine(output: string, expected: string): boolean {
       .join('.*')}$`,
   );
   return output.split('\n').some((line) => pattern.test(line.trim()));
+}
+
+/** A fenced block of the docs whose commands a reader would type. */
+export interface ShellBlock {
+  /** The info string: `sh`, `console`, `bash`, … */
+  readonly info: string;
+  readonly lines: readonly string[];
+  /** Where it starts, `docs/plan.md:9`. */
+  readonly location: string;
+}
+
+/** Every fenced block of `markdown` whose info string names a shell, run or not. */
+export function shellBlocks(markdown: string, file: string): ShellBlock[] {
+  const blocks: ShellBlock[] = [];
+  let open: { info: string; lines: string[]; line: number } | undefined;
+  let inOther = false;
+  markdown.split('\n').forEach((raw, index) => {
+    const line = raw.trimEnd();
+    const fence = /^```\s*(.*)$/.exec(line);
+    if (fence === null) {
+      open?.lines.push(line);
+      return;
+    }
+    if (open !== undefined || inOther) {
+      if (line === '```') {
+        if (open !== undefined)
+          blocks.push({ info: open.info, lines: open.lines, location: `${file}:${open.line}` });
+        open = undefined;
+        inOther = false;
+      }
+      return;
+    }
+    const info = fence[1] ?? '';
+    if (/^(sh|bash|shell|zsh|console)\b/.test(info)) open = { info, lines: [], line: index + 1 };
+    else inOther = true;
+  });
+  return blocks;
 }
