@@ -1,5 +1,4 @@
-import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -7,11 +6,10 @@ import { executePlan } from '../../src/apply/execute-plan.js';
 import { createProgressReporter } from '../../src/apply/progress-reporter.js';
 import { createLogger } from '../../src/cli/logger.js';
 import { loadSeedFile } from '../../src/emulator/seed.js';
-import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
 import { createIpPolicy, type Harness, startHarness } from '../apply/apply-harness.js';
 import { createRuleAction, handPlan, ruleCidr } from '../apply/hand-plan.js';
 import { ROOT } from '../support/edgesync-cli.js';
-import { eventually, startDaemon } from '../watch/daemon-process.js';
+import { useDaemonHarness } from '../watch/daemon-harness.js';
 
 /** What pino and the logger put on every line: not the event's own fields. */
 const LINE_FIELDS = ['level', 'time', 'app', 'pid', 'hostname', 'component', 'msg'];
@@ -82,16 +80,11 @@ function differences(
 
 describe('the docs name the fields the output has', () => {
   let harness: Harness | undefined;
-  let emulator: RunningEmulator | undefined;
-  let dir: string | undefined;
+  const startDaemon = useDaemonHarness();
 
   afterEach(async () => {
     await harness?.emulator.close();
     harness = undefined;
-    await emulator?.close();
-    emulator = undefined;
-    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
-    dir = undefined;
   });
 
   it("docs/apply.md: an action's log line and the progress line", async () => {
@@ -154,19 +147,13 @@ describe('the docs name the fields the output has', () => {
     const documented = documentedKeys(
       between(doc, "| `/status` | JSON, every key snake_case like all of edgesync's JSON:", '|\n'),
     );
-    emulator = await startEmulator({ seed: await loadSeedFile(join(ROOT, 'examples/emulator-seed.yaml')) });
-    dir = await mkdtemp(join(tmpdir(), 'edgesync-status-doc-'));
-    await cp(join(ROOT, 'examples/manifests'), join(dir, 'manifests'), { recursive: true });
-    const daemon = await startDaemon(emulator, [join(dir, 'manifests')], dir, { OIDC_CLIENT_SECRET: 'x' });
-    let status: Record<string, unknown>;
-    try {
-      status = await eventually(async () => {
-        const current = (await (await fetch(`${daemon.url}/status`)).json()) as Record<string, unknown>;
-        return current.last_apply !== null && current.last_reconcile !== null ? current : undefined;
-      });
-    } finally {
-      await daemon.stop();
-    }
+    const daemon = await startDaemon({
+      emulator: { seed: await loadSeedFile(join(ROOT, 'examples/emulator-seed.yaml')) },
+      env: { OIDC_CLIENT_SECRET: 'x' },
+      prepare: (root) => cp(join(ROOT, 'examples/manifests'), join(root, 'manifests'), { recursive: true }),
+    });
+    await daemon.record(1, (record) => record.apply !== null);
+    const status = (await daemon.status()) as unknown as Record<string, unknown>;
 
     expect(documented.map((key) => key.name)).toContain('last_reconcile');
     expect(differences(documented, status, '')).toEqual([]);

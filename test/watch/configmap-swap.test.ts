@@ -1,16 +1,9 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
-import {
-  assertBuilt,
-  callService,
-  type DaemonProcess,
-  eventually,
-  listRules,
-  startDaemon,
-} from './daemon-process.js';
+import { describe, expect, it } from 'vitest';
+import type { RunningEmulator } from '../../src/emulator/server.js';
+import { useDaemonHarness } from './daemon-harness.js';
+import { callService, listRules } from './daemon-process.js';
 import { writeConfigMapVolume } from './kubelet-volume.js';
 
 const POLICY = 'ipp_ConfigMapSwapPolicy00000001';
@@ -45,81 +38,78 @@ async function listCertificateAuthorities(emulator: RunningEmulator): Promise<Li
  * must notice the swap. A resync far away (1 h) leaves the watcher as the only
  * way the change can arrive within the test.
  */
-describe('edgesync watch on a ConfigMap volume updated by the kubelet', () => {
-  let emulator: RunningEmulator;
-  let dir: string;
-  let daemon: DaemonProcess | undefined;
-
-  beforeAll(() => {
-    assertBuilt();
-  });
-  beforeEach(async () => {
-    emulator = await startEmulator({ seed: { ip_policies: [{ id: POLICY }] } });
-    dir = await mkdtemp(join(tmpdir(), 'edgesync-configmap-swap-'));
-  });
-  afterEach(async () => {
-    await daemon?.stop('SIGKILL');
-    daemon = undefined;
-    await emulator.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+describe('edgesync watch on a ConfigMap volume updated by the kubelet (in process)', () => {
+  const startDaemon = useDaemonHarness();
+  const seed = { seed: { ip_policies: [{ id: POLICY }] } };
 
   it('applies a ..data swap, with a nested certs/ item, without a restart', async () => {
-    const mount = join(dir, 'manifests');
     const pem = await readFile(PEM, 'utf8');
-    await writeConfigMapVolume(
-      mount,
-      new Map([
-        ['ip-policy-rules.yaml', rules('203.0.113.0/24', 'first version')],
-        ['certificate-authorities.yaml', CERTIFICATE_AUTHORITIES],
-        ['certs/corp-root.pem', pem],
-      ]),
-    );
-    daemon = await startDaemon(emulator, [mount, '--interval', '1h'], dir);
-    await eventually(async () => (await listRules(emulator)).find((rule) => rule.cidr === '203.0.113.0/24'));
-    await eventually(async () => (await listCertificateAuthorities(emulator))[0]);
+    const daemon = await startDaemon({
+      emulator: seed,
+      prepare: (dir) =>
+        writeConfigMapVolume(
+          join(dir, 'manifests'),
+          new Map([
+            ['ip-policy-rules.yaml', rules('203.0.113.0/24', 'first version')],
+            ['certificate-authorities.yaml', CERTIFICATE_AUTHORITIES],
+            ['certs/corp-root.pem', pem],
+          ]),
+        ),
+    });
+    const mount = join(daemon.dir, 'manifests');
+    const emulator = daemon.emulator;
+    await daemon.record(1);
+    expect((await listRules(emulator)).find((rule) => rule.cidr === '203.0.113.0/24')).toBeDefined();
+    expect((await listCertificateAuthorities(emulator))[0]).toBeDefined();
 
-    await writeConfigMapVolume(
-      mount,
-      new Map([
-        ['ip-policy-rules.yaml', rules('198.51.100.0/24', 'second version')],
-        [
-          'certificate-authorities.yaml',
-          CERTIFICATE_AUTHORITIES.replace('nested ConfigMap item', 'second version'),
-        ],
-        ['certs/corp-root.pem', pem],
-      ]),
+    await daemon.change(
+      () =>
+        writeConfigMapVolume(
+          mount,
+          new Map([
+            ['ip-policy-rules.yaml', rules('198.51.100.0/24', 'second version')],
+            [
+              'certificate-authorities.yaml',
+              CERTIFICATE_AUTHORITIES.replace('nested ConfigMap item', 'second version'),
+            ],
+            ['certs/corp-root.pem', pem],
+          ]),
+        ),
+      async () => (await listRules(emulator)).some((rule) => rule.cidr === '198.51.100.0/24'),
     );
-    const updated = await eventually(async () =>
-      (await listRules(emulator)).find((rule) => rule.cidr === '198.51.100.0/24'),
-    );
-    const authority = await eventually(async () =>
-      (await listCertificateAuthorities(emulator)).find((ca) => ca.description?.includes('second version')),
+    const updated = (await listRules(emulator)).find((rule) => rule.cidr === '198.51.100.0/24');
+    const authority = (await listCertificateAuthorities(emulator)).find((ca) =>
+      ca.description?.includes('second version'),
     );
 
-    expect(updated.description).toBe('second version');
+    expect(updated?.description).toBe('second version');
     expect((await listRules(emulator)).map((rule) => rule.cidr)).toEqual(['198.51.100.0/24']);
-    expect(JSON.parse(authority.metadata ?? '{}')).toEqual({
+    expect(JSON.parse(authority?.metadata ?? '{}')).toEqual({
       edgesync: { name: 'corp-root', owner: 'default' },
     });
-    expect(daemon.child.exitCode).toBeNull();
+    // The same daemon, no restart: the swap reached it as a file change.
+    expect(daemon.records.at(-1)?.lastReconcile).toMatchObject({ trigger: 'change', result: 'applied' });
   });
 
   it('keeps following after several swaps, each old version deleted', async () => {
-    const mount = join(dir, 'manifests');
-    await writeConfigMapVolume(mount, new Map([['rules.yaml', rules('192.0.2.0/24', 'version 0')]]));
-    daemon = await startDaemon(emulator, [mount, '--interval', '1h'], dir);
-    await eventually(async () =>
-      (await listRules(emulator)).find((rule) => rule.description === 'version 0'),
-    );
+    const daemon = await startDaemon({
+      emulator: seed,
+      prepare: (dir) =>
+        writeConfigMapVolume(
+          join(dir, 'manifests'),
+          new Map([['rules.yaml', rules('192.0.2.0/24', 'version 0')]]),
+        ),
+    });
+    const mount = join(daemon.dir, 'manifests');
+    const emulator = daemon.emulator;
+    await daemon.record(1);
+    expect((await listRules(emulator)).map((rule) => rule.description)).toEqual(['version 0']);
 
     for (const version of [1, 2, 3]) {
-      await writeConfigMapVolume(
-        mount,
-        new Map([['rules.yaml', rules('192.0.2.0/24', `version ${version}`)]]),
-      );
-      await eventually(async () =>
-        (await listRules(emulator)).find((rule) => rule.description === `version ${version}`),
+      await daemon.change(
+        () =>
+          writeConfigMapVolume(mount, new Map([['rules.yaml', rules('192.0.2.0/24', `version ${version}`)]])),
+        async () => (await listRules(emulator)).some((rule) => rule.description === `version ${version}`),
       );
     }
 

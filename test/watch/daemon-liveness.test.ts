@@ -1,9 +1,10 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer, type Server, type Socket } from 'node:net';
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
+import { useDaemonHarness } from './daemon-harness.js';
 import { assertBuilt, type DaemonProcess, eventually, listRules, startDaemon } from './daemon-process.js';
 import { parsePrometheusText, sampleSum } from './prometheus-text.js';
 
@@ -17,12 +18,10 @@ async function reconcileCount(daemon: DaemonProcess): Promise<number> {
   );
 }
 
-describe('edgesync watch liveness and SIGHUP (the daemon as a process)', () => {
+describe('edgesync watch and SIGHUP (the daemon as a process)', () => {
   let dir: string;
   let daemon: DaemonProcess | undefined;
   let emulator: RunningEmulator | undefined;
-  let silent: Server | undefined;
-  const sockets: Socket[] = [];
 
   beforeAll(() => assertBuilt());
   beforeEach(async () => {
@@ -35,29 +34,7 @@ describe('edgesync watch liveness and SIGHUP (the daemon as a process)', () => {
     daemon = undefined;
     await emulator?.close();
     emulator = undefined;
-    for (const socket of sockets) socket.destroy();
-    await new Promise<void>((resolve) => (silent ? silent.close(() => resolve()) : resolve()));
-    silent = undefined;
     await rm(dir, { recursive: true, force: true });
-  });
-
-  it('answers /healthz 503 once a reconcile hangs for over 3x --interval (a service that accepts and never answers)', async () => {
-    silent = createServer((socket) => sockets.push(socket));
-    await new Promise<void>((resolve) => silent?.listen(0, '127.0.0.1', resolve));
-    const address = silent.address();
-    if (address === null || typeof address === 'string') throw new Error('no port');
-    const hanging = { url: `http://127.0.0.1:${address.port}`, apiKey: 'key' } as RunningEmulator;
-    daemon = await startDaemon(hanging, ['manifests', '--interval', '1s', '--timeout', '1h'], dir);
-    const running = daemon;
-    const first = await fetch(`${running.url}/healthz`);
-
-    const stuck = await eventually(async () => {
-      const response = await fetch(`${running.url}/healthz`);
-      return response.status === 503 ? response.text() : undefined;
-    });
-
-    expect(first.status).toBe(200);
-    expect(stuck).toMatch(/^stuck: reconcile running for \d+ s, over 3x --interval\n$/);
   });
 
   it('re-reads the manifests on SIGHUP and keeps running (no exit 129); exits 0 on SIGTERM', async () => {
@@ -80,5 +57,42 @@ describe('edgesync watch liveness and SIGHUP (the daemon as a process)', () => {
     expect(health.status).toBe(200);
     expect(running.stderr()).toContain('reload requested (SIGHUP)');
     expect(exitCode).toBe(0);
+  });
+});
+
+describe('edgesync watch liveness (in process)', () => {
+  const startDaemon = useDaemonHarness();
+
+  it('answers /healthz 503 once a reconcile hangs for over 3x --interval (a service that accepts and never answers)', async () => {
+    const sockets: Socket[] = [];
+    const running = await startDaemon({
+      files: { 'manifests/rules.yaml': RULES },
+      intervalMs: 1_000,
+      requestTimeoutMs: 3_600_000,
+      service: async () => {
+        const silent = createServer((socket) => sockets.push(socket));
+        await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+        const { port } = silent.address() as AddressInfo;
+        return {
+          service: { url: `http://127.0.0.1:${port}`, apiKey: 'key' } as RunningEmulator,
+          close: async () => {
+            for (const socket of sockets) socket.destroy();
+            await new Promise<void>((resolve) => silent.close(() => resolve()));
+          },
+        };
+      },
+    });
+    const first = await fetch(`${running.url}/healthz`);
+    await running.advance(2_000);
+    const running2s = await fetch(`${running.url}/healthz`);
+
+    await running.advance(1_001);
+    const stuck = await fetch(`${running.url}/healthz`);
+
+    expect(first.status).toBe(200);
+    expect(running2s.status).toBe(200);
+    expect(stuck.status).toBe(503);
+    expect(await stuck.text()).toMatch(/^stuck: reconcile running for \d+ s, over 3x --interval\n$/);
+    expect(running.records).toEqual([]);
   });
 });

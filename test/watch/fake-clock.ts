@@ -11,6 +11,7 @@ export class FakeClock implements DaemonClock {
   #now: number;
   #nextId = 0;
   #timers: PendingTimer[] = [];
+  #waiters: { readonly ms: number; readonly resolve: () => void }[] = [];
 
   constructor(start = 1_700_000_000_000) {
     this.#now = start;
@@ -23,9 +24,21 @@ export class FakeClock implements DaemonClock {
   setTimeout(callback: () => void, ms: number): () => void {
     const timer = { id: this.#nextId++, at: this.#now + ms, callback };
     this.#timers.push(timer);
+    const due = this.#waiters.filter((waiter) => waiter.ms === ms);
+    this.#waiters = this.#waiters.filter((waiter) => waiter.ms !== ms);
+    for (const waiter of due) waiter.resolve();
     return () => {
       this.#timers = this.#timers.filter((t) => t.id !== timer.id);
     };
+  }
+
+  /**
+   * Resolves once a timer due `ms` from now is pending: one already set, or
+   * the next one set for `ms` (a daemon's debounce after a file event).
+   */
+  whenPending(ms: number): Promise<void> {
+    if (this.#timers.some((timer) => timer.at - this.#now === ms)) return Promise.resolve();
+    return new Promise((resolve) => this.#waiters.push({ ms, resolve }));
   }
 
   /** Due times of the pending timers, relative to now, ascending. */

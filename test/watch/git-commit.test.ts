@@ -2,12 +2,9 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
-import type { DaemonStatusJson } from '../../src/watch/daemon-status.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkedOutCommit } from '../../src/watch/git-commit.js';
-import { assertBuilt, type DaemonProcess, eventually, startDaemon } from './daemon-process.js';
-import { parsePrometheusText } from './prometheus-text.js';
+import { useDaemonHarness } from './daemon-harness.js';
 
 const HAS_GIT = spawnSync('git', ['--version']).status === 0;
 const POLICY = 'ipp_GitCommitTestPolicy00000001';
@@ -27,17 +24,11 @@ function rules(cidr: string): string {
 
 describe('which commit is live', () => {
   let dir: string;
-  let daemon: DaemonProcess | undefined;
-  let emulator: RunningEmulator | undefined;
-  beforeAll(() => assertBuilt());
+  const startDaemon = useDaemonHarness();
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'edgesync-git-'));
   });
   afterEach(async () => {
-    await daemon?.stop('SIGKILL');
-    daemon = undefined;
-    await emulator?.close();
-    emulator = undefined;
     await rm(dir, { recursive: true, force: true });
   });
 
@@ -67,40 +58,47 @@ describe('which commit is live', () => {
   it.skipIf(!HAS_GIT)(
     'the daemon reports the applied commit of a git-sync worktree in /status, a log line and edgesync_live_commit_info',
     async () => {
-      emulator = await startEmulator({ seed: { ip_policies: [{ id: POLICY }] } });
-      const repo = join(dir, 'repo');
-      await mkdir(join(repo, 'manifests'), { recursive: true });
-      await writeFile(join(repo, 'manifests', 'rules.yaml'), rules('203.0.113.0/24'));
-      git(repo, 'init', '-q');
-      git(repo, 'add', '.');
-      git(repo, 'commit', '-qm', 'one');
-      const first = git(repo, 'rev-parse', 'HEAD');
-      git(repo, 'worktree', 'add', '-q', '--detach', join(dir, 'rev1'), first);
-      await symlink(join(dir, 'rev1'), join(dir, 'current'));
-      daemon = await startDaemon(emulator, [join('current', 'manifests'), '--interval', '1h'], dir);
-      const running = daemon;
-      const status = async (): Promise<DaemonStatusJson> =>
-        (await (await fetch(`${running.url}/status`)).json()) as DaemonStatusJson;
-      const applied = await eventually(async () => {
-        const current = await status();
-        return current.git?.last_applied_commit === first ? current : undefined;
+      let first = '';
+      const running = await startDaemon({
+        emulator: { seed: { ip_policies: [{ id: POLICY }] } },
+        paths: [join('current', 'manifests')],
+        files: { 'repo/manifests/rules.yaml': rules('203.0.113.0/24') },
+        prepare: async (root) => {
+          const repo = join(root, 'repo');
+          git(repo, 'init', '-q');
+          git(repo, 'add', '.');
+          git(repo, 'commit', '-qm', 'one');
+          first = git(repo, 'rev-parse', 'HEAD');
+          git(repo, 'worktree', 'add', '-q', '--detach', join(root, 'rev1'), first);
+          await symlink(join(root, 'rev1'), join(root, 'current'));
+        },
       });
+      const root = running.dir;
+      const repo = join(root, 'repo');
+      await running.record(1, (record) => record.git.lastAppliedCommit === first);
+      const applied = await running.status();
 
       await writeFile(join(repo, 'manifests', 'rules.yaml'), rules('198.51.100.0/24'));
       git(repo, 'commit', '-qam', 'two');
       const second = git(repo, 'rev-parse', 'HEAD');
-      git(repo, 'worktree', 'add', '-q', '--detach', join(dir, 'rev2'), second);
-      await symlink(join(dir, 'rev2'), join(dir, 'current.tmp'));
-      await rename(join(dir, 'current.tmp'), join(dir, 'current'));
-      await eventually(async () => ((await status()).git?.last_applied_commit === second ? true : undefined));
-      const samples = parsePrometheusText(await (await fetch(`${running.url}/metrics`)).text());
+      git(repo, 'worktree', 'add', '-q', '--detach', join(root, 'rev2'), second);
+      await running.change(
+        async () => {
+          await symlink(join(root, 'rev2'), join(root, 'current.tmp'));
+          await rename(join(root, 'current.tmp'), join(root, 'current'));
+        },
+        (record) => record.git.lastAppliedCommit === second,
+      );
+      const samples = await running.metrics();
 
       expect(applied.git?.checkout_commit).toBe(first);
       expect(samples.filter((sample) => sample.name === 'edgesync_live_commit_info')).toEqual([
         { name: 'edgesync_live_commit_info', labels: { commit: second }, value: 1 },
       ]);
       expect(samples.find((sample) => sample.name === 'edgesync_live_commit_behind')?.value).toBe(0);
-      expect(running.stderr()).toContain(`"commit":"${second}","result":"applied","msg":"commit live"`);
+      expect(running.logs).toContainEqual(
+        expect.objectContaining({ commit: second, result: 'applied', msg: 'commit live' }),
+      );
     },
   );
 });

@@ -1,13 +1,13 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
+import type { RunningEmulator } from '../../src/emulator/server.js';
 import { runEdgesyncInProcess, runEdgesyncProcess } from '../support/edgesync-cli.js';
-import { assertBuilt, type DaemonProcess, eventually, getStatus, startDaemon } from './daemon-process.js';
+import { type DaemonHarness, useDaemonHarness } from './daemon-harness.js';
+import { assertBuilt } from './daemon-process.js';
 
 const HAS_GIT = spawnSync('git', ['--version']).status === 0;
 const POLICY = 'ipp_StatusCliTestPolicy00000001';
@@ -36,7 +36,9 @@ describe.skipIf(!HAS_GIT)('edgesync status against a running daemon', () => {
   /** The daemon's checkout: a clone of `repo`, pulled as a deploy would pull it. */
   let live: string;
   let emulator: RunningEmulator;
-  let daemon: DaemonProcess;
+  /** The daemon in this process, on the wall clock: the commands run as processes and wait on it. */
+  let daemon: DaemonHarness;
+  const startDaemon = useDaemonHarness('all');
 
   const status = (args: readonly string[], limitMs = 60_000) =>
     runEdgesyncProcess(['status', '--daemon-url', daemon.url, ...args], { cwd: repo, limitMs });
@@ -53,27 +55,28 @@ describe.skipIf(!HAS_GIT)('edgesync status against a running daemon', () => {
 
   beforeAll(async () => {
     assertBuilt();
-    dir = await mkdtemp(join(tmpdir(), 'edgesync-status-'));
-    repo = join(dir, 'repo');
-    await mkdir(join(repo, 'manifests'), { recursive: true });
-    emulator = await startEmulator({ seed: { ip_policies: [{ id: POLICY }] } });
-    git(repo, 'init', '-q', '-b', 'main');
-    await commit('rules.yaml', rules('203.0.113.0/24'), 'one');
+    daemon = await startDaemon({
+      realTime: true,
+      emulator: { seed: { ip_policies: [{ id: POLICY }] } },
+      owner: OWNER,
+      cwd: 'live',
+      paths: ['manifests'],
+      prepare: async (root) => {
+        repo = join(root, 'repo');
+        await mkdir(join(repo, 'manifests'), { recursive: true });
+        git(repo, 'init', '-q', '-b', 'main');
+        await commit('rules.yaml', rules('203.0.113.0/24'), 'one');
+        git(root, 'clone', '-q', repo, join(root, 'live'));
+      },
+    });
+    dir = daemon.dir;
     live = join(dir, 'live');
-    git(dir, 'clone', '-q', repo, live);
-    daemon = await startDaemon(emulator, ['manifests', '--owner', OWNER, '--interval', '1h'], live);
-  });
-  afterAll(async () => {
-    await daemon?.stop('SIGKILL');
-    await emulator?.close();
-    await rm(dir, { recursive: true, force: true });
+    emulator = daemon.emulator;
   });
 
   it('shows owner, mode, live commit, last reconcile, cache and budget on one screen, and the same as JSON', async () => {
     const head = git(live, 'rev-parse', 'HEAD');
-    await eventually(async () =>
-      (await getStatus(daemon)).git?.last_applied_commit === head ? true : undefined,
-    );
+    await daemon.record(1, (record) => record.git.lastAppliedCommit === head);
 
     const text = await status([]);
     const json = await status(['--format', 'json']);

@@ -1,83 +1,58 @@
-import { copyFile, mkdir, mkdtemp, rename, rm, symlink, unlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { copyFile, mkdir, rename, rm, symlink, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
-import type { DaemonStatusJson } from '../../src/watch/daemon-status.js';
+import { describe, expect, it } from 'vitest';
+import type { ReconcileRecord } from '../../src/watch/reconcile/reconcile-record.js';
+import { type DaemonHarness, useDaemonHarness } from './daemon-harness.js';
 import {
-  assertBuilt,
   callService,
-  type DaemonProcess,
-  eventually,
-  getStatus,
   type LiveRule,
   listRules,
   type RuleSpec,
   rulesManifest as rulesManifestOf,
-  startDaemon,
 } from './daemon-process.js';
-import { parsePrometheusText, sampleSum } from './prometheus-text.js';
+import { sampleSum } from './prometheus-text.js';
 
 const POLICY = 'ipp_WatchTestPolicy000000000001';
+const SEED = { seed: { ip_policies: [{ id: POLICY, description: 'watch tests' }] } };
 const rulesManifest = (rules: Record<string, RuleSpec>): string => rulesManifestOf(POLICY, rules);
-
-async function metrics(daemon: DaemonProcess): Promise<ReturnType<typeof parsePrometheusText>> {
-  return parsePrometheusText(await (await fetch(`${daemon.url}/metrics`)).text());
-}
-
-async function reconcileCount(daemon: DaemonProcess): Promise<number> {
-  return sampleSum(await metrics(daemon), 'edgesync_reconciles_total');
-}
 
 function ruleWithCidr(cidr: string) {
   return (rules: LiveRule[]): LiveRule | undefined => rules.find((rule) => rule.cidr === cidr);
 }
 
-describe('edgesync watch (the daemon as a process against the emulator)', () => {
-  let emulator: RunningEmulator;
-  let dir: string;
-  let daemon: DaemonProcess | undefined;
+/** Moves the clock one --interval on (the resync and the background read) and waits for a record `test` accepts. */
+async function afterResync(
+  daemon: DaemonHarness,
+  test: (record: ReconcileRecord) => boolean | Promise<boolean> = () => true,
+): Promise<ReconcileRecord> {
+  const next = daemon.records.length + 1;
+  await daemon.advance(daemon.intervalMs);
+  return daemon.record(next, test);
+}
 
-  beforeAll(() => assertBuilt());
-  beforeEach(async () => {
-    emulator = await startEmulator({ seed: { ip_policies: [{ id: POLICY, description: 'watch tests' }] } });
-    dir = await mkdtemp(join(tmpdir(), 'edgesync-watch-'));
-  });
-  afterEach(async () => {
-    await daemon?.stop('SIGKILL');
-    daemon = undefined;
-    await emulator?.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+describe('edgesync watch (the daemon in process against the emulator)', () => {
+  const startDaemon = useDaemonHarness();
 
-  it('applies a written file, reverts out-of-band drift on resync, counts it in /metrics, and exits 0 on SIGTERM', async () => {
-    const manifests = join(dir, 'manifests');
-    await mkdir(manifests);
-    // Ten times the default budget: background full reads take 25% of it, 50 requests in each 10 s slice of
-    // the window. At the default 5 a slice, a cycle of 4 requests waited up to 10 s for its turn, and the
-    // deletion below up to two such waits: over the test's timeout on a loaded machine.
-    daemon = await startDaemon(emulator, [manifests, '--interval', '1s', '--rate-limit', '1200/60s'], dir);
-    const running = daemon;
+  it('applies a written file, reverts out-of-band drift on resync, and counts it in /metrics', async () => {
+    const running = await startDaemon({ emulator: SEED });
+    const emulator = running.emulator;
+    await running.record(1);
 
-    await writeFile(join(manifests, 'rules.yaml'), rulesManifest({ office: { cidr: '203.0.113.0/24' } }));
-    const created = await eventually(async () => ruleWithCidr('203.0.113.0/24')(await listRules(emulator)));
-    await callService(emulator, 'DELETE', `/ip_policy_rules/${created.id}`);
-    // Seen by a background full read within a cycle or two.
-    const recreated = await eventually(async () => {
+    await running.change(() =>
+      running.write('manifests/rules.yaml', rulesManifest({ office: { cidr: '203.0.113.0/24' } })),
+    );
+    const created = ruleWithCidr('203.0.113.0/24')(await listRules(emulator));
+    await callService(emulator, 'DELETE', `/ip_policy_rules/${created?.id}`);
+    // Seen by the background full read of the next interval.
+    await afterResync(running, async () => {
       const rule = ruleWithCidr('203.0.113.0/24')(await listRules(emulator));
-      return rule && rule.id !== created.id ? rule : undefined;
-    }, 60_000);
-    const samples = await eventually(async () => {
-      const current = await metrics(running);
-      return sampleSum(current, 'edgesync_reconciles_total', { result: 'applied' }) >= 2
-        ? current
-        : undefined;
+      return rule !== undefined && rule.id !== created?.id;
     });
+    const recreated = ruleWithCidr('203.0.113.0/24')(await listRules(emulator));
+    const samples = await running.metrics();
     const ready = await fetch(`${running.url}/readyz`);
-    const exitCode = await running.stop('SIGTERM');
-    daemon = undefined;
 
-    expect(JSON.parse(recreated.metadata ?? '{}')).toEqual({
+    expect(JSON.parse(recreated?.metadata ?? '{}')).toEqual({
       edgesync: { name: 'office', owner: 'default' },
     });
     expect(ready.status).toBe(200);
@@ -92,24 +67,48 @@ describe('edgesync watch (the daemon as a process against the emulator)', () => 
     expect(sampleSum(samples, 'edgesync_manifests_valid')).toBe(1);
     expect(sampleSum(samples, 'edgesync_owned_objects', { kind: 'ip_policy_rules' })).toBe(1);
     expect(sampleSum(samples, 'edgesync_last_success_timestamp_seconds')).toBeGreaterThan(0);
-    expect(exitCode).toBe(0);
-    expect(running.stderr()).not.toContain(emulator.apiKey);
+  });
+
+  it('keeps its live-state cache by its own writes: an edit of what it just created is planned without listing again', async () => {
+    const running = await startDaemon({ emulator: SEED });
+    const emulator = running.emulator;
+    await running.record(1);
+    const routes = async (): Promise<Record<string, number>> =>
+      ((await callService(emulator, 'GET', '/_emulator/stats')).body as { byRoute: Record<string, number> })
+        .byRoute;
+
+    await running.change(() =>
+      running.write('manifests/rules.yaml', rulesManifest({ office: { cidr: '203.0.113.0/24' } })),
+    );
+    const edited = await running.change(() =>
+      running.write(
+        'manifests/rules.yaml',
+        rulesManifest({ office: { cidr: '203.0.113.0/24', description: 'edited' } }),
+      ),
+    );
+    const counted = await routes();
+
+    expect(edited.lastReconcile?.result).toBe('applied');
+    expect(ruleWithCidr('203.0.113.0/24')(await listRules(emulator))?.description).toBe('edited');
+    // One listing, at startup; the create's answer went into the cache, so the edit read the rule by ID only.
+    expect(counted['GET /ip_policy_rules']).toBe(1);
+    expect(counted['POST /ip_policy_rules']).toBe(1);
+    expect(counted['PATCH /ip_policy_rules/{id}']).toBe(1);
+    expect(edited.lastTargetedReads).toBe(1);
   });
 
   it('in observe mode only reports drift and changes nothing', async () => {
-    const manifests = join(dir, 'manifests');
-    await mkdir(manifests);
-    await writeFile(join(manifests, 'rules.yaml'), rulesManifest({ office: { cidr: '203.0.113.0/24' } }));
-    daemon = await startDaemon(emulator, [manifests, '--mode', 'observe', '--interval', '1s'], dir);
-    const running = daemon;
-
-    const status = await eventually(async () => {
-      const current = await getStatus(running);
-      return current.last_reconcile ? current : undefined;
+    const running = await startDaemon({
+      emulator: SEED,
+      mode: 'observe',
+      files: { 'manifests/rules.yaml': rulesManifest({ office: { cidr: '203.0.113.0/24' } }) },
     });
-    await eventually(async () => ((await reconcileCount(running)) >= 2 ? true : undefined));
-    const samples = await metrics(running);
-    const rules = await listRules(emulator);
+
+    await running.record(1);
+    const status = await running.status();
+    await afterResync(running);
+    const samples = await running.metrics();
+    const rules = await listRules(running.emulator);
 
     expect(status.mode).toBe('observe');
     expect(status.last_reconcile?.result).toBe('drift');
@@ -121,70 +120,76 @@ describe('edgesync watch (the daemon as a process against the emulator)', () => 
   });
 
   it('keeps the last valid state while a file is broken, is not ready, resumes when fixed, and never prunes on an empty set', async () => {
-    const manifests = join(dir, 'manifests');
-    await mkdir(manifests);
-    const file = join(manifests, 'rules.yaml');
-    await writeFile(file, rulesManifest({ office: { cidr: '203.0.113.0/24', description: 'first' } }));
-    daemon = await startDaemon(emulator, [manifests, '--interval', '1s'], dir);
-    const running = daemon;
-    await eventually(async () => ruleWithCidr('203.0.113.0/24')(await listRules(emulator)));
-    await eventually(async () => ((await fetch(`${running.url}/readyz`)).status === 200 ? true : undefined));
-
-    await writeFile(
-      file,
-      `${rulesManifest({ office: { cidr: '203.0.113.0/24', description: 'second' } })}  broken:\n    cidr: 198.51.100.7/24\n`,
-    );
-    const broken = await eventually(async () => {
-      const current = await getStatus(running);
-      return current.manifests_valid === false ? current : undefined;
+    const running = await startDaemon({
+      emulator: SEED,
+      files: {
+        'manifests/rules.yaml': rulesManifest({ office: { cidr: '203.0.113.0/24', description: 'first' } }),
+      },
     });
+    const emulator = running.emulator;
+    const file = 'manifests/rules.yaml';
+    await running.record(1);
+    expect((await fetch(`${running.url}/readyz`)).status).toBe(200);
+
+    await running.change(
+      () =>
+        running.write(
+          file,
+          `${rulesManifest({ office: { cidr: '203.0.113.0/24', description: 'second' } })}  broken:\n    cidr: 198.51.100.7/24\n`,
+        ),
+      (record) => record.manifests.valid === false,
+    );
+    const broken = await running.status();
+    const firstHash = running.records[0]?.manifests.desired?.hash;
     const readyWhileBroken = await fetch(`${running.url}/readyz`);
     const rulesWhileBroken = await listRules(emulator);
 
-    await writeFile(file, rulesManifest({ office: { cidr: '203.0.113.0/24', description: 'third' } }));
-    const fixed = await eventually(async () => {
-      const rule = ruleWithCidr('203.0.113.0/24')(await listRules(emulator));
-      return rule?.description === 'third' ? rule : undefined;
-    });
-    await eventually(async () => ((await fetch(`${running.url}/readyz`)).status === 200 ? true : undefined));
+    await running.change(
+      () => running.write(file, rulesManifest({ office: { cidr: '203.0.113.0/24', description: 'third' } })),
+      async () => ruleWithCidr('203.0.113.0/24')(await listRules(emulator))?.description === 'third',
+    );
+    const fixed = ruleWithCidr('203.0.113.0/24')(await listRules(emulator));
+    const readyWhenFixed = await fetch(`${running.url}/readyz`);
 
-    await unlink(file);
-    const before = await reconcileCount(running);
-    await eventually(async () => ((await reconcileCount(running)) >= before + 2 ? true : undefined));
+    await running.change(() => unlink(join(running.dir, file)));
+    await afterResync(running);
     const rulesAfterDelete = await listRules(emulator);
-    const statusAfterDelete = await getStatus(running);
+    const statusAfterDelete = await running.status();
 
     expect(broken.manifest_errors.length).toBeGreaterThan(0);
+    // The desired state enforced meanwhile is the last valid one.
+    expect(broken.desired_hash).toBe(firstHash);
     expect(broken.manifest_errors[0]?.file).toContain('rules.yaml');
     expect(broken.manifest_errors[0]?.line).toBeGreaterThan(0);
     expect(readyWhileBroken.status).toBe(503);
     expect(rulesWhileBroken.map((rule) => rule.description)).toEqual(['first']);
-    expect(fixed.description).toBe('third');
-    expect(rulesAfterDelete.map((rule) => rule.id)).toEqual([fixed.id]);
+    expect(fixed?.description).toBe('third');
+    expect(readyWhenFixed.status).toBe(200);
+    expect(rulesAfterDelete.map((rule) => rule.id)).toEqual([fixed?.id]);
     expect(statusAfterDelete.last_plan?.refusal?.code).toBe('empty-desired');
-    expect(await running.stop('SIGTERM')).toBe(0);
-    daemon = undefined;
   });
 
   it('reports a plan refused by --max-destroy without applying it, and is not ready', async () => {
-    const manifests = join(dir, 'manifests');
-    await mkdir(manifests);
-    const file = join(manifests, 'rules.yaml');
-    await writeFile(
-      file,
-      rulesManifest({ office: { cidr: '203.0.113.0/24' }, partner: { cidr: '198.51.100.0/24' } }),
-    );
-    daemon = await startDaemon(emulator, [manifests, '--interval', '1h', '--max-destroy', '0'], dir);
-    const running = daemon;
-    await eventually(async () => ((await listRules(emulator)).length === 2 ? true : undefined));
-
-    await writeFile(file, rulesManifest({ office: { cidr: '203.0.113.0/24' } }));
-    const refused = await eventually(async () => {
-      const current = await getStatus(running);
-      return current.last_plan?.refusal ? current : undefined;
+    const running = await startDaemon({
+      emulator: SEED,
+      plan: { maxDestroy: { count: 0 } },
+      files: {
+        'manifests/rules.yaml': rulesManifest({
+          office: { cidr: '203.0.113.0/24' },
+          partner: { cidr: '198.51.100.0/24' },
+        }),
+      },
     });
+    await running.record(1);
+    expect(await listRules(running.emulator)).toHaveLength(2);
+
+    await running.change(
+      () => running.write('manifests/rules.yaml', rulesManifest({ office: { cidr: '203.0.113.0/24' } })),
+      (record) => record.plan?.summary.refusal !== undefined,
+    );
+    const refused = await running.status();
     const ready = await fetch(`${running.url}/readyz`);
-    const rules = await listRules(emulator);
+    const rules = await listRules(running.emulator);
 
     expect(refused.last_plan?.refusal?.code).toBe('max-destroy');
     expect(refused.last_plan?.applied).toBe(false);
@@ -194,156 +199,90 @@ describe('edgesync watch (the daemon as a process against the emulator)', () => 
   });
 
   it('keeps retrying while the manifest directory does not exist yet (first git-sync clone)', async () => {
-    const manifests = join(dir, 'later');
-    daemon = await startDaemon(emulator, [manifests, '--interval', '1h'], dir);
-    const running = daemon;
-    const missing = await eventually(async () => {
-      const current = await getStatus(running);
-      return current.manifests_valid === false ? current : undefined;
-    });
+    const running = await startDaemon({ emulator: SEED, paths: ['later'] });
+    await running.record(1);
+    const missing = await running.status();
 
-    await mkdir(manifests);
-    await writeFile(join(manifests, 'rules.yaml'), rulesManifest({ office: { cidr: '203.0.113.0/24' } }));
-    const created = await eventually(async () => ruleWithCidr('203.0.113.0/24')(await listRules(emulator)));
+    await running.change(
+      async () => {
+        await mkdir(join(running.dir, 'later'));
+        await running.write('later/rules.yaml', rulesManifest({ office: { cidr: '203.0.113.0/24' } }));
+      },
+      async () => ruleWithCidr('203.0.113.0/24')(await listRules(running.emulator)) !== undefined,
+    );
+    const created = ruleWithCidr('203.0.113.0/24')(await listRules(running.emulator));
 
+    expect(missing.manifests_valid).toBe(false);
     expect(missing.ready).toBe(false);
-    expect(created.action).toBe('allow');
-  });
-
-  it('abandons a slow reconcile at --shutdown-timeout on SIGTERM and still exits 0', async () => {
-    await emulator.close();
-    emulator = await startEmulator({ seed: { ip_policies: [{ id: POLICY }] }, latencyMs: 5000 });
-    const manifests = join(dir, 'manifests');
-    await mkdir(manifests);
-    await writeFile(join(manifests, 'rules.yaml'), rulesManifest({ office: { cidr: '203.0.113.0/24' } }));
-    daemon = await startDaemon(emulator, [manifests, '--shutdown-timeout', '200ms'], dir);
-    const running = daemon;
-    // "watching" is logged just before the first reconcile starts; the emulator holds its requests for 5 s.
-    await eventually(() => (running.stderr().includes('"msg":"watching"') ? true : undefined));
-
-    const exitCode = await running.stop('SIGTERM');
-    daemon = undefined;
-
-    expect(exitCode).toBe(0);
-    expect(running.stderr()).toContain('"in_flight":"abandoned"');
+    expect(running.records[0]?.run?.outcome.retry).toBe(true);
+    expect(created?.action).toBe('allow');
   });
 
   it('follows a symlinked directory swapped to a new revision (git-sync)', async () => {
-    await mkdir(join(dir, 'rev1'));
-    await mkdir(join(dir, 'rev2'));
-    await writeFile(join(dir, 'rev1', 'rules.yaml'), rulesManifest({ office: { cidr: '203.0.113.0/24' } }));
-    await writeFile(
-      join(dir, 'rev2', 'rules.yaml'),
-      rulesManifest({ office: { cidr: '203.0.113.0/24' }, partner: { cidr: '198.51.100.0/24' } }),
+    const running = await startDaemon({
+      emulator: SEED,
+      paths: ['current'],
+      files: {
+        'rev1/rules.yaml': rulesManifest({ office: { cidr: '203.0.113.0/24' } }),
+        'rev2/rules.yaml': rulesManifest({
+          office: { cidr: '203.0.113.0/24' },
+          partner: { cidr: '198.51.100.0/24' },
+        }),
+      },
+      prepare: (dir) => symlink(join(dir, 'rev1'), join(dir, 'current')),
+    });
+    const { dir, emulator } = running;
+    await running.record(1);
+    expect(ruleWithCidr('203.0.113.0/24')(await listRules(emulator))).toBeDefined();
+
+    // A resync an hour away: only the watcher can pick the swap up.
+    await running.change(
+      async () => {
+        await symlink(join(dir, 'rev2'), join(dir, 'current.tmp'));
+        await rename(join(dir, 'current.tmp'), join(dir, 'current'));
+        await rm(join(dir, 'rev1'), { recursive: true });
+      },
+      async () => ruleWithCidr('198.51.100.0/24')(await listRules(emulator)) !== undefined,
     );
-    await symlink(join(dir, 'rev1'), join(dir, 'current'));
-    // A resync far away: only the watcher can pick the swap up within the test.
-    daemon = await startDaemon(emulator, [join(dir, 'current'), '--interval', '1h'], dir);
-    await eventually(async () => ruleWithCidr('203.0.113.0/24')(await listRules(emulator)));
+    const partner = ruleWithCidr('198.51.100.0/24')(await listRules(emulator));
 
-    await symlink(join(dir, 'rev2'), join(dir, 'current.tmp'));
-    await rename(join(dir, 'current.tmp'), join(dir, 'current'));
-    await rm(join(dir, 'rev1'), { recursive: true });
-    const partner = await eventually(async () => ruleWithCidr('198.51.100.0/24')(await listRules(emulator)));
-
-    expect(JSON.parse(partner.metadata ?? '{}')).toEqual({ edgesync: { name: 'partner', owner: 'default' } });
-  });
-
-  it('takes --no-color: pretty logs carry no ANSI colour even where colour is forced', async () => {
-    const manifests = join(dir, 'manifests');
-    await mkdir(manifests);
-    await writeFile(join(manifests, 'rules.yaml'), rulesManifest({ office: { cidr: '203.0.113.0/24' } }));
-    const forced = { FORCE_COLOR: '1', NO_COLOR: undefined };
-    const run = async (extra: readonly string[]): Promise<string> => {
-      const started = await startDaemon(
-        emulator,
-        [manifests, '--interval', '1h', '--log-format', 'pretty', ...extra],
-        dir,
-        forced,
-      );
-      daemon = started;
-      await eventually(() => (started.stderr().includes('reconcile finished') ? true : undefined));
-      await started.stop('SIGTERM');
-      daemon = undefined;
-      return started.stderr();
-    };
-
-    const coloured = await run([]);
-    const plain = await run(['--no-color']);
-
-    expect(coloured).toContain('\u001b[');
-    expect(plain).toContain('reconcile finished');
-    expect(plain).not.toContain('\u001b[');
-  });
-
-  it('logs which directories it read at start, again on SIGHUP, and when a new one holds manifests', async () => {
-    const manifests = join(dir, 'manifests');
-    await mkdir(join(manifests, 'team-a'), { recursive: true });
-    await mkdir(join(manifests, 'node_modules', 'dep'), { recursive: true });
-    await writeFile(
-      join(manifests, 'team-a', 'rules.yaml'),
-      rulesManifest({ a: { cidr: '203.0.113.0/24' } }),
-    );
-    await writeFile(join(manifests, 'node_modules', 'dep', 'x.yaml'), 'not: a manifest\n');
-    daemon = await startDaemon(emulator, [manifests, '--interval', '1h'], dir);
-    const running = daemon;
-    const said = (): { directories: string[]; skipped: string[] }[] =>
-      running
-        .stderr()
-        .split('\n')
-        .filter((line) => line.includes('"manifests read"'))
-        .map((line) => JSON.parse(line) as { directories: string[]; skipped: string[] });
-
-    const atStart = await eventually(() => (said().length === 1 ? said() : undefined));
-    running.child.kill('SIGHUP');
-    await eventually(() => (said().length === 2 ? true : undefined));
-    await mkdir(join(manifests, 'team-b'));
-    await writeFile(
-      join(manifests, 'team-b', 'rules.yaml'),
-      rulesManifest({ b: { cidr: '198.51.100.0/24' } }),
-    );
-    const afterNew = await eventually(() => (said().length === 3 ? said() : undefined));
-
-    expect(atStart[0]?.directories).toEqual([join(manifests, 'team-a')]);
-    expect(atStart[0]?.skipped).toContain('node_modules');
-    expect(afterNew[1]?.directories).toEqual([join(manifests, 'team-a')]);
-    expect(afterNew[2]?.directories).toEqual([join(manifests, 'team-a'), join(manifests, 'team-b')]);
+    expect(JSON.parse(partner?.metadata ?? '{}')).toEqual({
+      edgesync: { name: 'partner', owner: 'default' },
+    });
   });
 
   it('re-reads a changed file only: a referenced PEM changed in place is read on SIGHUP, not on another file’s event', async () => {
-    const manifests = join(dir, 'manifests');
     const certs = join(import.meta.dirname, '..', 'fixtures', 'certs');
-    await mkdir(join(manifests, 'certs'), { recursive: true });
-    await copyFile(join(certs, 'corp-root.pem'), join(manifests, 'certs', 'ca.pem'));
-    await writeFile(
-      join(manifests, 'cas.yaml'),
-      'version: 1\ncertificate_authorities:\n  corp:\n    ca_pem_file: certs/ca.pem\n',
-    );
-    daemon = await startDaemon(emulator, [manifests, '--interval', '1h'], dir);
-    const running = daemon;
-    const settled = async (trigger: string, after?: string): Promise<DaemonStatusJson> =>
-      eventually(async () => {
-        const status = await getStatus(running);
-        const last = status.last_reconcile;
-        return last?.trigger === trigger && last.finished_at !== after && last.result !== 'failed'
-          ? status
-          : undefined;
-      }, 60_000);
-    const started = await eventually(async () => {
-      const status = await getStatus(running);
-      return status.last_reconcile?.result === 'applied' ? status : undefined;
-    }, 60_000);
+    const running = await startDaemon({
+      emulator: SEED,
+      files: {
+        'manifests/cas.yaml':
+          'version: 1\ncertificate_authorities:\n  corp:\n    ca_pem_file: certs/ca.pem\n',
+      },
+      prepare: async (dir) => {
+        await mkdir(join(dir, 'manifests', 'certs'), { recursive: true });
+        await copyFile(join(certs, 'corp-root.pem'), join(dir, 'manifests', 'certs', 'ca.pem'));
+      },
+    });
+    const manifests = join(running.dir, 'manifests');
+    const started = await running.record(1);
 
     // A .pem raises no event; another manifest file's event reloads that file only.
-    await copyFile(join(certs, 'partner-ca.pem'), join(manifests, 'certs', 'ca.pem'));
-    await writeFile(join(manifests, 'more.yaml'), 'version: 1\n');
-    const onChange = await settled('change', started.last_reconcile?.finished_at);
-    running.child.kill('SIGHUP');
-    const onReload = await settled('sighup', onChange.last_reconcile?.finished_at);
+    const onChange = await running.change(
+      async () => {
+        await copyFile(join(certs, 'partner-ca.pem'), join(manifests, 'certs', 'ca.pem'));
+        await running.write('manifests/more.yaml', 'version: 1\n');
+      },
+      (record) => record.lastReconcile?.trigger === 'change' && record.lastReconcile.result !== 'failed',
+    );
+    const next = running.records.length + 1;
+    running.reload();
+    const onReload = await running.record(next, (record) => record.lastReconcile?.trigger === 'sighup');
 
-    expect(onChange.last_reconcile?.result).toBe('in-sync');
-    expect(onChange.desired_hash).toBe(started.desired_hash);
-    expect(onReload.desired_hash).not.toBe(started.desired_hash);
-    expect(onReload.last_plan?.changes).toContain('certificate_authorities.corp');
+    expect(started.lastReconcile?.result).toBe('applied');
+    expect(onChange.lastReconcile?.result).toBe('in-sync');
+    expect(onChange.manifests.desired?.hash).toBe(started.manifests.desired?.hash);
+    expect(onReload.manifests.desired?.hash).not.toBe(started.manifests.desired?.hash);
+    expect(onReload.plan?.summary.changes).toContain('certificate_authorities.corp');
   });
 });

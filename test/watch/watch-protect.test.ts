@@ -1,10 +1,6 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
-import type { DaemonStatusJson } from '../../src/watch/daemon-status.js';
-import { assertBuilt, type DaemonProcess, eventually, listRules, startDaemon } from './daemon-process.js';
+import { describe, expect, it } from 'vitest';
+import { useDaemonHarness } from './daemon-harness.js';
+import { listRules } from './daemon-process.js';
 
 const POLICY = 'ipp_WatchProtectPolicy000000001';
 
@@ -14,42 +10,28 @@ function manifest(withGuarded: boolean): string {
   return `version: 1\nip_policy_rules:\n${keep}${withGuarded ? guarded : ''}`;
 }
 
-describe('edgesync watch and protect: true', () => {
-  let emulator: RunningEmulator | undefined;
-  let dir: string | undefined;
-  let daemon: DaemonProcess | undefined;
-
-  beforeAll(() => assertBuilt());
-  afterEach(async () => {
-    await daemon?.stop('SIGKILL');
-    daemon = undefined;
-    await emulator?.close();
-    emulator = undefined;
-    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
-  });
+describe('edgesync watch and protect: true (in process)', () => {
+  const startDaemon = useDaemonHarness();
 
   it('never deletes a protected rule whose entry is removed, and reports the refusal', async () => {
-    emulator = await startEmulator({ seed: { ip_policies: [{ id: POLICY, description: 'protect tests' }] } });
-    const running = emulator;
-    dir = await mkdtemp(join(tmpdir(), 'edgesync-watch-protect-'));
-    const manifests = join(dir, 'manifests');
-    await mkdir(manifests);
-    const file = join(manifests, 'rules.yaml');
-    await writeFile(file, manifest(true));
-    daemon = await startDaemon(running, [manifests, '--interval', '1h', '--max-destroy', '100'], dir);
-    const watching = daemon;
-    await eventually(async () => ((await listRules(running)).length === 2 ? true : undefined));
-
-    await writeFile(file, manifest(false));
-    const refused = await eventually(async () => {
-      const status = (await (await fetch(`${watching.url}/status`)).json()) as DaemonStatusJson;
-      return status.last_plan?.refusal ? status : undefined;
+    const watching = await startDaemon({
+      emulator: { seed: { ip_policies: [{ id: POLICY, description: 'protect tests' }] } },
+      plan: { maxDestroy: { count: 100 } },
+      files: { 'manifests/rules.yaml': manifest(true) },
     });
+    await watching.record(1);
+    expect(await listRules(watching.emulator)).toHaveLength(2);
+
+    await watching.change(
+      () => watching.write('manifests/rules.yaml', manifest(false)),
+      (record) => record.plan?.summary.refusal !== undefined,
+    );
+    const refused = await watching.status();
 
     expect(refused.last_plan?.refusal?.code).toBe('protected');
     expect(refused.last_plan?.refusal?.message).toContain('ip_policy_rules.guarded');
     expect(refused.last_plan?.applied).toBe(false);
-    expect((await listRules(running)).map((rule) => rule.cidr).sort()).toEqual([
+    expect((await listRules(watching.emulator)).map((rule) => rule.cidr).sort()).toEqual([
       '10.9.1.0/24',
       '10.9.2.0/24',
     ]);

@@ -1,24 +1,18 @@
-import { mkdir, mkdtemp, open, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
-import type { DaemonStatusJson } from '../../src/watch/daemon-status.js';
+import { describe, expect, it } from 'vitest';
+import type { RunningEmulator } from '../../src/emulator/server.js';
+import { useDaemonHarness } from './daemon-harness.js';
 import {
-  assertBuilt,
   callService,
-  type DaemonProcess,
-  eventually,
-  getStatus,
   type LiveRule,
   listRules,
   type RuleSpec,
   rulesManifest as rulesManifestOf,
-  startDaemon,
 } from './daemon-process.js';
 
 const POLICY = 'ipp_WatchSettleTestPolicy000001';
+const SEED = { seed: { ip_policies: [{ id: POLICY, description: 'settle tests' }] } };
 const rulesManifest = (rules: Record<string, RuleSpec>): string => rulesManifestOf(POLICY, rules);
 
 /** Ten deny rules, `rule-0` … `rule-9`. */
@@ -38,77 +32,46 @@ async function writeCounts(emulator: RunningEmulator): Promise<{ deletes: number
   };
 }
 
-/** The next reconcile to finish after `finishedAt` (RFC 3339, or undefined for the first). */
-async function nextReconcile(
-  daemon: DaemonProcess,
-  finishedAt: string | undefined,
-  test: (status: DaemonStatusJson) => boolean = () => true,
-  limitMs?: number,
-): Promise<DaemonStatusJson> {
-  return eventually(async () => {
-    const status = await getStatus(daemon);
-    const last = status.last_reconcile;
-    return last !== null && last.finished_at !== finishedAt && test(status) ? status : undefined;
-  }, limitMs);
-}
+const cidrs = (rules: readonly LiveRule[]): string[] => rules.map((rule) => rule.cidr).sort();
 
-describe('edgesync watch waits for a settled file before it deletes (the daemon as a process)', () => {
-  let emulator: RunningEmulator;
-  let dir: string;
-  let manifests: string;
-  let daemon: DaemonProcess | undefined;
-
-  beforeAll(() => assertBuilt());
-  beforeEach(async () => {
-    emulator = await startEmulator({ seed: { ip_policies: [{ id: POLICY, description: 'settle tests' }] } });
-    dir = await mkdtemp(join(tmpdir(), 'edgesync-watch-settle-'));
-    manifests = join(dir, 'manifests');
-    await mkdir(manifests);
-  });
-  afterEach(async () => {
-    await daemon?.stop('SIGKILL');
-    daemon = undefined;
-    await emulator.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+describe('edgesync watch waits for a settled file before it deletes (in process)', () => {
+  const startDaemon = useDaemonHarness();
 
   it('deletes nothing while a writer pauses half-way through rewriting a file of deny rules, past --debounce', async () => {
-    const file = join(manifests, 'rules.yaml');
     const whole = rulesManifest(TEN_DENY);
-    await writeFile(file, whole);
-    // The default --settle; the test's own --debounce is 200ms.
-    daemon = await startDaemon(emulator, [manifests, '--interval', '1h'], dir);
-    const running = daemon;
-    const applied = await eventually(async () => {
-      const status = await getStatus(running);
-      return status.last_reconcile?.result === 'applied' && (await listRules(emulator)).length === 10
-        ? status
-        : undefined;
-    });
-    const before = await listRules(emulator);
-    const writesBefore = await writeCounts(emulator);
+    // The default --settle; the harness's --debounce is 200 ms.
+    const daemon = await startDaemon({ emulator: SEED, files: { 'manifests/rules.yaml': whole } });
+    const applied = await daemon.record(1);
+    const before = await listRules(daemon.emulator);
+    const writesBefore = await writeCounts(daemon.emulator);
+    const appliedStatus = await daemon.status();
 
     // The writer truncates the file, writes the first five rules, and pauses longer than --debounce:
     // the daemon reads a valid file of five rules. Only then does the writer finish.
+    const file = join(daemon.dir, 'manifests', 'rules.yaml');
     const cut = whole.indexOf('  rule-5:');
     const writer = await open(file, 'w');
-    await writer.write(whole.slice(0, cut));
-    await writer.sync();
-    const pauseStarted = Date.now();
-    const halfRead = await nextReconcile(running, applied.last_reconcile?.finished_at, (status) =>
-      (status.last_plan?.changes ?? []).some((address) => address === 'ip_policy_rules.rule-9'),
+    await daemon.change(
+      async () => {
+        await writer.write(whole.slice(0, cut));
+        await writer.sync();
+      },
+      (record) => (record.plan?.summary.changes ?? []).includes('ip_policy_rules.rule-9'),
     );
-    await sleep(Math.max(0, 1200 - (Date.now() - pauseStarted)));
-    await writer.write(whole.slice(cut));
-    await writer.close();
-    const whole2 = await nextReconcile(
-      running,
-      halfRead.last_reconcile?.finished_at,
-      (status) => status.desired_hash === applied.desired_hash,
+    const halfRead = await daemon.status();
+    await daemon.change(
+      async () => {
+        await writer.write(whole.slice(cut));
+        await writer.close();
+      },
+      (record) => record.manifests.desired?.hash === appliedStatus.desired_hash,
     );
-    const after = await listRules(emulator);
-    const writesAfter = await writeCounts(emulator);
+    const whole2 = await daemon.status();
+    const after = await listRules(daemon.emulator);
+    const writesAfter = await writeCounts(daemon.emulator);
 
+    expect(applied.lastReconcile?.result).toBe('applied');
+    expect(before).toHaveLength(10);
     expect(writesAfter).toEqual(writesBefore);
     expect(after.map((rule) => rule.id).sort()).toEqual(before.map((rule) => rule.id).sort());
     expect(halfRead.last_plan?.summary.delete).toBe(5);
@@ -120,26 +83,32 @@ describe('edgesync watch waits for a settled file before it deletes (the daemon 
   });
 
   it('sends a create at once and the delete of the same edit once the manifests read the same over --settle', async () => {
-    const file = join(manifests, 'rules.yaml');
-    await writeFile(
-      file,
-      rulesManifest({ keep: { cidr: '192.0.2.0/24' }, old: { cidr: '198.51.100.0/24' } }),
-    );
-    daemon = await startDaemon(emulator, [manifests, '--interval', '1h', '--settle', '2s'], dir);
-    const running = daemon;
-    const applied = await eventually(async () => {
-      const status = await getStatus(running);
-      return status.last_reconcile?.result === 'applied' && (await listRules(emulator)).length === 2
-        ? status
-        : undefined;
+    const daemon = await startDaemon({
+      emulator: SEED,
+      settleMs: 2_000,
+      files: {
+        'manifests/rules.yaml': rulesManifest({
+          keep: { cidr: '192.0.2.0/24' },
+          old: { cidr: '198.51.100.0/24' },
+        }),
+      },
     });
+    await daemon.record(1);
+    expect(await listRules(daemon.emulator)).toHaveLength(2);
 
-    await writeFile(file, rulesManifest({ keep: { cidr: '192.0.2.0/24' }, new: { cidr: '203.0.113.0/24' } }));
-    const settling = await nextReconcile(running, applied.last_reconcile?.finished_at);
-    const during = await listRules(emulator);
-    const settled = await nextReconcile(running, settling.last_reconcile?.finished_at);
-    const after = await listRules(emulator);
-    const cidrs = (rules: readonly LiveRule[]): string[] => rules.map((rule) => rule.cidr).sort();
+    await daemon.change(() =>
+      daemon.write(
+        'manifests/rules.yaml',
+        rulesManifest({ keep: { cidr: '192.0.2.0/24' }, new: { cidr: '203.0.113.0/24' } }),
+      ),
+    );
+    const settling = await daemon.status();
+    const during = await listRules(daemon.emulator);
+    const next = daemon.records.length + 1;
+    await daemon.advance(2_000);
+    await daemon.record(next);
+    const settled = await daemon.status();
+    const after = await listRules(daemon.emulator);
 
     expect(settling.last_reconcile?.result).toBe('settling');
     expect(settling.settle).toMatchObject({
@@ -154,23 +123,25 @@ describe('edgesync watch waits for a settled file before it deletes (the daemon 
   });
 
   it('with --settle 0s deletes at once, as before', async () => {
-    const file = join(manifests, 'rules.yaml');
-    await writeFile(
-      file,
-      rulesManifest({ keep: { cidr: '192.0.2.0/24' }, old: { cidr: '198.51.100.0/24' } }),
-    );
-    daemon = await startDaemon(emulator, [manifests, '--interval', '1h'], dir, { EDGESYNC_SETTLE: '0s' });
-    const running = daemon;
-    const applied = await eventually(async () => {
-      const status = await getStatus(running);
-      return status.last_reconcile?.result === 'applied' ? status : undefined;
+    const daemon = await startDaemon({
+      emulator: SEED,
+      settleMs: 0,
+      files: {
+        'manifests/rules.yaml': rulesManifest({
+          keep: { cidr: '192.0.2.0/24' },
+          old: { cidr: '198.51.100.0/24' },
+        }),
+      },
     });
+    await daemon.record(1);
 
-    await writeFile(file, rulesManifest({ keep: { cidr: '192.0.2.0/24' } }));
-    const next = await nextReconcile(running, applied.last_reconcile?.finished_at);
+    await daemon.change(() =>
+      daemon.write('manifests/rules.yaml', rulesManifest({ keep: { cidr: '192.0.2.0/24' } })),
+    );
+    const next = await daemon.status();
 
     expect(next.last_reconcile).toMatchObject({ trigger: 'change', result: 'applied' });
     expect(next.settle).toMatchObject({ period_ms: 0, settled: true, held_deletes: [] });
-    expect((await listRules(emulator)).map((rule) => rule.cidr)).toEqual(['192.0.2.0/24']);
+    expect((await listRules(daemon.emulator)).map((rule) => rule.cidr)).toEqual(['192.0.2.0/24']);
   });
 });
