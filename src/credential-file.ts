@@ -74,6 +74,32 @@ export async function readCredentialFile(
   }
 }
 
+/** A token read from its file, and who else can read that file. */
+export interface TokenFile {
+  readonly token: string;
+  readonly exposure: string | undefined;
+}
+
+/**
+ * The token a credential file holds (`--reconcile-token-file`, the suspend,
+ * status and commit-status tokens): its text, trimmed, one word of at least
+ * `minLength` characters; or an error naming the flag and the file and how
+ * long what it found was, never the token. Each caller says at start what
+ * `exposure` holds (`exposureWarning`), and may read the file again later
+ * (a rotated Secret takes effect).
+ */
+export async function readTokenFile(file: string, flag: string, minLength = 1): Promise<TokenFile> {
+  const { bytes, exposure } = await readCredentialFile(file, flag);
+  const token = bytes.toString('utf8').trim();
+  if (token.length < minLength || /\s/.test(token)) {
+    throw new EdgesyncError(
+      'invalid_option',
+      `${flag}: ${file} must hold one token of at least ${minLength} characters without spaces (found ${token.length} characters)`,
+    );
+  }
+  return { token, exposure };
+}
+
 /**
  * Who besides the file's owner and the process's groups may read it, or
  * undefined. Others' read bit: every user of the machine (or of the node,
@@ -93,10 +119,15 @@ export function credentialExposure(
   return undefined;
 }
 
+/** How to close an exposed credential file. */
+export const CREDENTIAL_FIX =
+  "chmod 0600 (or 0440 with the process's group, as the Helm chart mounts Secrets: defaultMode 0440 and fsGroup)";
+
 /**
- * The warning a command or the daemon gives at start for an exposed
- * credential file: what it is, who can read it, and how to close it.
+ * The warning a command gives at start for an exposed credential file (the
+ * daemon logs the same as fields): what it is, who can read it, and how to
+ * close it. The file is still used.
  */
 export function exposureWarning(file: string, flag: string, exposure: string): string {
-  return `${flag}: ${file} is ${exposure}; it holds a credential: chmod 0600 (or 0440 with the process's group, as the Helm chart mounts Secrets with defaultMode 0440 and fsGroup)`;
+  return `${flag}: ${file} is ${exposure}, and it holds a credential: ${CREDENTIAL_FIX}`;
 }

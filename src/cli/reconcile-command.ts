@@ -1,3 +1,5 @@
+import { resolve } from 'node:path';
+import { exposureWarning } from '../credential-file.js';
 import { EdgesyncError } from '../errors.js';
 import { readPeer } from '../peer/read-peer.js';
 import { READY_RESULTS } from '../watch/daemon-status.js';
@@ -35,7 +37,12 @@ export async function runReconcile(flags: ReconcileFlags, ctx: CommandContext): 
       'no token: set EDGESYNC_RECONCILE_TOKEN_FILE (or --reconcile-token-file) to the file the daemon was started with',
     );
   }
-  const token = await readReconcileToken(flags.reconcileTokenFile);
+  const { token, exposure } = await readReconcileToken(resolve(ctx.cwd, flags.reconcileTokenFile));
+  if (exposure !== undefined) {
+    ctx.stderr.write(
+      `warning: ${exposureWarning(flags.reconcileTokenFile, '--reconcile-token-file', exposure)}\n`,
+    );
+  }
   const response = await call(
     base,
     { method: 'POST', path: '/reconcile', headers: { Authorization: `Bearer ${token}` } },

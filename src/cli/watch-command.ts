@@ -1,4 +1,5 @@
-import { readCredentialFile } from '../credential-file.js';
+import { resolve } from 'node:path';
+import { CREDENTIAL_FIX, readCredentialFile } from '../credential-file.js';
 import { EdgesyncError, OptionError } from '../errors.js';
 import { KINDS } from '../kinds/registry.js';
 import { compileManifestSchema } from '../manifest/manifest-schema.js';
@@ -41,8 +42,12 @@ export async function runWatch(
   const notifyTimeoutMs = parseDuration('--notify-timeout', flags.notifyTimeout);
   const notifyRetries = parseCount('--notify-retries', flags.notifyRetries);
   const caExpiryWarningMs = parseDuration('--ca-expiry-warning', flags.caExpiryWarning);
+  // Credential files as the command line names them, from the command's directory.
+  const notifyFilePath = flags.notifyFile === undefined ? undefined : resolve(ctx.cwd, flags.notifyFile);
+  const reconcileTokenFile =
+    flags.reconcileTokenFile === undefined ? undefined : resolve(ctx.cwd, flags.reconcileTokenFile);
   const notifyFile =
-    flags.notifyFile === undefined ? undefined : await readCredentialFile(flags.notifyFile, '--notify-file');
+    notifyFilePath === undefined ? undefined : await readCredentialFile(notifyFilePath, '--notify-file');
   const targets = webhookTargets(
     flags.notify,
     flags.notifyFormat,
@@ -50,7 +55,12 @@ export async function runWatch(
       ? undefined
       : { name: flags.notifyFile as string, text: notifyFile.bytes.toString('utf8') },
   );
-  if (flags.reconcileTokenFile !== undefined) await readReconcileToken(flags.reconcileTokenFile);
+  const reconcileToken =
+    reconcileTokenFile === undefined ? undefined : await readReconcileToken(reconcileTokenFile);
+  const exposed = [
+    { flag: '--notify-file', file: notifyFilePath, exposure: notifyFile?.exposure },
+    { flag: '--reconcile-token-file', file: reconcileTokenFile, exposure: reconcileToken?.exposure },
+  ];
   const runtimeFlags = limitHeapGrowth();
   // Every line the daemon logs passes the run's scrubber: the API key, the manifests' secrets, the webhook URLs.
   let scrub = (line: string): string => line;
@@ -60,6 +70,11 @@ export async function runWatch(
     color: flags.color,
     scrub: (line) => scrub(line),
   });
+  for (const { flag, file, exposure } of exposed) {
+    if (exposure !== undefined) {
+      logger.warn({ flag, file, exposure, fix: CREDENTIAL_FIX }, 'a credential file others can read');
+    }
+  }
   const metrics = new WatchMetrics(KINDS);
   const connection = await openConnection(flags, {
     logger,
@@ -116,7 +131,7 @@ export async function runWatch(
               scrub: (text: string) => connection.secrets.scrub(text),
             },
           }),
-      ...(flags.reconcileTokenFile === undefined ? {} : { reconcileTokenFile: flags.reconcileTokenFile }),
+      ...(reconcileTokenFile === undefined ? {} : { reconcileTokenFile }),
     });
   } finally {
     await connection.close();

@@ -1,8 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { EdgesyncError } from '../errors.js';
+import { readTokenFile, type TokenFile } from '../credential-file.js';
 import type { ForcedRequestState } from './reconcile-loop.js';
 
 /** Shorter than this, a token is too easy to guess. */
@@ -17,28 +16,13 @@ export interface ReconcileEndpointOptions {
 }
 
 /**
- * The token of `--reconcile-token-file`, or an error naming the file (never
- * the token): an empty or short token would let anyone who can reach the
- * listener force full re-reads that spend the request budget.
+ * The token of `--reconcile-token-file`, and who else can read its file; or
+ * an error naming the file (never the token): an empty or short token would
+ * let anyone who can reach the listener force full re-reads that spend the
+ * request budget.
  */
-export async function readReconcileToken(file: string): Promise<string> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (cause) {
-    const code = (cause as NodeJS.ErrnoException).code ?? 'error';
-    throw new EdgesyncError('invalid_option', `--reconcile-token-file: cannot read ${file} (${code})`, {
-      cause,
-    });
-  }
-  const token = text.trim();
-  if (token.length < MIN_RECONCILE_TOKEN_LENGTH || /\s/.test(token)) {
-    throw new EdgesyncError(
-      'invalid_option',
-      `--reconcile-token-file: ${file} must hold one token of at least ${MIN_RECONCILE_TOKEN_LENGTH} characters without spaces (found ${token.length} characters)`,
-    );
-  }
-  return token;
+export function readReconcileToken(file: string): Promise<TokenFile> {
+  return readTokenFile(file, '--reconcile-token-file', MIN_RECONCILE_TOKEN_LENGTH);
 }
 
 /**
@@ -74,7 +58,7 @@ export async function handleReconcileRequest(
   const given = bearerToken(req.headers.authorization);
   let expected: string;
   try {
-    expected = await readReconcileToken(options.tokenFile);
+    expected = (await readReconcileToken(options.tokenFile)).token;
   } catch (err) {
     log?.error({ err }, 'reconcile request refused: the token file cannot be used');
     send(res, 503, { error: 'the daemon cannot read its reconcile token' });

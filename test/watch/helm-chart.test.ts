@@ -52,6 +52,7 @@ interface Container {
     allowPrivilegeEscalation?: boolean;
     readOnlyRootFilesystem?: boolean;
     runAsUser?: number;
+    runAsGroup?: number;
   };
   volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[];
 }
@@ -62,13 +63,14 @@ interface Deployment extends KubernetesObject {
     selector: { matchLabels: Record<string, string> };
     template: {
       spec: {
+        securityContext?: { fsGroup?: number };
         containers: Container[];
         initContainers?: Container[];
         volumes: {
           name: string;
           emptyDir?: object;
           configMap?: { name: string; items?: object[] };
-          secret?: { secretName: string };
+          secret?: { secretName: string; defaultMode?: number };
         }[];
       };
     };
@@ -300,6 +302,55 @@ describe.skipIf('missing' in HELM)(
         ]),
       );
       expect(pod.volumes.find((v) => v.secret)?.secret?.secretName).toBe('edge-config-deploy-key');
+    });
+
+    it.each([
+      ['git', {}, 65533],
+      [
+        'configMap',
+        { 'manifests.source': 'configMap', 'manifests.configMap.name': 'edgesync-manifests' },
+        1000,
+      ],
+    ])(
+      'mounts the credential files of a Secret read-only with defaultMode 0440 and an fsGroup the daemon is in (%s source)',
+      async (_source, source, fsGroup) => {
+        const pod = deploymentOf(
+          await render('prod-platform', {
+            ...REQUIRED,
+            ...source,
+            'credentials.existingSecret': 'edgesync-prod-files',
+            'credentials.reconcileTokenKey': 'reconcile-token',
+            'credentials.notifyFileKey': 'notify',
+          }),
+        ).spec.template.spec;
+        const daemon = pod.containers[0];
+
+        expect(pod.volumes.find((volume) => volume.name === 'credentials')?.secret).toEqual({
+          secretName: 'edgesync-prod-files',
+          defaultMode: 0o440,
+        });
+        expect(pod.securityContext?.fsGroup).toBe(fsGroup);
+        // With git, edgesync (gid 1000) is in the fsGroup 65533 as a supplementary group, as Kubernetes adds it.
+        expect(daemon?.securityContext?.runAsGroup).toBe(1000);
+        expect(daemon?.volumeMounts?.find((mount) => mount.name === 'credentials')).toEqual({
+          name: 'credentials',
+          mountPath: '/etc/edgesync',
+          readOnly: true,
+        });
+        expect(daemon?.args).toEqual(
+          expect.arrayContaining([
+            '--reconcile-token-file=/etc/edgesync/reconcile-token',
+            '--notify-file=/etc/edgesync/notify',
+          ]),
+        );
+      },
+    );
+
+    it('mounts no credential file, and passes no flag for one, without credentials.existingSecret', async () => {
+      const pod = deploymentOf(await render('prod-platform', REQUIRED)).spec.template.spec;
+
+      expect(pod.volumes.map((volume) => volume.name)).not.toContain('credentials');
+      expect(pod.containers[0]?.args?.join(' ')).not.toMatch(/--reconcile-token-file|--notify-file/);
     });
 
     it('names every missing required value in one run', async () => {
