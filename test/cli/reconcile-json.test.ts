@@ -1,60 +1,29 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runEdgesyncInProcess } from '../support/edgesync-cli.js';
 import { uiLines } from '../support/ui-lines.js';
-import {
-  assertBuilt,
-  type DaemonProcess,
-  eventually,
-  getStatus,
-  rulesManifest,
-  startDaemon,
-} from '../watch/daemon-process.js';
+import { type DaemonHarness, useDaemonHarness } from '../watch/daemon-harness.js';
+import { rulesManifest } from '../watch/daemon-process.js';
 
 const POLICY = 'ipp_ReconcileJsonTestPolicy0001';
 const TOKEN = 'reconcile-json-token-0123456789';
 
 describe('reconcile --format json: the same machine-readable UI as apply', () => {
-  let emulator: RunningEmulator;
-  let dir: string;
   let tokenFile: string;
-  let daemon: DaemonProcess;
+  /** The daemon in this process, on the wall clock: the command asks it over HTTP and waits on it. */
+  let daemon: DaemonHarness;
+  const startDaemon = useDaemonHarness('all');
 
   beforeAll(async () => {
-    assertBuilt();
-    emulator = await startEmulator({
-      seed: { ip_policies: [{ id: POLICY, description: 'reconcile json' }] },
+    daemon = await startDaemon({
+      realTime: true,
+      emulator: { seed: { ip_policies: [{ id: POLICY, description: 'reconcile json' }] } },
+      reconcileToken: TOKEN,
+      files: { 'manifests/rules.yaml': rulesManifest(POLICY, { office: { cidr: '203.0.113.0/24' } }) },
     });
-    dir = await mkdtemp(join(tmpdir(), 'edgesync-reconcile-json-'));
-    await mkdir(join(dir, 'manifests'));
-    await writeFile(
-      join(dir, 'manifests/rules.yaml'),
-      rulesManifest(POLICY, { office: { cidr: '203.0.113.0/24' } }),
-    );
-    tokenFile = join(dir, 'token');
-    await writeFile(tokenFile, `${TOKEN}\n`);
-    daemon = await startDaemon(
-      emulator,
-      [
-        join(dir, 'manifests'),
-        '--interval',
-        '1h',
-        '--rate-limit',
-        '6000/60s',
-        '--reconcile-token-file',
-        tokenFile,
-      ],
-      dir,
-    );
-    await eventually(async () => ((await getStatus(daemon)).ready ? true : undefined));
-  });
-  afterAll(async () => {
-    await daemon?.stop('SIGKILL');
-    await emulator?.close();
-    await rm(dir, { recursive: true, force: true });
+    tokenFile = join(daemon.dir, 'token');
+    await daemon.record(1, (record) => record.ready);
   });
 
   it('--wait: version, the request, the reconcile as it completes, and the summary with the exit code', async () => {
@@ -80,7 +49,7 @@ describe('reconcile --format json: the same machine-readable UI as apply', () =>
   });
 
   it('a refusal is a diagnostic, and the summary says exit 1', async () => {
-    const wrong = join(dir, 'wrong-token');
+    const wrong = join(daemon.dir, 'wrong-token');
     await writeFile(wrong, 'another-token-0123456789abcdef\n');
 
     const run = await runEdgesyncInProcess(['reconcile', '--daemon-url', daemon.url, '--format', 'json'], {
