@@ -37,7 +37,7 @@ describe('edgesync watch and SIGHUP (the daemon as a process)', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('re-reads the manifests on SIGHUP and keeps running (no exit 129); exits 0 on SIGTERM', async () => {
+  it('applies its manifests, re-reads them on SIGHUP and keeps running (no exit 129); exits 0 on SIGTERM, never logging the API key', async () => {
     emulator = await startEmulator({ seed: { ip_policies: [{ id: POLICY }] } });
     const service = emulator;
     daemon = await startDaemon(service, ['manifests', '--interval', '1h'], dir);
@@ -57,6 +57,7 @@ describe('edgesync watch and SIGHUP (the daemon as a process)', () => {
     expect(health.status).toBe(200);
     expect(running.stderr()).toContain('reload requested (SIGHUP)');
     expect(exitCode).toBe(0);
+    expect(running.stderr()).not.toContain(service.apiKey);
   });
 });
 
