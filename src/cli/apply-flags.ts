@@ -13,6 +13,8 @@ export interface ApplyFlags extends ConnectionFlags, PlanFlags, LogFlags {
   readonly plan?: string;
   /** The key the saved plan's secrets were digested with (`plan --plan-key-file`). */
   readonly planKeyFile?: string;
+  /** With --plan: refuse (exit 3) instead of warning when objects around the plan changed. */
+  readonly refuseContextChanges?: boolean;
   readonly yes?: boolean;
   readonly dryRun?: boolean;
   readonly concurrency: string;
@@ -37,6 +39,10 @@ export const addApplyFlags: AddCommandFlags<[paths: string[], flags: ApplyFlags]
     .option(
       '--plan-key-file <file>',
       "with --plan: the key `plan --out` digested the plan's secrets with (at least 32 bytes)",
+    )
+    .option(
+      '--refuse-context-changes',
+      'with --plan: refuse (exit 3) when objects edgesync does not manage changed since the plan, in the IP policies it writes to (default: warn and apply)',
     )
     .option('-y, --yes', 'apply without asking')
     .addOption(

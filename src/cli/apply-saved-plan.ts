@@ -6,9 +6,10 @@ import { type LoadOptions, loadDesiredState } from '../manifest/load-desired-sta
 import type { ManifestError } from '../manifest/manifest-error.js';
 import type { Plan } from '../plan/plan.js';
 import { type SavedNarrowing, SavedPlanError } from '../plan/saved-plan.js';
+import { type ContextChange, contextChangeLine, contextChanges } from '../plan/saved-plan-context.js';
 import { SavedPlanJudge, type SavedPlanJudgement } from '../plan/saved-plan-judge.js';
 import { combinedNarrowing } from '../plan/saved-plan-narrowing.js';
-import type { SavedPlanHeader } from '../plan/saved-plan-reader.js';
+import { olderFormatReason, type SavedPlanHeader } from '../plan/saved-plan-reader.js';
 import { manifestsRead, manifestsReadLines } from '../plan-session/manifests-read.js';
 import { readAndPlan } from '../plan-session/prepare-plan.js';
 import { visibleText } from '../visible-text.js';
@@ -52,7 +53,7 @@ export async function savedPlanToApply(
   const header = await readSavedPlanHeader(path, options.kinds).catch((error: unknown) => {
     throw error instanceof SavedPlanError && error.olderFormat !== undefined
       ? stale(
-          `${file}: saved by an older edgesync (format ${error.olderFormat}), whose plan files held a plain sha256 of each secret, which anyone who can read the file can test guesses against; nothing was sent: run \`edgesync plan --out\` again (with --plan-key-file) and review the new plan`,
+          `${file}: saved by an older edgesync (format ${error.olderFormat}), ${olderFormatReason(error.olderFormat)}; nothing was sent: run \`edgesync plan --out\` again (with --plan-key-file) and review the new plan`,
         )
       : error;
   });
@@ -94,6 +95,7 @@ export async function savedPlanToApply(
         : `${file}: ${judgement.differences.length} difference(s) from what the manifests and the account give now (above); nothing was sent: run \`edgesync plan\` again and review the new plan`,
     );
   }
+  reportContext(file, contextChanges(claims.context, live, options.kinds, options.owner), flags, ctx);
   reportJudgement(file, judgement, plan, ctx);
   if (plan.refusal !== undefined || plan.actions.length > 0) return { apply: plan };
   if (judgement.alreadyApplied.length > 0) {
@@ -151,6 +153,34 @@ function differenceLines(judgement: SavedPlanJudgement): string[] {
     ...shown.map((line) => `differs: ${visibleText(line)}`),
     ...(more > 0 ? [`differs: … and ${more} more`] : []),
   ];
+}
+
+/**
+ * The objects around the plan that changed since it was made: each on its
+ * own `context:` line, as a warning, or (`--refuse-context-changes`) as the
+ * reason nothing is sent (exit 3). The plan made now is what it was; what
+ * changed is what the reviewer saw beside it.
+ */
+function reportContext(
+  file: string,
+  changes: readonly ContextChange[],
+  flags: ApplyFlags,
+  ctx: CommandContext,
+): void {
+  if (changes.length === 0) return;
+  const shown = changes.slice(0, MAX_DIFFERENCES_SHOWN);
+  for (const change of shown) ctx.stderr.write(`context: ${visibleText(contextChangeLine(change))}\n`);
+  if (changes.length > shown.length)
+    ctx.stderr.write(`context: … and ${changes.length - shown.length} more\n`);
+  const what = `${changes.length} object(s) edgesync does not manage changed since the plan was made, in what the plan writes to (above)`;
+  if (flags.refuseContextChanges === true) {
+    throw stale(
+      `${file}: ${what}; nothing was sent (--refuse-context-changes): review them, then run \`edgesync plan\` again`,
+    );
+  }
+  ctx.stderr.write(
+    `warning: ${file}: ${what}; applying, since the plan's own actions are unchanged (--refuse-context-changes refuses instead)\n`,
+  );
 }
 
 function reportJudgement(file: string, judgement: SavedPlanJudgement, plan: Plan, ctx: CommandContext): void {

@@ -7,6 +7,7 @@ import type { Plan } from '../plan/plan.js';
 import { type PlanStats, planJsonChunks } from '../plan/render-json.js';
 import { planTextChunks } from '../plan/render-text.js';
 import { savedPlanChunks, toSavedPlan } from '../plan/saved-plan.js';
+import { planContext } from '../plan/saved-plan-context.js';
 import {
   type ManifestsRead,
   manifestsRead,
@@ -92,7 +93,7 @@ export async function runPlan(
       ctx.stderr.write(`${prepared.errors.length} manifest error(s): nothing was planned\n`);
       return 'manifests_invalid';
     }
-    const { plan, desired } = prepared.value;
+    const { plan, desired, live } = prepared.value;
     const read = manifestsRead(desired, manifestPaths, noPathGiven);
     for (const warning of expiryWarnings(desired.entries, planOptions.kinds, Date.now(), caWarningMs)) {
       ctx.stderr.write(`warning: ${visibleText(warning)}\n`);
@@ -110,7 +111,15 @@ export async function runPlan(
         const narrowing = { targets: planOptions.targets ?? [], excludes: planOptions.excludes ?? [] };
         await writeFilePieces(
           file,
-          savedPlanChunks(toSavedPlan(plan, manifestPaths, narrowing, planKey)),
+          savedPlanChunks(
+            toSavedPlan(
+              plan,
+              manifestPaths,
+              narrowing,
+              planKey,
+              planContext(plan, live, planOptions.kinds, plan.owner),
+            ),
+          ),
           0o600,
         );
       } catch (cause) {

@@ -41,6 +41,14 @@ export interface FieldRule {
    */
   readonly names?: NamedIds;
   /**
+   * With `names`: the object belongs to the resource the field names (a
+   * rule to its IP policy), which holds other objects beside it, some of
+   * them no entry's. A saved plan records the fingerprints of the others in
+   * each such resource its actions name, and `apply --plan` reports those
+   * that changed since: they decide, with what the plan writes, who gets in.
+   */
+  readonly memberOf?: boolean;
+  /**
    * The create request cannot carry it (reserved_addrs' `endpoint_configuration_id`):
    * a create of an entry that sets it is followed by an update with this field.
    */

@@ -21,6 +21,7 @@ import {
   type SavedPlan,
   SavedPlanError,
 } from './saved-plan.js';
+import type { PlanContext } from './saved-plan-context.js';
 import { isNarrowingPattern } from './saved-plan-narrowing.js';
 
 /**
@@ -128,6 +129,8 @@ export class SavedPlanHeaderReader {
 /** The header of a saved plan and the fingerprints it recorded, read with its actions. */
 export interface SavedPlanClaims extends SavedPlanHeader {
   readonly fingerprints: Readonly<Record<string, string>>;
+  /** The objects around the plan it recorded (saved-plan-context.ts). */
+  readonly context: PlanContext;
   /** How many actions the file holds. */
   readonly actionCount: number;
 }
@@ -164,6 +167,7 @@ export class SavedPlanActionsReader {
     return {
       ...headerOf(checked),
       fingerprints: checked.fingerprints as Record<string, string>,
+      context: checked.context as PlanContext,
       actionCount: this.#actions.count,
     };
   }
@@ -235,6 +239,13 @@ function throwIfAny(problems: readonly string[], olderFormat?: number): void {
     `the plan file is not a saved edgesync plan: ${shown.join('; ')}${more > 0 ? `; and ${more} more` : ''}`,
     olderFormat === undefined ? {} : { olderFormat },
   );
+}
+
+/** What an older format lacks, for people. */
+export function olderFormatReason(format: number): string {
+  return format < 4
+    ? 'whose plan files held a plain sha256 of each secret, which anyone who can read the file can test guesses against'
+    : 'whose plan files did not record the objects around the plan';
 }
 
 /** The format version of a file an older edgesync wrote, if it is one. */
@@ -328,9 +339,7 @@ function fileProblems(value: unknown, kindNames: ReadonlySet<KindName>): string[
   if (value.format_version !== SAVED_PLAN_FORMAT_VERSION) {
     const found = value.format_version ?? value.formatVersion;
     const older = typeof found === 'number' && found >= 1 && found < SAVED_PLAN_FORMAT_VERSION;
-    const hint = older
-      ? ' (a plan saved by an older edgesync, whose plan files held a plain sha256 of each secret: plan again)'
-      : '';
+    const hint = older ? ` (a plan saved by an older edgesync, ${olderFormatReason(found)}: plan again)` : '';
     return [
       `${FORMAT_PROBLEM} expected ${SAVED_PLAN_FORMAT_VERSION} (found ${JSON.stringify(found)})${hint}`,
     ];
@@ -363,6 +372,14 @@ function fileProblems(value: unknown, kindNames: ReadonlySet<KindName>): string[
     !Object.values(value.fingerprints).every((hash) => typeof hash === 'string')
   ) {
     problems.push('fingerprints: expected a mapping of strings');
+  }
+  if (
+    !isRecord(value.context) ||
+    !Object.values(value.context).every(
+      (members) => isRecord(members) && Object.values(members).every((hash) => typeof hash === 'string'),
+    )
+  ) {
+    problems.push('context: expected a mapping of mappings of strings');
   }
   const plan = value.plan;
   if (
@@ -471,6 +488,7 @@ function savedPlanFromFile(
     planKeyId: headerOf(file).planKeyId,
     desiredHash: String(file.desired_hash),
     fingerprints,
+    context: file.context as PlanContext,
     plan: {
       formatVersion: 1,
       owner: String(plan.owner ?? file.owner),

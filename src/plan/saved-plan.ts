@@ -4,6 +4,7 @@ import { jsonChunks, lazyJsonEntries } from '../json-chunks.js';
 import { replaceAt, valueAt } from '../json-pointer.js';
 import type { Plan } from './plan.js';
 import { lazyPlanJson, planToJson } from './render-json.js';
+import type { PlanContext } from './saved-plan-context.js';
 import { type PlanKey, type SecretPlace, secretDigest, WITHHELD } from './secret-digest.js';
 
 /**
@@ -13,8 +14,9 @@ import { type PlanKey, type SecretPlace, secretDigest, WITHHELD } from './secret
  * 3: the narrowing (`--target`, `--exclude`) the plan was made with.
  * 4: secrets as keyed digests (secret-digest.ts) or withheld, and the plan
  * key's id; every earlier version held a plain sha256 of each secret.
+ * 5: the context the plan was made in (saved-plan-context.ts).
  */
-export const SAVED_PLAN_FORMAT_VERSION = 4;
+export const SAVED_PLAN_FORMAT_VERSION = 5;
 
 /**
  * Stands in a saved plan's request body for a secret: its keyed digest
@@ -51,6 +53,8 @@ export interface SavedPlan {
   readonly desiredHash: string;
   /** sha256 of every live object the plan read, by ID: an action on an object that differs now is not sent. */
   readonly fingerprints: Readonly<Record<string, string>>;
+  /** The objects around the plan it does not manage, by the resource they are in: `apply --plan` reports those that changed. */
+  readonly context: PlanContext;
   /** The plan, its request bodies holding SensitiveHash objects where `sensitivePaths` point. */
   readonly plan: Plan;
 }
@@ -112,6 +116,7 @@ export function toSavedPlan(
   manifestPaths: readonly string[],
   narrowing: SavedNarrowing = NO_NARROWING,
   key?: PlanKey,
+  context: PlanContext = {},
 ): SavedPlan {
   const actions = plan.actions.map((action) => {
     // Read once: an EntryCreate makes its request again on each read.
@@ -128,6 +133,7 @@ export function toSavedPlan(
     planKeyId: key?.id ?? null,
     desiredHash: plan.desiredHash,
     fingerprints: plan.fingerprints,
+    context,
     plan: { ...plan, actions },
   };
 }
@@ -158,6 +164,7 @@ function savedPlanFields(saved: SavedPlan, plan: unknown, fingerprints: unknown)
     plan_key_id: saved.planKeyId,
     desired_hash: saved.desiredHash,
     fingerprints,
+    context: saved.context,
     plan,
     // For a reader of the file (`show`): `apply --plan` decides safety from the plan it makes again.
     safety: saved.plan.safety === undefined ? null : renameKeysDeep(saved.plan.safety, snakeCaseKey),

@@ -136,7 +136,7 @@ describe('plan files hold no digest of a secret that a reader can compute (CLI)'
     await edgesync(['plan', 'manifests', '--out', 'plan.json', '--plan-key-file', 'plan.key']);
     const text = await planFile('plan.json');
     const older = text
-      .replace('"format_version": 4', '"format_version": 3')
+      .replace('"format_version": 5', '"format_version": 3')
       .replaceAll(
         /"hmac-sha256:[0-9a-f]{16}:[0-9a-f]{64}"/g,
         `"sha256:${createHash('sha256').update(SECRET).digest('hex')}"`,

@@ -57,7 +57,7 @@ describe('saved plans', () => {
     );
     expect(text).not.toContain(KEY.bytes.toString('hex'));
     expect(JSON.parse(text)).toMatchObject({
-      format_version: 4,
+      format_version: 5,
       owner: OWNER,
       manifest_paths: ['manifests'],
       narrowing: { targets: ['https_edges'], excludes: [] },
@@ -66,7 +66,7 @@ describe('saved plans', () => {
       plan: { format_version: 2 },
     });
     expect(saved).toMatchObject({
-      formatVersion: 4,
+      formatVersion: 5,
       owner: OWNER,
       manifestPaths: ['manifests'],
       narrowing: { targets: ['https_edges'], excludes: [] },
@@ -174,18 +174,19 @@ describe('saved plans', () => {
       title: 'another format version',
       text: '{"formatVersion":1}',
       message:
-        /format_version: expected 4 \(found 1\) \(a plan saved by an older edgesync, whose plan files held a plain sha256 of each secret: plan again\)/,
+        /format_version: expected 5 \(found 1\) \(a plan saved by an older edgesync, whose plan files held a plain sha256 of each secret, which anyone who can read the file can test guesses against: plan again\)/,
     },
     {
       title: 'a broken action',
       text: JSON.stringify({
-        format_version: 4,
+        format_version: 5,
         plan_key_id: null,
         owner: 'o',
         desired_hash: 'h',
         manifest_paths: [],
         narrowing: { targets: [], excludes: [] },
         fingerprints: {},
+        context: {},
         plan: {
           summary: {},
           changes: [],
@@ -198,7 +199,7 @@ describe('saved plans', () => {
     {
       title: 'camelCase keys',
       text: JSON.stringify({
-        format_version: 4,
+        format_version: 5,
         plan_key_id: null,
         owner: 'o',
         desiredHash: 'h',
@@ -209,19 +210,20 @@ describe('saved plans', () => {
     },
     {
       title: 'nesting deeper than any plan the docs allow, before it is parsed',
-      text: `{"format_version":4,"plan":{"actions":[{"key":"a","body":${'['.repeat(200)}${']'.repeat(200)}}]}}`,
+      text: `{"format_version":5,"plan":{"actions":[{"key":"a","body":${'['.repeat(200)}${']'.repeat(200)}}]}}`,
       message: /refused: it is nested deeper than 128 levels in plan\.actions\[0\]/,
     },
     {
       title: 'an action key given twice',
       text: JSON.stringify({
-        format_version: 4,
+        format_version: 5,
         plan_key_id: null,
         owner: 'o',
         desired_hash: 'h',
         manifest_paths: [],
         narrowing: { targets: [], excludes: [] },
         fingerprints: {},
+        context: {},
         plan: {
           summary: {},
           changes: [],
@@ -242,13 +244,14 @@ describe('saved plans', () => {
     {
       title: 'a narrowing that names no kind',
       text: JSON.stringify({
-        format_version: 4,
+        format_version: 5,
         plan_key_id: null,
         owner: 'o',
         desired_hash: 'h',
         manifest_paths: [],
         narrowing: { targets: ['everything'], excludes: [] },
         fingerprints: {},
+        context: {},
         plan: { summary: {}, changes: [], errors: [], actions: [] },
       }),
       message: /narrowing: expected targets and excludes, each a list of KIND or KIND\.NAME/,

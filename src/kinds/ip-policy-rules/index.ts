@@ -38,7 +38,7 @@ export const ipPolicyRules: Kind = metadataKind({
     { name: 'metadata', onChange: 'update' },
     { name: 'cidr', onChange: 'update' },
     { name: 'action', onChange: 'replace', recurs: true },
-    { name: 'ip_policy_id', onChange: 'replace', recurs: true, names: IP_POLICY_IDS },
+    { name: 'ip_policy_id', onChange: 'replace', recurs: true, names: IP_POLICY_IDS, memberOf: true },
   ],
   schema: IP_POLICY_RULES_SCHEMA,
   // The service holds one rule per CIDR and IP policy.
