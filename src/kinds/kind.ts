@@ -162,7 +162,9 @@ export type EntryProblemCode =
   | 'min_version_with_upstream'
   | 'invalid_issuer'
   | 'route_selector'
-  | 'invalid_hostport';
+  | 'invalid_hostport'
+  | 'one_auth_route'
+  | 'mutual_tls_with_upstream';
 
 /** A problem in one manifest entry, found by its kind; the loader adds file, line and column. */
 export interface EntryProblem {
@@ -172,6 +174,11 @@ export interface EntryProblem {
   /** What was expected and what was found; never a secret's value. */
   readonly message: string;
   readonly cause?: unknown;
+}
+
+/** A problem of an entry against the live object it stands for (Kind.checkWithLive): a plan error. */
+export interface LiveProblem extends Omit<EntryProblem, 'code'> {
+  readonly code: EntryProblemCode | 'one_auth_module' | 'module_order';
 }
 
 /**
@@ -278,6 +285,14 @@ export interface Kind {
    * express. `value` is the entry as written, and has passed the schema.
    */
   checkEntry?(value: Readonly<Record<string, unknown>>): readonly EntryProblem[];
+  /**
+   * Optional, pure: the rules an entry must meet together with the live
+   * object it stands for (the edge's other routes, a module the entry
+   * leaves as it is), which `plan` checks before any request. `spec` is the
+   * entry's normalized spec, references resolved; each problem is placed
+   * as `checkEntry`'s are.
+   */
+  checkWithLive?(spec: Readonly<Record<string, unknown>>, object: LiveObject): readonly LiveProblem[];
   /**
    * Optional: turns the entry's own sources into spec values, in place
    * (`ca_pem_file` into `ca_pem`), reading through `resolver`. Sensitive

@@ -7,6 +7,9 @@ import { entryLocation, entryPath, type RawEntry } from './raw-entry.js';
 import type { SourceLocation } from './source-location.js';
 
 export const MAX_DESCRIPTION_BYTES = 255;
+
+/** What follows the prefix in every ID: letters and digits, as the schema's `id` patterns say. */
+const ID_BODY = /^[A-Za-z0-9]+$/;
 export const MAX_METADATA_BYTES = 4096;
 
 function problem(code: ManifestErrorCode, entry: RawEntry, pointer: string, message: string): ManifestError {
@@ -287,7 +290,17 @@ export class EntryChecks {
   ): ManifestError[] {
     if (typeof reference !== 'string') return [];
     const prefix = idPrefixOf(reference, this.titles);
-    if (prefix === target.idPrefix) return [];
+    if (prefix === target.idPrefix) {
+      if (ID_BODY.test(reference.slice(prefix.length))) return [];
+      return [
+        problem(
+          'malformed_id',
+          entry,
+          pointer,
+          `"${reference}" is not ${referenceIdTitle(target)}: after ${prefix} an ID has letters and digits only`,
+        ),
+      ];
+    }
     if (prefix !== undefined) {
       return [
         problem(

@@ -21,6 +21,7 @@ import { entryLocation, type RawEntry } from './raw-entry.js';
 import { type ReferenceOptions, readReferencedFile, resolveSecretValue } from './resolve-references.js';
 import { mapSchemaErrors } from './schema-errors.js';
 import { hasSecretField, reportSecretValues, withoutSecretValues } from './secret-values.js';
+import { uniqueKeyConflicts } from './unique-key-conflicts.js';
 
 export interface LoadOptions {
   /** Environment that `{ env: NAME }` references read. @default {} */
@@ -128,6 +129,7 @@ export async function loadDesiredState(
     await parsing.close();
   }
   for (const error of checks.finish()) errors.push(error);
+  for (const error of uniqueKeyConflicts(desired, kindByName)) errors.push(error);
 
   if (errors.length > 0) return { ok: false, errors: errors.sort(compareManifestErrors) };
   if (options.onSecret !== undefined && references.readSecrets) {

@@ -38,6 +38,10 @@ export const MANIFEST_ERROR_CODES = [
   'too_many_directories',
   'invalid_hostport',
   'duplicate_hostport',
+  'unique_key_conflict',
+  'malformed_id',
+  'one_auth_route',
+  'mutual_tls_with_upstream',
 ] as const;
 
 export type ManifestErrorCode = (typeof MANIFEST_ERROR_CODES)[number];

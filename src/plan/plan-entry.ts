@@ -55,6 +55,15 @@ export function planEntry(
     kept = { object: match.object, changed: false, absentMeansRemove: false };
   }
   if (kept === undefined) return drafted;
+  for (const problem of kind.checkWithLive?.(spec, kept.object) ?? []) {
+    drafted.errors.push({
+      code: problem.code,
+      message: `${kind.name}.${entry.name}: ${problem.message}`,
+      source: sourceOf(entry, problem.pointer),
+      entry: { kind: kind.name, name: entry.name },
+    });
+  }
+  if (drafted.errors.length > 0) return drafted;
   const moduleChanges = planModules(drafted, kind, spec, kept.object, kept.absentMeansRemove, secrets);
   drafted.unchanged = !kept.changed && moduleChanges === 0;
   return drafted;

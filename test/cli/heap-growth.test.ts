@@ -32,7 +32,7 @@ describe('limitHeapGrowth', () => {
         for (const name of ['a', 'b', 'c'])
           await writeFile(
             join(dir, 'm', `${name}.yaml`),
-            `version: 1\nip_policy_rules:\n  ${name}:\n    ip_policy_id: ipp_2a8bxxxxxxxxxxxxxxxxxxxxxxxxx\n    cidr: 10.0.0.0/24\n    action: allow\n`,
+            `version: 1\nip_policy_rules:\n  ${name}:\n    ip_policy_id: ipp_2a8bxxxxxxxxxxxxxxxxxxxxxxxxx\n    cidr: 10.0.${name.charCodeAt(0)}.0/24\n    action: allow\n`,
           );
         const module = (path: string) => JSON.stringify(new URL(path, DIST).href);
         await writeFile(

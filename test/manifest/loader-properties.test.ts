@@ -50,27 +50,34 @@ const addrArb = fc.record(
   },
   { requiredKeys: [] },
 );
-const tlsEdgeArb = fc.record(
-  {
-    id: idArb('edgtls_'),
-    mutual_tls: fc.oneof(
-      fc.constant(null),
-      fc.record({ certificate_authorities: fc.uniqueArray(idArb('ca_'), { minLength: 1, maxLength: 3 }) }),
-    ),
-    tls_termination: fc.oneof(
-      fc.constant(null),
-      fc.record({
-        terminate_at: fc.constant('edge'),
-        min_version: fc.constantFrom('1.0', '1.1', '1.2', '1.3'),
-      }),
-      fc.record({ terminate_at: fc.constant('upstream') }),
-    ),
-  },
-  { requiredKeys: ['id'] },
-);
+const tlsEdgeArb = fc
+  .record(
+    {
+      id: idArb('edgtls_'),
+      mutual_tls: fc.oneof(
+        fc.constant(null),
+        fc.record({ certificate_authorities: fc.uniqueArray(idArb('ca_'), { minLength: 1, maxLength: 3 }) }),
+      ),
+      tls_termination: fc.oneof(
+        fc.constant(null),
+        fc.record({
+          terminate_at: fc.constant('edge'),
+          min_version: fc.constantFrom('1.0', '1.1', '1.2', '1.3'),
+        }),
+        fc.record({ terminate_at: fc.constant('upstream') }),
+      ),
+    },
+    { requiredKeys: ['id'] },
+  )
+  // The service refuses mutual TLS on an edge that passes TLS through.
+  .filter((edge) => !(edge.mutual_tls && edge.tls_termination?.terminate_at === 'upstream'));
 const manifestArb = fc.record({
   version: fc.constant(1),
-  ip_policy_rules: fc.dictionary(nameArb, ruleArb, { maxKeys: 4 }),
+  // The service holds one rule per CIDR and IP policy.
+  ip_policy_rules: fc.dictionary(nameArb, ruleArb, { maxKeys: 4 }).filter((rules) => {
+    const keys = Object.values(rules).map((rule) => `${rule.ip_policy_id} ${rule.cidr}`);
+    return new Set(keys).size === keys.length;
+  }),
   reserved_addrs: fc.dictionary(nameArb, addrArb, { maxKeys: 3 }),
   tls_edges: fc.dictionary(nameArb, tlsEdgeArb, { maxKeys: 2 }),
 });

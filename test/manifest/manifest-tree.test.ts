@@ -8,8 +8,9 @@ import { MAX_WALKED_DIRECTORIES, walkManifestTree } from '../../src/manifest/man
 import { readBoundedFile } from '../../src/manifest/read-bounded-file.js';
 import { BUILT_IN_LOAD } from '../support/built-in-load.js';
 
+/** One rule, its CIDR its own: an address from the name's first letter (one rule per CIDR and policy). */
 const RULE = (name: string, action = 'deny'): string =>
-  `version: 1\nip_policy_rules:\n  ${name}:\n    ip_policy_id: ipp_2a8bxxxxxxxxxxxxxxxxxxxxxxxxx\n    cidr: 10.0.0.1/32\n    action: ${action}\n`;
+  `version: 1\nip_policy_rules:\n  ${name}:\n    ip_policy_id: ipp_2a8bxxxxxxxxxxxxxxxxxxxxxxxxx\n    cidr: 10.0.0.${name.charCodeAt(0)}/32\n    action: ${action}\n`;
 
 describe('walkManifestTree', () => {
   let dir: string;

@@ -31,11 +31,12 @@ const { ManifestMemo } = await built<typeof manifestMemo>('manifest-memo.js');
 const ALL_IN_WORKERS = { poolStartBytes: 0, callerParses: false } as const;
 
 const POLICY = 'ipp_2a8bxxxxxxxxxxxxxxxxxxxxxxxxx';
+/** Rules whose CIDRs are their own: the first octet from the prefix (10 for a, 11 for b, …), the rest from the index. */
 const rules = (prefix: string, count: number, extra = ''): string =>
   `version: 1\nip_policy_rules:\n${Array.from(
     { length: count },
     (_, index) =>
-      `  ${prefix}-${index}:\n    ip_policy_id: ${POLICY}\n    cidr: 10.${index >> 8}.${index & 255}.0/24\n` +
+      `  ${prefix}-${index}:\n    ip_policy_id: ${POLICY}\n    cidr: ${10 + prefix.charCodeAt(0) - 97}.${index >> 8}.${index & 255}.0/24\n` +
       `    action: ${index % 2 === 0 ? 'allow' : 'deny'}\n    description: rule ${index} of ${prefix}\n`,
   ).join('')}${extra}`;
 

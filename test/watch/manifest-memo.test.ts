@@ -11,11 +11,12 @@ import { hasSecretField, withoutSecretValues } from '../../src/manifest/secret-v
 import { BUILT_IN_LOAD } from '../support/built-in-load.js';
 
 const POLICY = 'ipp_2a8bxxxxxxxxxxxxxxxxxxxxxxxxx';
+/** Rules whose CIDRs are their own (one rule per CIDR and policy): from the name's first letter and the index. */
 const rules = (...names: string[]): string =>
   `version: 1\nip_policy_rules:\n${names
     .map(
       (name, index) =>
-        `  ${name}:\n    ip_policy_id: ${POLICY}\n    cidr: 10.0.${index}.0/24\n    action: deny\n    description: ${name}\n`,
+        `  ${name}:\n    ip_policy_id: ${POLICY}\n    cidr: 10.${name.charCodeAt(0)}.${index}.0/24\n    action: deny\n    description: ${name}\n`,
     )
     .join('')}`;
 

@@ -23,7 +23,8 @@ export interface EdgeModule {
   readonly check?: (value: unknown, pointer: string) => readonly EntryProblem[];
 }
 
-export interface ModuleEdgeKindOptions extends Pick<Kind, 'emulator' | 'namedIds' | 'probe'> {
+export interface ModuleEdgeKindOptions
+  extends Pick<Kind, 'emulator' | 'namedIds' | 'probe' | 'checkWithLive'> {
   /** The API cannot list module-only edges: `export` names the ones to read with this flag (Kind.exportIdFlag). */
   readonly exportIdFlag: `--${string}`;
   readonly name: KindName;
@@ -33,6 +34,8 @@ export interface ModuleEdgeKindOptions extends Pick<Kind, 'emulator' | 'namedIds
   /** `/edges/tcp`: modules live at `{path}/{id}/{module}`. */
   readonly path: string;
   readonly modules: readonly EdgeModule[];
+  /** Optional, pure: rules across the entry's modules, beside each module's own `check`. */
+  readonly checkModules?: (value: Readonly<Record<string, unknown>>) => readonly EntryProblem[];
   /**
    * Module GETs in flight at once per kind; the client's request budget bounds the rate.
    * @default 8
@@ -165,8 +168,10 @@ export function moduleEdgeKind(options: ModuleEdgeKindOptions): Kind {
     exportIdFlag: options.exportIdFlag,
     fields: [],
     modules: modules.map((module) => module.rule),
-    checkEntry: (value) =>
-      modules.flatMap((module) => module.check?.(value[module.rule.name], `/${module.rule.name}`) ?? []),
+    checkEntry: (value) => [
+      ...modules.flatMap((module) => module.check?.(value[module.rule.name], `/${module.rule.name}`) ?? []),
+      ...(options.checkModules?.(value) ?? []),
+    ],
     schema: options.schema,
     readLive,
     fromApi,
@@ -192,6 +197,7 @@ export function moduleEdgeKind(options: ModuleEdgeKindOptions): Kind {
       return { method: 'GET', path: `${path}/${target.id}/${module}` };
     },
     ...(options.namedIds === undefined ? {} : { namedIds: options.namedIds }),
+    ...(options.checkWithLive === undefined ? {} : { checkWithLive: options.checkWithLive }),
     ...(options.emulator === undefined ? {} : { emulator: options.emulator }),
     ...(options.probe === undefined ? {} : { probe: options.probe }),
   };

@@ -21,6 +21,7 @@ import { buildLiveObject, withoutUndefined } from '../live-object.js';
 import type { LiveObject } from '../live-state.js';
 import { patchBody } from '../patch-body.js';
 import { normalizeSetLike } from '../set-like.js';
+import { checkAuthWithLive, checkOneAuthRoute } from './auth-routes.js';
 import { hostportProblem } from './hostport.js';
 import { issuerProblem, normalizeOidc, OIDC_FIELDS, oidcFromApi, oidcPutBody } from './oidc-module.js';
 import { readOnlyRouteModule } from './read-only-route-module.js';
@@ -186,6 +187,7 @@ function checkEntry(value: Readonly<Record<string, unknown>>): EntryProblem[] {
     // A route that is not a mapping is the schema's to report; the other routes still have their rules run.
     if (isRecord(route)) problems.push(...checkRoute(`/routes/${index}`, route));
   });
+  problems.push(...checkOneAuthRoute(value));
   return problems;
 }
 
@@ -209,6 +211,7 @@ export const httpsEdges: Kind = {
   ],
   schema: HTTPS_EDGES_SCHEMA,
   checkEntry,
+  checkWithLive: checkAuthWithLive,
   readLive: (ctx) => listLiveObjects(ctx, { kind: NAME, path: PATH, listKey: NAME }, fromApi),
   fromApi,
   normalizeDesired,

@@ -3,6 +3,7 @@ import { MUTUAL_TLS_EDGE_MODULE } from '../edge-modules/mutual-tls-module.js';
 import { TLS_TERMINATION_EDGE_MODULE } from '../edge-modules/tls-termination-module.js';
 import type { Kind } from '../kind.js';
 import { TLS_EDGES_SCHEMA } from './schema.js';
+import { checkMutualTlsWithUpstream, checkUpstreamWithLive } from './upstream-termination.js';
 
 /** The ID prefix of a certificate authority, which the probe's mutual TLS names. */
 const CA_PREFIX = 'ca_';
@@ -15,6 +16,8 @@ export const tlsEdges: Kind = moduleEdgeKind({
   schema: TLS_EDGES_SCHEMA,
   path: '/edges/tls',
   modules: [MUTUAL_TLS_EDGE_MODULE, TLS_TERMINATION_EDGE_MODULE],
+  checkModules: checkMutualTlsWithUpstream,
+  checkWithLive: checkUpstreamWithLive,
   probe: {
     // The probe's CA was made from a key thrown away: mutual TLS with it lets no client in.
     moduleValues: (ids) => ({
