@@ -52,11 +52,15 @@ export const addEmulatorFlags: AddCommandFlags<[flags: EmulatorFlags]> = (comman
     .option('--not-found-code <code>', 'answer every 404 with this one error_code (a terser service)')
     .option(
       '--variant <name=value>',
-      'answer an undocumented behaviour one way: unset-module=not-found|null-ok, empty-list=clears|ignored; repeatable',
+      'answer an undocumented behaviour one way (docs/emulator.md), the first value the default: ' +
+        'unset-module=not-found|null-ok, empty-list=clears|ignored, not-found-body=coded|bare, ' +
+        'unset-description=absent|empty, empty-region=refused|default, before-id=held|any, ' +
+        'page-size-error=233|244, policy-id-error=1414|229, ca-length-errors=1914|1916, route-match=path|any, ' +
+        'openid-cookie-prefix=checked|any, tls-min-version=any|1.2-up; repeatable',
       collectVariants,
     )
     .option(
       '--error-codes <style>',
-      "error_code style: words (invalid_field) or family (ERR_NGROK_7117, the service family's form)",
+      "error_code style: words (invalid_field) or family (ERR_NGROK_1408: the service family's number from its error catalogue)",
     )
     .option(...NO_COLOR_ACCEPTED);

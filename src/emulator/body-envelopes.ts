@@ -1,6 +1,9 @@
 import { isRecord } from '../json-value.js';
+import { UNKNOWN_FIELD } from './api-errors.js';
+import type { FamilyRule } from './family-rule.js';
+import { invalidField } from './field-rules.js';
 import type { Handler, HandlerEnv, RouteDefinition } from './handler.js';
-import { invalidField, ServiceError } from './service-error.js';
+import { ServiceError } from './service-error.js';
 
 /**
  * The family's clients put the object's own IDs in write bodies: every
@@ -28,12 +31,24 @@ function checkPathIds(
   return rest;
 }
 
-/** PATCH: IDs of the path allowed in the body; at least one field to change. */
-export function unwrapPatchBody(body: unknown, params: Readonly<Record<string, string>>): unknown {
+const NOTHING_TO_CHANGE = 'an update needs at least one field to change';
+
+/**
+ * PATCH: IDs of the path allowed in the body; at least one field to change,
+ * refused with the resource's own number (`emptyUpdate`) where the family
+ * has one, and with none otherwise (the family documents none).
+ */
+export function unwrapPatchBody(
+  body: unknown,
+  params: Readonly<Record<string, string>>,
+  emptyUpdate?: FamilyRule,
+): unknown {
   if (!isRecord(body)) return body;
   const rest = checkPathIds(body, params);
   if (Object.keys(rest).length === 0) {
-    throw new ServiceError(400, 'invalid_body', 'an update needs at least one field to change');
+    throw emptyUpdate === undefined
+      ? new ServiceError(400, 'invalid_body', NOTHING_TO_CHANGE)
+      : emptyUpdate.refuse(NOTHING_TO_CHANGE);
   }
   return rest;
 }
@@ -44,7 +59,7 @@ export function unwrapModuleBody(body: unknown, params: Readonly<Record<string, 
   const { module, ...rest } = checkPathIds(body, params);
   const [stray] = Object.keys(rest).sort();
   if (stray !== undefined) {
-    throw new ServiceError(400, 'unknown_field', `${stray}: unknown field beside module`, stray);
+    throw UNKNOWN_FIELD.refuseField(stray, 'unknown field beside module');
   }
   return module;
 }
@@ -61,10 +76,6 @@ function withoutEmptyLists(body: unknown, env: HandlerEnv): unknown {
   );
 }
 
-function unwrapPatch(body: unknown, params: Readonly<Record<string, string>>, env: HandlerEnv): unknown {
-  return withoutEmptyLists(unwrapPatchBody(body, params), env);
-}
-
 function withBody(
   handler: Handler,
   unwrap: (body: unknown, params: Readonly<Record<string, string>>, env: HandlerEnv) => unknown,
@@ -75,7 +86,11 @@ function withBody(
 /** Every PATCH and PUT route, taking the family's bodies as well as the bare ones. */
 export function acceptFamilyBodies(routes: readonly RouteDefinition[]): RouteDefinition[] {
   return routes.map((route) => {
-    if (route.method === 'PATCH') return { ...route, handler: withBody(route.handler, unwrapPatch) };
+    if (route.method === 'PATCH') {
+      const unwrap = (body: unknown, params: Readonly<Record<string, string>>, env: HandlerEnv) =>
+        withoutEmptyLists(unwrapPatchBody(body, params, route.emptyUpdate), env);
+      return { ...route, handler: withBody(route.handler, unwrap) };
+    }
     if (route.method === 'PUT') return { ...route, handler: withBody(route.handler, unwrapModuleBody) };
     return route;
   });

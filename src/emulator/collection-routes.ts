@@ -40,7 +40,13 @@ export function collectionRoutes<R extends BaseRecord>(
       method: 'GET',
       template: path,
       handler: (request, env) =>
-        listPage(env.store.pages(collection), collection.name, (r) => render(r, env), request, env),
+        listPage(
+          env.store.pages(collection),
+          { key: collection.name, idPrefix: collection.idPrefix },
+          (r) => render(r, env),
+          request,
+          env,
+        ),
     },
     {
       method: 'GET',
@@ -50,6 +56,9 @@ export function collectionRoutes<R extends BaseRecord>(
     {
       method: 'PATCH',
       template: `${path}/{id}`,
+      ...(collection.refusals?.emptyUpdate === undefined
+        ? {}
+        : { emptyUpdate: collection.refusals.emptyUpdate }),
       handler: (request, env) => {
         const record = find(env, request.params.id);
         patchDescriptionMetadata(record, update(record, request.body, env));

@@ -1,19 +1,20 @@
 import { isRecord } from '../json-value.js';
-import { invalidField, ServiceError } from './service-error.js';
+import { INVALID_VALUE, MALFORMED_JSON, METADATA_TOO_LONG, UNKNOWN_FIELD } from './api-errors.js';
+import type { FamilyRule } from './family-rule.js';
+import type { ServiceError } from './service-error.js';
 
 /**
  * Request-body rules as data. `checkObject` applies them and answers the
- * first violation the way the service does: `unknown_field` for a key the
- * operation does not take, `invalid_field` for a wrong type or value, both
- * with `details.field` as a dotted path (`mutual_tls.certificate_authority_ids`).
+ * first violation the way the service does, with the family's number for
+ * it (FieldRule.refusals): 214 for a key the operation does not take, 215
+ * for a wrong type or a value no rule of its own refuses, both with
+ * `details.field` as a dotted path (`mutual_tls.certificate_authority_ids`).
  */
 export type FieldRule = (
   | {
       readonly type: 'string';
       /** Limit in UTF-8 bytes, as the spec counts. */
       readonly maxBytes?: number;
-      /** How the family words a value over `maxBytes`, and its error number. */
-      readonly tooLong?: { readonly message: string; readonly familyCode: number };
       readonly oneOf?: readonly string[];
       readonly format?: 'url' | 'hostport' | 'non-empty';
       /** A pattern the whole value must match, and how to say so. */
@@ -37,32 +38,38 @@ export type FieldRule = (
   readonly required?: boolean;
   /** JSON null is accepted and kept as null. */
   readonly nullable?: boolean;
+  /**
+   * The family's rule for each way the value can be refused, where the
+   * family numbers it (a wrong JSON type is always its 215): `missing` for a
+   * required field left out, `tooLong` past `maxBytes`, `invalid` for any
+   * other value the field refuses. Each defaults to 215.
+   */
+  readonly refusals?: FieldRefusals;
 };
+
+export interface FieldRefusals {
+  readonly missing?: FamilyRule;
+  readonly invalid?: FamilyRule;
+  readonly tooLong?: FamilyRule;
+}
 
 export type ObjectRules = Readonly<Record<string, FieldRule>>;
 
 const UINT32_MAX = 4_294_967_295;
 
-/** The family's error 504 words the limit in characters; the spec's limit, in bytes, is the one applied. */
-export const DESCRIPTION_RULE: FieldRule = {
-  type: 'string',
-  maxBytes: 255,
-  tooLong: { message: 'A description is limited to 255 characters', familyCode: 504 },
-};
-export const METADATA_RULE: FieldRule = { type: 'string', maxBytes: 4096 };
+/** The spec's 255-byte description limit, refused with the family's number for the resource. */
+export function descriptionRule(tooLong: FamilyRule = INVALID_VALUE): FieldRule {
+  return { type: 'string', maxBytes: 255, refusals: { tooLong } };
+}
 
-/**
- * The top-level fields of an edge: description, metadata, hostports, and its
- * modules, each checked by its own module check afterwards (null unsets it).
- */
-export function edgeRules(modules: readonly string[]): ObjectRules {
-  const rules: Record<string, FieldRule> = {
-    description: DESCRIPTION_RULE,
-    metadata: METADATA_RULE,
-    hostports: { type: 'string-list', format: 'hostport' },
-  };
-  for (const module of modules) rules[module] = { type: 'any', nullable: true };
-  return rules;
+/** The spec's 4096-byte metadata limit; the family's generic 100 unless the resource has its own. */
+export function metadataRule(tooLong: FamilyRule = METADATA_TOO_LONG): FieldRule {
+  return { type: 'string', maxBytes: 4096, refusals: { tooLong } };
+}
+
+/** A field's value refused by no rule of its own, or of the wrong JSON type: the family's 215. */
+export function invalidField(field: string, message: string): ServiceError {
+  return INVALID_VALUE.refuseField(field, message);
 }
 
 function describe(value: unknown): string {
@@ -100,19 +107,25 @@ export function isHostport(value: string): boolean {
   return port >= 1 && port <= 65_535;
 }
 
-function checkStringFormat(value: string, format: 'url' | 'hostport' | 'non-empty', path: string): void {
+function checkStringFormat(
+  value: string,
+  format: 'url' | 'hostport' | 'non-empty',
+  path: string,
+  invalid: FamilyRule,
+): void {
   if (format === 'url' && !isUrl(value))
-    throw invalidField(path, `must be an http(s) URL (found ${describe(value)})`);
+    throw invalid.refuseField(path, `must be an http(s) URL (found ${describe(value)})`);
   if (format === 'hostport' && !isHostport(value)) {
-    throw invalidField(
+    throw invalid.refuseField(
       path,
       `must be host:port with a DNS name and a port from 1 to 65535 (found ${describe(value)})`,
     );
   }
-  if (format === 'non-empty' && value.length === 0) throw invalidField(path, 'must not be empty');
+  if (format === 'non-empty' && value.length === 0) throw invalid.refuseField(path, 'must not be empty');
 }
 
 function checkValue(value: unknown, rule: FieldRule, path: string): unknown {
+  const invalid = rule.refusals?.invalid ?? INVALID_VALUE;
   if (value === null) {
     if (rule.nullable) return null;
     throw invalidField(path, `must not be null`);
@@ -122,25 +135,19 @@ function checkValue(value: unknown, rule: FieldRule, path: string): unknown {
       if (typeof value !== 'string') throw invalidField(path, `must be a string (found ${describe(value)})`);
       if (rule.maxBytes !== undefined) {
         const bytes = Buffer.byteLength(value, 'utf8');
-        if (bytes > rule.maxBytes && rule.tooLong !== undefined) {
-          const { message, familyCode } = rule.tooLong;
-          throw new ServiceError(
-            400,
-            'invalid_field',
-            `${path}: ${message} (at most ${rule.maxBytes} bytes of UTF-8; found ${bytes})`,
+        if (bytes > rule.maxBytes) {
+          throw (rule.refusals?.tooLong ?? INVALID_VALUE).refuseField(
             path,
-            familyCode,
+            `is ${bytes} bytes of UTF-8; at most ${rule.maxBytes}`,
           );
         }
-        if (bytes > rule.maxBytes)
-          throw invalidField(path, `must be at most ${rule.maxBytes} bytes (found ${bytes})`);
       }
       if (rule.oneOf && !rule.oneOf.includes(value)) {
-        throw invalidField(path, `must be one of ${rule.oneOf.join(', ')} (found ${describe(value)})`);
+        throw invalid.refuseField(path, `must be one of ${rule.oneOf.join(', ')} (found ${describe(value)})`);
       }
-      if (rule.format) checkStringFormat(value, rule.format, path);
+      if (rule.format) checkStringFormat(value, rule.format, path, invalid);
       if (rule.pattern && !rule.pattern.regex.test(value)) {
-        throw invalidField(path, `must be ${rule.pattern.expected} (found ${describe(value)})`);
+        throw invalid.refuseField(path, `must be ${rule.pattern.expected} (found ${describe(value)})`);
       }
       return value;
     }
@@ -151,8 +158,14 @@ function checkValue(value: unknown, rule: FieldRule, path: string): unknown {
     case 'uint32': {
       const min = rule.min ?? 0;
       const max = rule.max ?? UINT32_MAX;
-      if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > UINT32_MAX) {
         throw invalidField(path, `must be an integer from ${min} to ${max} (found ${describe(value)})`);
+      }
+      if (value < min || value > max) {
+        throw invalid.refuseField(
+          path,
+          `must be an integer from ${min} to ${max} (found ${describe(value)})`,
+        );
       }
       return value;
     }
@@ -172,10 +185,10 @@ function checkValue(value: unknown, rule: FieldRule, path: string): unknown {
       for (const item of value) {
         if (typeof item !== 'string')
           throw invalidField(path, `must be a list of strings (found ${describe(item)})`);
-        if (rule.format) checkStringFormat(item, rule.format, path);
+        if (rule.format) checkStringFormat(item, rule.format, path, invalid);
       }
       if (rule.minItems !== undefined && value.length < rule.minItems) {
-        throw invalidField(path, `must hold at least ${rule.minItems} item (found ${value.length})`);
+        throw invalid.refuseField(path, `must hold at least ${rule.minItems} item (found ${value.length})`);
       }
       return [...(value as string[])];
     }
@@ -210,24 +223,25 @@ function checkValue(value: unknown, rule: FieldRule, path: string): unknown {
 export function checkObject(value: unknown, rules: ObjectRules, path = ''): Record<string, unknown> {
   if (!isRecord(value)) {
     if (path === '')
-      throw new ServiceError(
-        400,
-        'invalid_json',
-        `request body must be a JSON object (found ${describe(value)})`,
-      );
+      throw MALFORMED_JSON.refuse(`request body must be a JSON object (found ${describe(value)})`);
     throw invalidField(path, `must be an object (found ${describe(value)})`);
   }
   const prefix = path === '' ? '' : `${path}.`;
   for (const key of Object.keys(value).sort()) {
     if (!Object.hasOwn(rules, key)) {
-      throw new ServiceError(400, 'unknown_field', `${prefix}${key}: unknown field`, `${prefix}${key}`);
+      const known = Object.keys(rules).join(', ');
+      throw UNKNOWN_FIELD.refuseField(
+        `${prefix}${key}`,
+        `unknown field (the fields taken here: ${known || 'none'})`,
+      );
     }
   }
   const result: Record<string, unknown> = {};
   for (const [key, rule] of Object.entries(rules)) {
     const fieldPath = `${prefix}${key}`;
     if (!Object.hasOwn(value, key) || value[key] === undefined) {
-      if (rule.required) throw invalidField(fieldPath, 'is required');
+      if (rule.required)
+        throw (rule.refusals?.missing ?? INVALID_VALUE).refuseField(fieldPath, 'is required');
       continue;
     }
     result[key] = checkValue(value[key], rule, fieldPath);

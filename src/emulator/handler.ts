@@ -1,4 +1,5 @@
 import type { EmulatorVariants } from './emulator-variants.js';
+import type { FamilyRule } from './family-rule.js';
 import type { ResourceIds } from './resource-id.js';
 import type { EmulatorStore } from './store.js';
 
@@ -47,4 +48,9 @@ export interface RouteDefinition {
   /** Path template with `{param}` segments: `/edges/https/{edge_id}/routes/{id}/oidc`. */
   readonly template: string;
   readonly handler: Handler;
+  /**
+   * A PATCH: the family's number for an update with no field to change,
+   * where its resource has one (EmulatedCollection.refusals.emptyUpdate).
+   */
+  readonly emptyUpdate?: FamilyRule;
 }

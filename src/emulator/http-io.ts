@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { MALFORMED_JSON } from './api-errors.js';
 import { ServiceError } from './service-error.js';
 
 /**
@@ -13,7 +14,12 @@ export interface RawBody {
   readonly tooLarge: boolean;
 }
 
-/** Reads the whole body, keeping at most `limit` bytes; a larger body is drained and flagged. */
+/**
+ * Reads the whole body, keeping at most `limit` bytes; a larger body is
+ * drained and flagged. A body cut short (the peer ended its side before
+ * Content-Length) rejects: the server's `clientError` listener answers it
+ * (request-pipeline.ts, createClientErrorListener).
+ */
 export function readBody(request: IncomingMessage, limit: number): Promise<RawBody> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -37,7 +43,7 @@ export function parseJsonBody(raw: RawBody): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    throw new ServiceError(400, 'invalid_json', 'request body is not valid JSON');
+    throw MALFORMED_JSON.refuse('request body is not valid JSON');
   }
 }
 

@@ -10,6 +10,12 @@ export interface ListSlice<R> {
 export interface PageSource<R> {
   /** Up to `size` records with `seq` below `beforeSeq` (all when undefined), newest first. */
   page(beforeSeq: number | undefined, size: number): ListSlice<R>;
+  /**
+   * Where an ID the collection never held would stand: the `seq` of the
+   * oldest record whose ID sorts at or after it (IDs sort by creation
+   * time), or undefined when every record sorts before it.
+   */
+  seqSortingAt(id: string): number | undefined;
 }
 
 /** Index of the first record whose seq is at least `seq` in an ascending array. */
@@ -72,6 +78,10 @@ export class OrderedCollection<R extends BaseRecord> implements PageSource<R> {
     const end = beforeSeq === undefined ? this.ascending.length : lowerBound(this.ascending, beforeSeq);
     const start = Math.max(0, end - size);
     return { records: this.ascending.slice(start, end).reverse(), more: start > 0 };
+  }
+
+  seqSortingAt(id: string): number | undefined {
+    return this.ascending.find((record) => record.id >= id)?.seq;
   }
 
   /** Every record, newest first. */

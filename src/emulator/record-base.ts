@@ -1,8 +1,10 @@
 import type { EmulatedCollection } from './emulated-collection.js';
+import { invalidField } from './field-rules.js';
 import type { HandlerEnv } from './handler.js';
 import type { BaseRecord } from './records.js';
-import { isIdOfKind, isWellFormedId } from './resource-id.js';
-import { invalidField, invalidId, notFound, ServiceError } from './service-error.js';
+import { checkIdShape } from './references.js';
+import { isWellFormedId } from './resource-id.js';
+import { notFound, ServiceError } from './service-error.js';
 import { formatTimestamp } from './timestamp.js';
 
 /**
@@ -42,23 +44,33 @@ export function patchDescriptionMetadata(
   if (typeof checked.metadata === 'string') record.metadata = checked.metadata;
 }
 
-/** The common fields of a response, absent when unset. */
-export function renderBase(record: BaseRecord, uri: string): Record<string, unknown> {
+/**
+ * The common fields of a response. Metadata is absent when unset; so is a
+ * description never set, or "" under the variant `unset-description=empty`.
+ */
+export function renderBase(record: BaseRecord, uri: string, env: HandlerEnv): Record<string, unknown> {
   const body: Record<string, unknown> = { id: record.id, uri, created_at: record.created_at };
   if (record.description !== undefined) body.description = record.description;
+  else if (env.variants['unset-description'] === 'empty') body.description = '';
   if (record.metadata !== undefined) body.metadata = record.metadata;
   return body;
 }
 
-/** The stored record with this ID, or 404 not_found naming it by the collection's title. */
+/**
+ * The stored record with this ID, or 404 naming it by the collection's
+ * title (with the family's number for it where the collection has one).
+ */
 export function findRecord<R extends BaseRecord>(
   env: HandlerEnv,
   collection: EmulatedCollection<R>,
   id: string | undefined,
 ): R {
   // The family refuses an ID of the wrong kind or shape before it looks: 400, not 404.
-  if (id !== undefined && !isIdOfKind(collection.idPrefix, id)) throw invalidId(id, collection.idPrefix);
+  if (id !== undefined) checkIdShape(id, collection.idPrefix, undefined, collection.refusals?.malformedId);
   const record = id === undefined ? undefined : env.store.get(collection, id);
-  if (!record) throw notFound(`${collection.title} ${id}`);
-  return record;
+  if (record) return record;
+  const missing = collection.refusals?.notFound;
+  throw missing === undefined
+    ? notFound(`${collection.title} ${id}`)
+    : missing.refuse(`${collection.title} ${id} not found`);
 }

@@ -1,8 +1,10 @@
+import { WRONG_ID_PREFIX } from './api-errors.js';
 import type { EmulatedCollection } from './emulated-collection.js';
+import type { FamilyRule } from './family-rule.js';
 import type { HandlerEnv } from './handler.js';
 import type { BaseRecord } from './records.js';
 import { isIdOfKind } from './resource-id.js';
-import { invalidId, ServiceError } from './service-error.js';
+import { ServiceError } from './service-error.js';
 import type { StoreCollection } from './store.js';
 
 export interface Ref {
@@ -15,12 +17,47 @@ export function refTo(env: HandlerEnv, target: EmulatedCollection, id: string): 
   return { id, uri: `${env.baseUrl}${target.path}/${id}` };
 }
 
-/** 400 `invalid_id` unless `id` is an ID of the target's kind, then 400 `reference_not_found` unless it exists. */
-export function checkReference(env: HandlerEnv, target: EmulatedCollection, id: string, field: string): void {
-  if (!isIdOfKind(target.idPrefix, id)) throw invalidId(id, target.idPrefix, field);
-  if (!env.store.has(target, id)) {
-    throw new ServiceError(400, 'reference_not_found', `${field}: ${id} does not exist`, field);
-  }
+/**
+ * 400 `invalid_id` unless `id` is `prefix` followed by letters and digits:
+ * without the prefix the family's 227; with it but malformed, `malformed`
+ * (a resource's own number, where the family has one; 227 otherwise).
+ */
+export function checkIdShape(
+  id: string,
+  prefix: string,
+  field?: string,
+  malformed: FamilyRule = WRONG_ID_PREFIX,
+): void {
+  if (isIdOfKind(prefix, id)) return;
+  const rule = id.startsWith(prefix) ? malformed : WRONG_ID_PREFIX;
+  const message = `${id} is not an ID of the kind expected here: ${prefix} followed by letters and digits`;
+  throw field === undefined ? rule.refuse(message) : rule.refuseField(field, message);
+}
+
+/** The family's numbers for a reference field: an ID of the target's prefix but no ID's shape, an ID it does not hold. */
+export interface ReferenceRefusals {
+  readonly malformed?: FamilyRule;
+  readonly missing?: FamilyRule;
+}
+
+/**
+ * 400 `invalid_id` unless `id` is an ID of the target's kind, then 400
+ * `reference_not_found` unless it exists, with the family's numbers for the
+ * field where it has them (`refusals`).
+ */
+export function checkReference(
+  env: HandlerEnv,
+  target: EmulatedCollection,
+  id: string,
+  field: string,
+  refusals: ReferenceRefusals = {},
+): void {
+  checkIdShape(id, target.idPrefix, field, refusals.malformed);
+  if (env.store.has(target, id)) return;
+  const message = `${id} does not exist`;
+  throw refusals.missing === undefined
+    ? new ServiceError(400, 'reference_not_found', `${field}: ${message}`, field)
+    : refusals.missing.refuseField(field, message);
 }
 
 export function checkReferences(
@@ -28,8 +65,9 @@ export function checkReferences(
   target: EmulatedCollection,
   ids: readonly string[],
   field: string,
+  refusals: ReferenceRefusals = {},
 ): void {
-  for (const id of ids) checkReference(env, target, id, field);
+  for (const id of ids) checkReference(env, target, id, field, refusals);
 }
 
 /** The records that name `id` of `target` with a reference of this `onDelete`, newest first per collection. */

@@ -1,4 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { BODY_CUT_SHORT, RATE_LIMITED } from './api-errors.js';
 import type { AppliedWrite } from './emulator-options.js';
 import { drawDrop, drawFault, type FaultSettings } from './fault-injection.js';
 import type { HandlerEnv, HandlerResult } from './handler.js';
@@ -9,7 +11,6 @@ import {
   checkQueryConsumed,
   checkQueryShape,
   checkServiceVersion,
-  keyMatches,
   TrackedQuery,
 } from './request-gate.js';
 import type { RequestStats } from './request-stats.js';
@@ -80,17 +81,30 @@ function routeKeyOf(method: string, resolution: RouteResolution): string {
   return `${method} (unmatched)`;
 }
 
+function errorBody(settings: PipelineSettings, error: ServiceError, operationId: string) {
+  return serviceErrorBody(error, operationId, {
+    notFoundCode: settings.notFoundCode,
+    style: settings.errorCodes,
+    variants: settings.env.variants,
+  });
+}
+
 function sendError(settings: PipelineSettings, exchange: Exchange, error: ServiceError): void {
-  const body = serviceErrorBody(error, exchange.operationId, settings.notFoundCode, settings.errorCodes);
-  sendJson(exchange.response, error.status, body, { ...error.headers });
+  sendJson(exchange.response, error.status, errorBody(settings, error, exchange.operationId), {
+    ...error.headers,
+  });
 }
 
 /** `GET /_emulator/stats` (and `DELETE` to reset): needs the key, not the version; not counted. */
 function answerStats(settings: PipelineSettings, exchange: Exchange): void {
   const { request, response, method } = exchange;
-  if (!keyMatches(request.headers.authorization, settings.apiKey)) {
-    sendError(settings, exchange, new ServiceError(401, 'unauthorized', 'missing or invalid Bearer API key'));
-  } else if (method === 'GET') {
+  try {
+    checkAuthorization(request.headers, settings.apiKey);
+  } catch (error) {
+    sendError(settings, exchange, error as ServiceError);
+    return;
+  }
+  if (method === 'GET') {
     sendJson(response, 200, settings.stats.snapshot());
   } else if (method === 'DELETE') {
     settings.stats.reset();
@@ -102,9 +116,17 @@ function answerStats(settings: PipelineSettings, exchange: Exchange): void {
   }
 }
 
+/** A header list as browsers send it in Access-Control-Request-Headers: names and commas only. */
+const HEADER_NAMES = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+( *, *[A-Za-z0-9!#$%&'*+.^_`|~-]+)*$/;
+
+const ALLOWED_HEADERS = 'Authorization, Content-Type, Service-Version';
+
 /**
  * A CORS preflight is answered without the key: browsers send it without
  * credentials. It is not counted against the budget, like the family's.
+ * The headers the browser asks to send are allowed as asked, as the family
+ * answers (only a well-formed list of names is echoed); without a request
+ * for headers, the API's own are named.
  */
 function answerPreflight(settings: PipelineSettings, exchange: Exchange): void {
   const resolution = settings.route('OPTIONS', exchange.url.pathname);
@@ -119,19 +141,20 @@ function answerPreflight(settings: PipelineSettings, exchange: Exchange): void {
   }
   sendJson(exchange.response, 204, undefined, {
     'access-control-allow-methods': [...resolution.allow, 'OPTIONS'].join(', '),
-    'access-control-allow-headers': 'Authorization, Content-Type, Service-Version',
+    'access-control-allow-headers': requestedHeaders(exchange.request) ?? ALLOWED_HEADERS,
     'access-control-max-age': '600',
   });
+}
+
+function requestedHeaders(request: IncomingMessage): string | undefined {
+  const asked = request.headers['access-control-request-headers'];
+  return typeof asked === 'string' && HEADER_NAMES.test(asked.trim()) ? asked.trim() : undefined;
 }
 
 function takeBudget(settings: PipelineSettings): void {
   const waitMs = settings.limiter?.tryAcquire() ?? null;
   if (waitMs === null) return;
-  const error = new ServiceError(
-    429,
-    'rate_limited',
-    'too many requests; retry after the Retry-After seconds',
-  );
+  const error = RATE_LIMITED.refuse('too many requests; retry after the Retry-After seconds');
   error.headers = { 'retry-after': String(Math.max(1, Math.ceil(waitMs / 1000))) };
   throw error;
 }
@@ -169,7 +192,7 @@ function serveApi(
   if (fault) throw fault;
   const match = routed(exchange, resolution);
   const query = new TrackedQuery(url.search);
-  checkQueryShape(method, query);
+  checkQueryShape(method, url.search, query);
   checkBody(method, request.headers, raw);
   const body = parseJsonBody(raw);
   const result = match.route.handler({ params: match.params, query, body, path: url.pathname }, settings.env);
@@ -183,7 +206,9 @@ async function handle(settings: PipelineSettings, request: IncomingMessage, resp
   const operationId = settings.newOperationId();
   setCorsHeaders(request, response);
   response.setHeader(OPERATION_ID_HEADER, operationId);
-  const raw = await readBody(request, settings.maxBodyBytes);
+  const raw = await readBody(request, settings.maxBodyBytes).catch(() => undefined);
+  // A body cut short: the server's clientError listener answers it, on the socket itself.
+  if (raw === undefined) return;
   if (raw.tooLarge) response.setHeader('connection', 'close');
   const exchange: Exchange = { method, url, request, response, raw, operationId };
   if (url.pathname === STATS_PATH) return answerStats(settings, exchange);
@@ -224,5 +249,47 @@ export function createRequestListener(
       if (!response.headersSent) sendJson(response, 500, undefined);
       response.destroy();
     });
+  };
+}
+
+/** The status lines of the answers written on a socket the parser gave up on. */
+const STATUS_LINES: Readonly<Record<number, string>> = {
+  400: 'HTTP/1.1 400 Bad Request',
+  408: 'HTTP/1.1 408 Request Timeout',
+  431: 'HTTP/1.1 431 Request Header Fields Too Large',
+};
+
+/** What Node answers a request it could not parse (its default, kept for every case but a cut body). */
+function parserFailureStatus(code: string | undefined): number {
+  if (code === 'HPE_HEADER_OVERFLOW') return 431;
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return 408;
+  return 400;
+}
+
+/**
+ * The server's `clientError` listener. A body that ends before its
+ * Content-Length (the peer closed its side) is the family's error 212: it
+ * is answered as an error body on the socket, which Node's parser has
+ * taken from the request. Any other parser failure gets Node's own answer.
+ */
+export function createClientErrorListener(
+  settings: PipelineSettings,
+): (error: Error & { code?: string }, socket: Duplex) => void {
+  return (error, socket) => {
+    if (error.code === 'HPE_INVALID_EOF_STATE' && socket.writable) {
+      const operationId = settings.newOperationId();
+      const refusal = BODY_CUT_SHORT.refuse('the request body ended before its Content-Length');
+      const text = JSON.stringify(errorBody(settings, refusal, operationId));
+      settings.stats.record('(body cut short)', refusal.status);
+      socket.end(
+        `${STATUS_LINES[refusal.status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\n${OPERATION_ID_HEADER}: ${operationId}\r\nconnection: close\r\n\r\n${text}`,
+      );
+      return;
+    }
+    if (socket.writable && (socket as Duplex & { bytesWritten?: number }).bytesWritten === 0) {
+      const status = parserFailureStatus(error.code);
+      socket.write(`${STATUS_LINES[status]}\r\nConnection: close\r\n\r\n`);
+    }
+    socket.destroy(error);
   };
 }

@@ -6,7 +6,7 @@ import { resolveVariants } from './emulator-variants.js';
 import type { HandlerEnv } from './handler.js';
 import { MAX_PAGE_SIZE } from './pagination.js';
 import { DataFile } from './persistence.js';
-import { createRequestListener } from './request-pipeline.js';
+import { createClientErrorListener, createRequestListener } from './request-pipeline.js';
 import { RequestStats } from './request-stats.js';
 import { OPERATION_ID_PREFIX, ResourceIds } from './resource-id.js';
 import { RollingWindowLimiter } from './rolling-window-limiter.js';
@@ -75,7 +75,7 @@ export async function serveEmulator(
     variants: resolveVariants(options.variants),
   };
   const { dataFile } = await openAccount(options, env, served.collections);
-  const listener = createRequestListener({
+  const settings = {
     apiKey,
     env,
     route: createRouter(served.routes),
@@ -94,8 +94,9 @@ export async function serveEmulator(
     errorCodes: options.errorCodes ?? 'words',
     onWriteApplied: options.onWriteApplied,
     newOperationId: () => ids.next(OPERATION_ID_PREFIX),
-  });
-  const server = createServer(listener);
+  };
+  const server = createServer(createRequestListener(settings));
+  server.on('clientError', createClientErrorListener(settings));
   const port = await listen(server, options.port ?? 0, host);
   env.baseUrl = `http://${formatHost(host)}:${port}`;
 

@@ -1,4 +1,5 @@
 import { EdgesyncError } from '../errors.js';
+import type { EmulatorVariantName, EmulatorVariants } from './emulator-variants.js';
 
 /** The stable `error_code` values the emulator answers with (docs/emulator.md has the table). */
 export const SERVICE_ERROR_CODES = [
@@ -26,6 +27,24 @@ export const SERVICE_ERROR_CODES = [
 export type ServiceErrorCode = (typeof SERVICE_ERROR_CODES)[number];
 
 /**
+ * The family's number for one condition (`ERR_NGROK_<n>`): one number, or,
+ * where the family's catalogue has two pages for the condition and does not
+ * say which is current, one per value of the variant that picks it.
+ */
+export type FamilyNumber =
+  | number
+  | { readonly variant: EmulatorVariantName; readonly byValue: Readonly<Record<string, number>> };
+
+/** The number a condition is answered with under `variants`. */
+export function familyNumberUnder(number: FamilyNumber, variants: EmulatorVariants): number {
+  if (typeof number === 'number') return number;
+  const chosen = number.byValue[variants[number.variant]];
+  if (chosen === undefined)
+    throw new Error(`no family number for ${number.variant}=${variants[number.variant]}`);
+  return chosen;
+}
+
+/**
  * A failure the emulator answers with an error body. Handlers throw it; the
  * server turns it into `{ error_code, status_code, msg, details }`. Handlers
  * run synchronously, so throwing before any mutation leaves the store intact.
@@ -38,92 +57,81 @@ export class ServiceError extends EdgesyncError<`emulator_${ServiceErrorCode}`> 
   /** Extra response headers the answer carries (`Retry-After`, `Allow`). */
   headers: Readonly<Record<string, string>> = {};
   /**
-   * The family's number for this failure (`ERR_NGROK_<n>`) where a family
-   * source names it (docs/emulator.md); answered in place of `errorCode`
-   * when the emulator speaks the family's codes (EmulatorOptions.errorCodes).
+   * The family's number for this failure, from the rule that refused it
+   * (FamilyRule, docs/family-errors.md); undefined for a condition the
+   * family documents no number for, whose family-style body then carries
+   * no `error_code`.
    */
-  familyCode: number | undefined;
+  readonly family: FamilyNumber | undefined;
 
   constructor(
     status: number,
     errorCode: ServiceErrorCode,
     message: string,
     field?: string,
-    familyCode?: number,
+    family?: FamilyNumber,
   ) {
     super(`emulator_${errorCode}`, message);
     this.status = status;
     this.errorCode = errorCode;
     this.field = field;
-    this.familyCode = familyCode;
+    this.family = family;
   }
-}
-
-/**
- * The family's numbers the sources name (its error pages, its Kubernetes
- * operator): what an error answers as `ERR_NGROK_<n>` when it carries no
- * number of its own. The other codes get a number of 9000 and up: a
- * stand-in in the family's form, not a number the family uses, so that a
- * client that reads code text meets codes it has never seen.
- */
-const FAMILY_CODE_BY_WORD: Readonly<Partial<Record<ServiceErrorCode, number>>> = {
-  invalid_id: 227,
-};
-
-function familyCodeOf(error: ServiceError): number {
-  return (
-    error.familyCode ??
-    FAMILY_CODE_BY_WORD[error.errorCode] ??
-    9000 + SERVICE_ERROR_CODES.indexOf(error.errorCode)
-  );
 }
 
 /** How error bodies name a failure: the emulator's words (`invalid_field`) or the family's form (`ERR_NGROK_7117`). */
 export const ERROR_CODE_STYLES = ['words', 'family'] as const;
 export type ErrorCodeStyle = (typeof ERROR_CODE_STYLES)[number];
 
-export function invalidField(field: string, message: string): ServiceError {
-  return new ServiceError(400, 'invalid_field', `${field}: ${message}`, field);
-}
-
+/** A 404 of a condition the family numbers nowhere (a missing CA, an unknown path). */
 export function notFound(what: string): ServiceError {
   return new ServiceError(404, 'not_found', `${what} not found`);
 }
 
-/** A path or body ID that is not of the expected kind, in the family's words (its error 227). */
-export function invalidId(value: string, prefix: string, field?: string): ServiceError {
-  return new ServiceError(
-    400,
-    'invalid_id',
-    `The ID ${value} is invalid. Expected an ID with a prefix of ${prefix}`,
-    field,
-    227,
-  );
-}
-
 export interface ServiceErrorBody {
-  /** A ServiceErrorCode, or the one code the emulator was told to answer every 404 with. */
-  readonly error_code: string;
+  /**
+   * A ServiceErrorCode, `ERR_NGROK_<n>`, or the one code the emulator was
+   * told to answer every 404 with; absent where the family documents no
+   * number (family style) and from every 404 under `not-found-body=bare`.
+   */
+  readonly error_code?: string;
   readonly status_code: number;
   readonly msg: string;
   readonly details: { readonly operation_id: string; readonly field?: string };
 }
 
-/**
- * `notFoundCode`, when given, replaces the code of every 404 (the emulator's
- * generic-404 mode); `style` 'family' answers `ERR_NGROK_<n>` codes.
- */
+/** How an error body is written: EmulatorOptions.notFoundCode and errorCodes, and the variants. */
+export interface ErrorBodyStyle {
+  readonly notFoundCode: string | undefined;
+  readonly style: ErrorCodeStyle;
+  readonly variants: EmulatorVariants;
+}
+
+function errorCodeOf(error: ServiceError, how: ErrorBodyStyle): string | undefined {
+  if (error.status === 404) {
+    if (how.notFoundCode !== undefined) return how.notFoundCode;
+    if (how.variants['not-found-body'] === 'bare') return undefined;
+  }
+  if (how.style === 'words') return error.errorCode;
+  return error.family === undefined
+    ? undefined
+    : `ERR_NGROK_${familyNumberUnder(error.family, how.variants)}`;
+}
+
 export function serviceErrorBody(
   error: ServiceError,
   operationId: string,
-  notFoundCode?: string,
-  style: ErrorCodeStyle = 'words',
+  how: ErrorBodyStyle,
 ): ServiceErrorBody {
   const details =
     error.field === undefined
       ? { operation_id: operationId }
       : { operation_id: operationId, field: error.field };
-  const word = style === 'family' ? `ERR_NGROK_${familyCodeOf(error)}` : error.errorCode;
-  const code = error.status === 404 && notFoundCode !== undefined ? notFoundCode : word;
-  return { error_code: code, status_code: error.status, msg: error.message, details };
+  const code = errorCodeOf(error, how);
+  return {
+    ...(code === undefined ? {} : { error_code: code }),
+    status_code: error.status,
+    msg: error.message,
+    details,
+  };
 }

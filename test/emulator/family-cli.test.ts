@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { EMULATOR_VARIANTS } from '../../src/emulator/emulator-variants.js';
 import { KINDS } from '../../src/kinds/registry.js';
 import { loadDesiredState } from '../../src/manifest/load-desired-state.js';
 import { readAndPlan } from '../../src/plan-session/prepare-plan.js';
@@ -121,7 +122,7 @@ describe('edgesync against the family rules', () => {
 
     await expect(reading).rejects.toThrow(
       new RegExp(
-        `edges\\.yaml:4:5: tcp_edges\\.ssh\\.id: the service refused the TCP edge ID ${refused} \\(HTTP 400: The ID ${refused} is invalid\\. Expected an ID with a prefix of edgtcp_\\)`,
+        `edges\\.yaml:4:5: tcp_edges\\.ssh\\.id: the service refused the TCP edge ID ${refused} \\(HTTP 400: ${refused} is not an ID of the kind expected here: edgtcp_ followed by letters and digits\\)`,
       ),
     );
   });
@@ -173,5 +174,13 @@ describe('edgesync emulator --variant', () => {
 
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toMatch(/--variant.*unset-module must be not-found or null-ok \(found "maybe"\)/);
+  });
+
+  it('names every variant and its values, the default first, in --help', async () => {
+    const help = await runEdgesyncProcess(['emulator', '--help'], { limitMs: 20_000 });
+
+    const text = help.stdout.replace(/\s+/g, ' ');
+    for (const [name, values] of Object.entries(EMULATOR_VARIANTS))
+      expect(text).toContain(`${name}=${values.join('|')}`);
   });
 });

@@ -7,6 +7,8 @@ import { type EmulatorHandle, openEmulator } from './emulator-client.js';
 const POLICY = 'ipp_FidelityPolicy0000000000001';
 const SPARE_POLICY = 'ipp_FidelitySparePolicy00000001';
 const EDGE = 'edghts_FidelityEdge000000000000001';
+/** One route of an edge may authenticate: the OAuth route lives on an edge of its own. */
+const OAUTH_EDGE = 'edghts_FidelityOauthEdge0000000001';
 const ROUTE = 'edghtsrt_FidelityRoute00000000000001';
 const TCP = 'edgtcp_FidelityTcp0000000000000001';
 const TLS = 'edgtls_FidelityTls0000000000000001';
@@ -110,7 +112,7 @@ const REFUSED: readonly RefusedCase[] = [
     name: 'before_id and beforeId together',
     method: 'GET',
     path: '/ip_policy_rules?before_id={rule}&beforeId={rule}',
-    code: 'invalid_field',
+    code: 'invalid_query',
     field: 'before_id',
   },
   {
@@ -234,7 +236,7 @@ const REFUSED: readonly RefusedCase[] = [
   {
     name: 'an oidc PUT on a route that has oauth',
     method: 'PUT',
-    path: `/edges/https/${EDGE}/routes/{oauthRoute}/oidc`,
+    path: `/edges/https/${OAUTH_EDGE}/routes/{oauthRoute}/oidc`,
     body: OIDC,
     code: 'conflict',
     field: 'oidc',
@@ -346,7 +348,10 @@ describe('the emulator behaves like the service family', () => {
     h = await openEmulator({
       seed: {
         ip_policies: [{ id: POLICY }, { id: SPARE_POLICY }],
-        https_edges: [{ id: EDGE, routes: [{ id: ROUTE, match_type: 'path_prefix', match: '/app' }] }],
+        https_edges: [
+          { id: EDGE, routes: [{ id: ROUTE, match_type: 'path_prefix', match: '/app' }] },
+          { id: OAUTH_EDGE },
+        ],
         tcp_edges: [{ id: TCP }],
         tls_edges: [{ id: TLS }],
       },
@@ -363,7 +368,7 @@ describe('the emulator behaves like the service family', () => {
     ids.oauthRoute = (
       await h.call(
         'POST',
-        `/edges/https/${EDGE}/routes`,
+        `/edges/https/${OAUTH_EDGE}/routes`,
         route({ match: '/sso', oauth: { provider: { github: {} } } }),
       )
     ).body.id;

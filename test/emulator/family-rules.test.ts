@@ -3,10 +3,9 @@ import type { EmulatorOptions } from '../../src/emulator/server.js';
 import { type EmulatorHandle, openEmulator } from './emulator-client.js';
 
 /**
- * The rows of docs/emulator.md's family table that the HTTP answer shows:
- * what the service family refuses where the spec is silent, each with the
- * family's number (in `ERR_NGROK_n` form when the emulator speaks it) and
- * the family's kind of message.
+ * The rows of docs/emulator.md's tables beyond the catalogue that the HTTP
+ * answer shows (the catalogue's own rows are test/emulator/family-codes/),
+ * and the variants of what the family does not document.
  */
 const POLICY = 'ipp_FamilyRulesPolicy0000000001';
 const EC = 'ec_FamilyRulesConfig0000000001';
@@ -21,182 +20,14 @@ async function open(options: EmulatorOptions = {}): Promise<EmulatorHandle> {
   return openEmulator({ seed: SEED, ...options });
 }
 
-interface Row {
-  readonly name: string;
-  readonly method: string;
-  readonly path: string;
-  readonly body?: unknown;
-  readonly status: number;
-  readonly word: string;
-  /** The family's number, where a family source names it. */
-  readonly family?: number;
-  readonly message: RegExp;
-}
-
-const ROWS: readonly Row[] = [
-  {
-    name: 'an HTTPS hostport that is not host:port',
-    method: 'POST',
-    path: '/edges/https',
-    body: { hostports: ['example.org'] },
-    status: 400,
-    word: 'invalid_field',
-    family: 7116,
-    message: /^The hostport 'example.org' is invalid\./,
-  },
-  {
-    name: 'an HTTPS hostport whose host is no DNS name',
-    method: 'POST',
-    path: '/edges/https',
-    body: { hostports: ['exa_mple.org:443'] },
-    status: 400,
-    word: 'invalid_field',
-    family: 7116,
-    message: /is invalid/,
-  },
-  {
-    name: 'an HTTPS hostport on an IPv4 address',
-    method: 'POST',
-    path: '/edges/https',
-    body: { hostports: ['1.2.3.4:443'] },
-    status: 400,
-    word: 'invalid_field',
-    family: 7117,
-    message: /^The domain '1\.2\.3\.4:443' is not reserved\./,
-  },
-  {
-    name: 'an HTTPS hostport on an IPv6 address',
-    method: 'POST',
-    path: '/edges/https',
-    body: { hostports: ['[2001:db8::1]:443'] },
-    status: 400,
-    word: 'invalid_field',
-    family: 7117,
-    message: /is not reserved/,
-  },
-  {
-    name: 'an HTTPS hostport on port 80',
-    method: 'POST',
-    path: '/edges/https',
-    body: { hostports: ['example.org:80'] },
-    status: 400,
-    word: 'invalid_field',
-    family: 7118,
-    message: /^The hostport 'example.org:80' is invalid\. HTTPS edges serve port 443 only\./,
-  },
-  {
-    name: 'a path ID of another kind',
-    method: 'GET',
-    path: `/edges/tcp/${POLICY}/ip_restriction`,
-    status: 400,
-    word: 'invalid_id',
-    family: 227,
-    message: new RegExp(`^The ID ${POLICY} is invalid\\. Expected an ID with a prefix of edgtcp_$`),
-  },
-  {
-    name: 'a malformed path ID',
-    method: 'GET',
-    path: '/reserved_addrs/ra_not-an-id',
-    status: 400,
-    word: 'invalid_id',
-    family: 227,
-    message: /^The ID ra_not-an-id is invalid\. Expected an ID with a prefix of ra_$/,
-  },
-  {
-    name: 'a body reference of another kind',
-    method: 'PATCH',
-    path: '/reserved_addrs/{addr}',
-    body: { endpoint_configuration_id: POLICY },
-    status: 400,
-    word: 'invalid_id',
-    family: 227,
-    message: /Expected an ID with a prefix of ec_/,
-  },
-  {
-    name: 'a reserved address description of 256 bytes',
-    method: 'POST',
-    path: '/reserved_addrs',
-    body: { description: 'd'.repeat(256) },
-    status: 400,
-    word: 'invalid_field',
-    family: 504,
-    message: /^description: A description is limited to 255 characters/,
-  },
-  {
-    name: 'a reserved address description of 128 two-byte characters',
-    method: 'PATCH',
-    path: '/reserved_addrs/{addr}',
-    body: { description: 'é'.repeat(128) },
-    status: 400,
-    word: 'invalid_field',
-    family: 504,
-    message: /limited to 255 characters/,
-  },
-  {
-    name: 'an HTTPS edge PATCH that sets a module to null',
-    method: 'PATCH',
-    path: '/edges/https/{edge}',
-    body: { mutual_tls: null },
-    status: 400,
-    word: 'invalid_field',
-    message: /use the delete module API/,
-  },
-  {
-    name: 'a PATCH whose only field is a null endpoint configuration',
-    method: 'PATCH',
-    path: '/reserved_addrs/{addr}',
-    body: { endpoint_configuration_id: null },
-    status: 400,
-    word: 'invalid_body',
-    message: /endpoint_configuration_id null is not sent/,
-  },
-  {
-    name: 'a filter on a list',
-    method: 'GET',
-    path: '/reserved_addrs?filter=obj.region%3D%3D%22eu%22',
-    status: 400,
-    word: 'invalid_query',
-    message: /filter/,
-  },
-];
-
-/** Creates what the rows' paths name and fills them in. */
-async function pathsOf(h: EmulatorHandle): Promise<(path: string) => string> {
-  const addr = (await h.call('POST', '/reserved_addrs', { description: 'rules' })).body.id as string;
-  const edge = (await h.call('POST', '/edges/https', { hostports: ['rules.example.com:443'] })).body
-    .id as string;
-  return (path) => path.replace('{addr}', addr).replace('{edge}', edge);
-}
-
-describe('the family rules the spec leaves open', () => {
+describe('the family rules beyond the catalogue', () => {
   let words: EmulatorHandle;
-  let family: EmulatorHandle;
-  let wordPaths: (path: string) => string;
-  let familyPaths: (path: string) => string;
 
   beforeAll(async () => {
     words = await open();
-    family = await open({ errorCodes: 'family' });
-    wordPaths = await pathsOf(words);
-    familyPaths = await pathsOf(family);
   });
   afterAll(async () => {
     await words.emulator.close();
-    await family.emulator.close();
-  });
-
-  it.each(ROWS)('$name: $status, the family message, its code in both styles', async (row) => {
-    const inWords = await words.call(row.method, wordPaths(row.path), row.body);
-    const inFamily = await family.call(row.method, familyPaths(row.path), row.body);
-
-    expect([inWords.status, inWords.body.error_code]).toEqual([row.status, row.word]);
-    expect(inWords.body.msg).toMatch(row.message);
-    expect([inFamily.status, inFamily.body.error_code]).toEqual([
-      row.status,
-      expect.stringMatching(/^ERR_NGROK_\d+$/),
-    ]);
-    if (row.family !== undefined) expect(inFamily.body.error_code).toBe(`ERR_NGROK_${row.family}`);
-    expect(inFamily.body.msg).toMatch(row.message);
   });
 
   it('takes a domain on port 443, a wildcard domain too, on create and on PATCH', async () => {
@@ -207,14 +38,6 @@ describe('the family rules the spec leaves open', () => {
 
     expect(created.status).toBe(201);
     expect([patched.status, patched.body.hostports]).toEqual([200, ['*.ok.example.com:443']]);
-  });
-
-  it('answers a hostport another edge serves with the family number 7132', async () => {
-    await family.call('POST', '/edges/https', { hostports: ['taken.example.com:443'] });
-
-    const second = await family.call('POST', '/edges/https', { hostports: ['taken.example.com:443'] });
-
-    expect([second.status, second.body.error_code]).toEqual([400, 'ERR_NGROK_7132']);
   });
 
   it('detaches an endpoint configuration only by its DELETE, never by a PATCH with null', async () => {
@@ -238,6 +61,74 @@ describe('the family rules the spec leaves open', () => {
     expect(detach.status).toBe(204);
     expect([again.status, again.body?.error_code]).toEqual([404, 'module_not_set']);
     expect([read.body.description, read.body.endpoint_configuration]).toEqual(['c', null]);
+  });
+
+  it('allows in a preflight the headers a browser asks for, when they are a list of names', async () => {
+    const url = `${words.emulator.url}/ip_policy_rules`;
+    const preflight = (asked?: string) =>
+      fetch(url, {
+        method: 'OPTIONS',
+        headers: {
+          origin: 'https://app.example.com',
+          'access-control-request-method': 'POST',
+          ...(asked === undefined ? {} : { 'access-control-request-headers': asked }),
+        },
+      });
+
+    const asked = await preflight('authorization, content-type, service-version, x-request-id');
+    const plain = await preflight();
+    const hostile = await preflight('x-a, <script>alert(1)</script>');
+
+    expect(asked.headers.get('access-control-allow-headers')).toBe(
+      'authorization, content-type, service-version, x-request-id',
+    );
+    expect(plain.headers.get('access-control-allow-headers')).toBe(
+      'Authorization, Content-Type, Service-Version',
+    );
+    expect(hostile.headers.get('access-control-allow-headers')).toBe(
+      'Authorization, Content-Type, Service-Version',
+    );
+  });
+
+  it('lists no routes, as the family has no route list: 405, and the routes come with their edge', async () => {
+    const edge = (await words.call('POST', '/edges/https', { hostports: ['list.example.com:443'] })).body.id;
+    await words.call('POST', `/edges/https/${edge}/routes`, { match_type: 'path_prefix', match: '/a' });
+
+    const listed = await words.call('GET', `/edges/https/${edge}/routes`);
+    const read = await words.call('GET', `/edges/https/${edge}`);
+
+    expect([listed.status, listed.headers.get('allow')]).toEqual([405, 'POST']);
+    expect(read.body.routes.map((route: { match: string }) => route.match)).toEqual(['/a']);
+  });
+
+  it('counts only enabled authenticating modules: a disabled one takes no route of the edge', async () => {
+    const edge = (await words.call('POST', '/edges/https', { hostports: ['auth.example.com:443'] })).body.id;
+    const oidc = { issuer: 'https://id.example.com', client_id: 'a', client_secret: 's' };
+    const first = (
+      await words.call('POST', `/edges/https/${edge}/routes`, { match_type: 'path_prefix', match: '/a' })
+    ).body.id;
+    const second = (
+      await words.call('POST', `/edges/https/${edge}/routes`, {
+        match_type: 'path_prefix',
+        match: '/b',
+        saml: { enabled: false, idp_metadata: '<x/>' },
+      })
+    ).body.id;
+
+    const disabled = await words.call('PUT', `/edges/https/${edge}/routes/${first}/oidc`, {
+      ...oidc,
+      enabled: false,
+    });
+    const beside = await words.call('PUT', `/edges/https/${edge}/routes/${second}/oidc`, oidc);
+    const enabled = await words.call('PUT', `/edges/https/${edge}/routes/${first}/oidc`, oidc);
+
+    expect(disabled.status).toBe(200);
+    expect(beside.status).toBe(200);
+    expect([enabled.status, enabled.body.error_code, enabled.body.details.field]).toEqual([
+      400,
+      'conflict',
+      'oidc',
+    ]);
   });
 
   it('echoes a well-formed Origin with credentials, and sends no origin without one or for a bad one', async () => {
@@ -299,6 +190,148 @@ describe('the variants of what the family does not document', () => {
     } finally {
       await h.emulator.close();
     }
+  });
+
+  it.each([
+    ['coded', 'words', 'not_found'],
+    ['coded', 'family', undefined],
+    ['bare', 'words', undefined],
+  ] as const)(
+    'not-found-body=%s, %s codes: a missing CA answers 404 with error_code %s',
+    async (variant, style, code) => {
+      const h = await open({ variants: { 'not-found-body': variant }, errorCodes: style });
+      try {
+        const missing = await h.call('GET', '/certificate_authorities/ca_Missing0000000000000000000001');
+        const missingRule = await h.call('GET', '/ip_policy_rules/ipr_Missing000000000000000000001');
+
+        expect([missing.status, missing.body.error_code, missing.body.msg]).toEqual([
+          404,
+          code,
+          expect.any(String),
+        ]);
+        expect(missingRule.body.error_code).toBe(
+          variant === 'bare' ? undefined : style === 'family' ? 'ERR_NGROK_1404' : 'not_found',
+        );
+      } finally {
+        await h.emulator.close();
+      }
+    },
+  );
+
+  it.each([
+    ['absent', undefined],
+    ['empty', ''],
+  ] as const)(
+    'unset-description=%s: a rule without one answers description %j',
+    async (variant, description) => {
+      const h = await open({ variants: { 'unset-description': variant } });
+      try {
+        const created = await h.call('POST', '/ip_policy_rules', {
+          cidr: '10.40.0.0/16',
+          ip_policy_id: POLICY,
+          action: 'deny',
+        });
+        const listed = await h.call('GET', '/ip_policy_rules');
+
+        expect(created.body.description).toBe(description);
+        expect(Object.hasOwn(created.body, 'description')).toBe(description !== undefined);
+        expect(listed.body.ip_policy_rules[0].description).toBe(description);
+      } finally {
+        await h.emulator.close();
+      }
+    },
+  );
+
+  it.each([
+    ['refused', 400, undefined],
+    ['default', 201, 'us'],
+  ] as const)('empty-region=%s: region "" answers %i', async (variant, status, region) => {
+    const h = await open({ variants: { 'empty-region': variant }, errorCodes: 'family' });
+    try {
+      const created = await h.call('POST', '/reserved_addrs', { region: '' });
+
+      expect([created.status, created.body.region ?? created.body.error_code]).toEqual([
+        status,
+        region ?? 'ERR_NGROK_500',
+      ]);
+    } finally {
+      await h.emulator.close();
+    }
+  });
+
+  it.each(['held', 'any'] as const)('before-id=%s: a cursor the list never held', async (variant) => {
+    const h = await open({ variants: { 'before-id': variant } });
+    try {
+      const made: string[] = [];
+      for (let i = 0; i < 3; i += 1)
+        made.push((await h.call('POST', '/reserved_addrs', { description: `${i}` })).body.id);
+      const deleted = made[2] as string;
+      await h.call('DELETE', `/reserved_addrs/${deleted}`);
+      // An ID sorting after every address made: what any would read as "before the newest".
+      const never = 'ra_zzzzzzzz000000000000000000000';
+
+      const afterDeleted = await h.call('GET', `/reserved_addrs?before_id=${deleted}`);
+      const afterNever = await h.call('GET', `/reserved_addrs?before_id=${never}`);
+      const notAnId = await h.call('GET', '/reserved_addrs?before_id=ipr_Other0000000000000000000001');
+
+      expect(afterDeleted.body.reserved_addrs.map((addr: { id: string }) => addr.id)).toEqual([
+        made[1],
+        made[0],
+      ]);
+      if (variant === 'held')
+        expect([afterNever.status, afterNever.body.details.field]).toEqual([400, 'before_id']);
+      else
+        expect(afterNever.body.reserved_addrs.map((addr: { id: string }) => addr.id)).toEqual([
+          made[1],
+          made[0],
+        ]);
+      expect(notAnId.status).toBe(400);
+    } finally {
+      await h.emulator.close();
+    }
+  });
+
+  it.each([
+    [
+      'route-match',
+      'path',
+      'any',
+      'POST',
+      'routes',
+      { match_type: 'path_prefix', match: 'app.example.com/x' },
+    ],
+    [
+      'openid-cookie-prefix',
+      'checked',
+      'any',
+      'PUT',
+      'oidc',
+      { issuer: 'https://id.example.com', client_id: 'a', client_secret: 's', cookie_prefix: 'my-app' },
+    ],
+    ['tls-min-version', '1.2-up', 'any', 'PATCH', 'edge', { tls_termination: { min_version: '1.1' } }],
+  ] as const)('%s: %s refuses what %s takes', async (name, refusing, taking, method, target, body) => {
+    const answers: number[] = [];
+    for (const value of [refusing, taking]) {
+      const h = await open({ variants: { [name]: value } });
+      try {
+        const edge = (await h.call('POST', '/edges/https', { hostports: ['v.example.com:443'] })).body.id;
+        const route = (
+          await h.call('POST', `/edges/https/${edge}/routes`, { match_type: 'path_prefix', match: '/r' })
+        ).body.id;
+        const path =
+          target === 'routes'
+            ? `/edges/https/${edge}/routes`
+            : target === 'oidc'
+              ? `/edges/https/${edge}/routes/${route}/oidc`
+              : `/edges/https/${edge}`;
+        answers.push((await h.call(method, path, body)).status);
+      } finally {
+        await h.emulator.close();
+      }
+    }
+
+    expect(answers[0]).toBe(400);
+    expect([200, 201]).toContain(answers[1]);
   });
 
   it('refuses an unknown variant or value at start, naming it', async () => {

@@ -329,7 +329,7 @@ const CASES: readonly Case[] = [
     path: '/edges/https',
     body: { tls_termination: { terminate_at: 'upstream' } },
     status: 400,
-    code: 'unknown_field',
+    code: 'invalid_field',
     field: 'tls_termination.terminate_at',
   },
   {

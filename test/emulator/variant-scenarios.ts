@@ -2,7 +2,7 @@ import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { EmulatorVariants } from '../../src/emulator/emulator-variants.js';
+import { EMULATOR_VARIANTS, type EmulatorVariants } from '../../src/emulator/emulator-variants.js';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
 import type { CliOptions, CliRun } from '../support/edgesync-cli.js';
 
@@ -10,9 +10,10 @@ import type { CliOptions, CliRun } from '../support/edgesync-cli.js';
  * edgesync against each answer the service family may give
  * where it documents none (src/emulator/emulator-variants.ts): the same
  * manifests reach the same account and the same empty plan whichever answer
- * a GET or DELETE of an unset module gets, with the family's error codes
- * too. An empty list the service ignores is a variant edgesync cannot
- * converge on: the apply fails that write, once, and says why.
+ * a GET or DELETE of an unset module gets, whatever a 404's body holds,
+ * whether an unset description is answered as "" or left out, with the
+ * family's error codes too. An empty list the service ignores is a variant
+ * edgesync cannot converge on: the apply fails that write, once, and says why.
  */
 const POLICY = 'ipp_VariantPolicy00000000000001';
 const TCP = 'edgtcp_VariantTcp00000000000000001';
@@ -92,11 +93,27 @@ interface Setup {
 }
 
 const SUPPORTED: readonly Setup[] = [
-  { label: 'unset-module=not-found, empty-list=clears', variants: {} },
-  { label: 'unset-module=null-ok, empty-list=clears', variants: { 'unset-module': 'null-ok' } },
+  { label: 'every default', variants: {} },
+  { label: 'unset-module=null-ok', variants: { 'unset-module': 'null-ok' } },
   {
     label: 'unset-module=null-ok with the family error codes',
     variants: { 'unset-module': 'null-ok' },
+    errorCodes: 'family',
+  },
+  { label: 'not-found-body=bare (404s without error_code)', variants: { 'not-found-body': 'bare' } },
+  {
+    label: 'the family error codes (no number, no error_code, where the family numbers none)',
+    variants: {},
+    errorCodes: 'family',
+  },
+  { label: 'unset-description=empty', variants: { 'unset-description': 'empty' } },
+  {
+    label: 'every other answer at once but empty-list=ignored, with the family error codes',
+    variants: Object.fromEntries(
+      Object.entries(EMULATOR_VARIANTS)
+        .filter(([name]) => name !== 'empty-list')
+        .map(([name, values]) => [name, values[1]]),
+    ),
     errorCodes: 'family',
   },
 ];

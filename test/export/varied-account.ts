@@ -119,7 +119,9 @@ export const VARIED_SEED: EmulatorSeed = {
         {
           match_type: 'exact_path',
           match: '/login',
+          // Disabled: one route of an edge may authenticate, and this edge's is /app.
           oauth: {
+            enabled: false,
             provider: {
               google: { client_id: 'g-app', client_secret: SECRETS.oauth, email_domains: ['example.com'] },
             },

@@ -1,7 +1,15 @@
 import { X509Certificate } from 'node:crypto';
-import { invalidField } from '../../emulator/service-error.js';
 import { formatTimestamp } from '../../emulator/timestamp.js';
 import { keyUsagesFromDer } from './emulator-der-key-usage.js';
+import {
+  NOT_A_CA,
+  NOT_A_CERTIFICATE_BLOCK,
+  NOT_PEM,
+  PEM_HEADERS,
+  PEM_MISSING,
+  SEVERAL_CERTIFICATES,
+  UNPARSABLE_CERTIFICATE,
+} from './emulator-errors.js';
 
 const EXTENDED_KEY_USAGE_NAMES: Readonly<Record<string, string>> = {
   '2.5.29.37.0': 'any',
@@ -32,25 +40,57 @@ function commonName(subject: string): string {
 /** Largest accepted `ca_pem`, in bytes. */
 export const MAX_PEM_BYTES = 64 * 1024;
 
-const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----[\s\S]*?-----END \1-----/g;
-const ONE_CERTIFICATE = /^-----BEGIN CERTIFICATE-----\r?\n[A-Za-z0-9+/=\r\n]+-----END CERTIFICATE-----$/;
+const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----([\s\S]*?)-----END \1-----/g;
+/** A header line inside a block (RFC 1421's `Proc-Type: 4,ENCRYPTED`). */
+const PEM_HEADER_LINE = /^[A-Za-z0-9-]+:/m;
+
+/** The subject's common name of a block that parses, for naming the certificates of a bundle. */
+function subjectOf(block: string): string {
+  try {
+    return commonName(new X509Certificate(block).subject) || '(no common name)';
+  } catch {
+    return '(unparsable)';
+  }
+}
 
 /**
- * `ca_pem` is exactly one PEM block of type CERTIFICATE, with nothing but
- * whitespace around it: a private key pasted in by mistake is refused, and
- * is never stored, echoed or named beyond its block type.
+ * `ca_pem` is exactly one PEM block of type CERTIFICATE, without headers,
+ * with nothing but whitespace around it: a private key pasted in by mistake
+ * is refused, and is never stored, echoed or named beyond its block type.
  */
 function checkSingleCertificateBlock(pem: string): void {
-  const types = [...pem.matchAll(PEM_BLOCK)].map((match) => match[1] as string);
-  const others = types.filter((type) => type !== 'CERTIFICATE');
-  if (others.length > 0) {
-    throw invalidField('ca_pem', `must hold only a CERTIFICATE block (found a ${others[0]} block)`);
+  if (pem.trim() === '') throw PEM_MISSING.refuseField('ca_pem', 'is empty; send the CA certificate as PEM');
+  const blocks = [...pem.matchAll(PEM_BLOCK)];
+  const other = blocks.find((block) => block[1] !== 'CERTIFICATE');
+  if (other !== undefined) {
+    throw NOT_A_CERTIFICATE_BLOCK.refuseField(
+      'ca_pem',
+      `must hold only a CERTIFICATE block (found a ${other[1]} block)`,
+    );
   }
-  if (types.length !== 1) {
-    throw invalidField('ca_pem', `must hold exactly one PEM certificate (found ${types.length})`);
+  const [first] = blocks;
+  if (first === undefined) {
+    throw NOT_PEM.refuseField('ca_pem', 'is not PEM: no -----BEGIN CERTIFICATE----- block');
   }
-  if (!ONE_CERTIFICATE.test(pem.trim())) {
-    throw invalidField('ca_pem', 'must hold the CERTIFICATE block alone, with no text before or after it');
+  if (blocks.length > 1) {
+    const subjects = blocks.map((block) => subjectOf(block[0])).join(', ');
+    throw SEVERAL_CERTIFICATES.refuseField(
+      'ca_pem',
+      `must hold exactly one certificate (found ${blocks.length}: ${subjects})`,
+    );
+  }
+  if (PEM_HEADER_LINE.test(first[2] ?? '')) {
+    throw PEM_HEADERS.refuseField(
+      'ca_pem',
+      'has headers inside its CERTIFICATE block; send the block without them',
+    );
+  }
+  const around = pem.slice(0, first.index) + pem.slice(first.index + first[0].length);
+  if (around.trim() !== '') {
+    throw NOT_PEM.refuseField(
+      'ca_pem',
+      'must hold the CERTIFICATE block alone, with no text before or after it',
+    );
   }
 }
 
@@ -64,15 +104,15 @@ export function parseCaPem(pem: string): CaCertificateFacts {
   try {
     certificate = new X509Certificate(pem);
   } catch {
-    throw invalidField('ca_pem', 'is not a parsable X.509 certificate');
+    throw UNPARSABLE_CERTIFICATE.refuseField('ca_pem', 'is not a parsable X.509 certificate');
   }
   if (!certificate.ca)
-    throw invalidField('ca_pem', 'is not a CA certificate (basicConstraints cA is not true)');
+    throw NOT_A_CA.refuseField('ca_pem', 'is not a CA certificate (basicConstraints cA is not true)');
   let keyUsages: string[];
   try {
     keyUsages = keyUsagesFromDer(certificate.raw);
   } catch {
-    throw invalidField('ca_pem', 'has a malformed keyUsage extension');
+    throw UNPARSABLE_CERTIFICATE.refuseField('ca_pem', 'has a malformed keyUsage extension');
   }
   // node:crypto's `keyUsage` holds the extended key usage OIDs, despite its name.
   const extendedOids = (certificate as { keyUsage?: string[] }).keyUsage ?? [];

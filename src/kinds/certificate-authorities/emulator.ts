@@ -1,15 +1,17 @@
 import { collectionRoutes } from '../../emulator/collection-routes.js';
 import type { EmulatedCollection, EmulatorPart } from '../../emulator/emulated-collection.js';
-import {
-  checkObject,
-  DESCRIPTION_RULE,
-  METADATA_RULE,
-  type ObjectRules,
-} from '../../emulator/field-rules.js';
+import { checkObject, descriptionRule, metadataRule, type ObjectRules } from '../../emulator/field-rules.js';
 import type { HandlerEnv } from '../../emulator/handler.js';
 import { newBaseRecord, renderBase } from '../../emulator/record-base.js';
 import type { BaseRecord } from '../../emulator/records.js';
 import { type CaCertificateFacts, MAX_PEM_BYTES, parseCaPem } from './emulator-ca-certificate.js';
+import {
+  CA_DESCRIPTION_TOO_LONG,
+  CA_METADATA_TOO_LONG,
+  CERTIFICATE_AUTHORITY_ERRORS,
+  PEM_MISSING,
+  PEM_TOO_LARGE,
+} from './emulator-errors.js';
 
 /** The stored CA: its PEM and the facts the service derives from it. */
 export interface CertificateAuthorityRecord extends BaseRecord, CaCertificateFacts {}
@@ -30,20 +32,27 @@ export const CERTIFICATE_AUTHORITIES: EmulatedCollection<CertificateAuthorityRec
   },
 };
 
-const CREATE_RULES: ObjectRules = {
-  description: DESCRIPTION_RULE,
-  metadata: METADATA_RULE,
-  ca_pem: { type: 'string', required: true, maxBytes: MAX_PEM_BYTES },
+const UPDATE_RULES: ObjectRules = {
+  description: descriptionRule(CA_DESCRIPTION_TOO_LONG),
+  metadata: metadataRule(CA_METADATA_TOO_LONG),
 };
 
-const UPDATE_RULES: ObjectRules = { description: DESCRIPTION_RULE, metadata: METADATA_RULE };
+const CREATE_RULES: ObjectRules = {
+  ...UPDATE_RULES,
+  ca_pem: {
+    type: 'string',
+    required: true,
+    maxBytes: MAX_PEM_BYTES,
+    refusals: { missing: PEM_MISSING, tooLong: PEM_TOO_LARGE },
+  },
+};
 
 export function renderCertificateAuthority(
   record: CertificateAuthorityRecord,
   env: HandlerEnv,
 ): Record<string, unknown> {
   return {
-    ...renderBase(record, `${env.baseUrl}/certificate_authorities/${record.id}`),
+    ...renderBase(record, `${env.baseUrl}/certificate_authorities/${record.id}`, env),
     ca_pem: record.ca_pem,
     subject_common_name: record.subject_common_name,
     not_before: record.not_before,
@@ -77,4 +86,5 @@ export const CERTIFICATE_AUTHORITIES_PART: EmulatorPart = {
     create: createCertificateAuthority,
     update: (_record, body) => checkObject(body, UPDATE_RULES),
   }),
+  errors: CERTIFICATE_AUTHORITY_ERRORS,
 };

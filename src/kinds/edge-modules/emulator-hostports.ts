@@ -1,8 +1,15 @@
 import type { EmulatedCollection } from '../../emulator/emulated-collection.js';
+import { descriptionRule, metadataRule, type ObjectRules } from '../../emulator/field-rules.js';
 import type { HandlerEnv } from '../../emulator/handler.js';
 import type { BaseRecord } from '../../emulator/records.js';
-import { ServiceError } from '../../emulator/service-error.js';
 import type { StoreCollection } from '../../emulator/store.js';
+import {
+  EDGE_DESCRIPTION_TOO_LONG,
+  EDGE_ID_MALFORMED,
+  EDGE_METADATA_TOO_LONG,
+  EDGE_NOT_FOUND,
+  HOSTPORT_IN_USE,
+} from './emulator-errors.js';
 
 /** What every edge record holds, whatever its kind. */
 export interface EdgeRecord extends BaseRecord {
@@ -17,6 +24,26 @@ export interface EdgeRecord extends BaseRecord {
 export interface EdgeCollection<R extends EdgeRecord> extends EmulatedCollection<R> {
   readonly path: string;
   readonly servesHostports: true;
+}
+
+/** What a request may get wrong about an edge of any kind: its ID's shape, an ID the account does not hold. */
+export const EDGE_REFUSALS = { malformedId: EDGE_ID_MALFORMED, notFound: EDGE_NOT_FOUND } as const;
+
+export const EDGE_DESCRIPTION = descriptionRule(EDGE_DESCRIPTION_TOO_LONG);
+export const EDGE_METADATA = metadataRule(EDGE_METADATA_TOO_LONG);
+
+/**
+ * The top-level fields of an edge: description, metadata, hostports, and its
+ * modules, each checked by its own module check afterwards (null unsets it).
+ */
+export function edgeRules(modules: readonly string[]): ObjectRules {
+  const rules: Record<string, ObjectRules[string]> = {
+    description: EDGE_DESCRIPTION,
+    metadata: EDGE_METADATA,
+    hostports: { type: 'string-list', format: 'hostport' },
+  };
+  for (const module of modules) rules[module] = { type: 'any', nullable: true };
+  return rules;
 }
 
 function isEdgeCollection(collection: StoreCollection): collection is EdgeCollection<EdgeRecord> {
@@ -36,14 +63,7 @@ export function checkHostportsFree(env: HandlerEnv, hostports: readonly string[]
       if (edge.id === exceptId) continue;
       const clash = edge.hostports.find((hostport) => wanted.has(hostport.toLowerCase()));
       if (clash !== undefined)
-        throw new ServiceError(
-          400,
-          'conflict',
-          `hostports: ${clash} is already served by edge ${edge.id}`,
-          'hostports',
-          // The family's "hostport already in use" (its Kubernetes operator branches on it).
-          7132,
-        );
+        throw HOSTPORT_IN_USE.refuseField('hostports', `${clash} is already served by edge ${edge.id}`);
     }
   }
 }

@@ -1,5 +1,6 @@
-import { checkObject, DESCRIPTION_RULE, METADATA_RULE } from '../../emulator/field-rules.js';
+import { checkObject } from '../../emulator/field-rules.js';
 import { ServiceError } from '../../emulator/service-error.js';
+import { EDGE_DESCRIPTION, EDGE_METADATA } from './emulator-hostports.js';
 
 // TCP and TLS edges: the spec manages only their modules. The emulator keeps
 // the edges minimal (description, metadata, hostports) and serves create,
@@ -12,5 +13,5 @@ export function moduleNotSet(module: string, id: string): ServiceError {
 
 /** The edges themselves: PATCH changes only description and metadata. */
 export function moduleEdgeUpdate(_record: unknown, body: unknown): Readonly<Record<string, unknown>> {
-  return checkObject(body, { description: DESCRIPTION_RULE, metadata: METADATA_RULE });
+  return checkObject(body, { description: EDGE_DESCRIPTION, metadata: EDGE_METADATA });
 }

@@ -1,19 +1,24 @@
 import type { EmulatedCollection } from '../../emulator/emulated-collection.js';
-import {
-  checkObject,
-  DESCRIPTION_RULE,
-  METADATA_RULE,
-  type ObjectRules,
-} from '../../emulator/field-rules.js';
+import { checkObject, descriptionRule, metadataRule, type ObjectRules } from '../../emulator/field-rules.js';
 import type { HandlerEnv, RouteDefinition } from '../../emulator/handler.js';
 import { moduleRoutes } from '../../emulator/module-routes.js';
-import { listPage } from '../../emulator/pagination.js';
 import { newBaseRecord, patchDescriptionMetadata, renderBase } from '../../emulator/record-base.js';
 import type { BaseRecord } from '../../emulator/records.js';
-import { isIdOfKind } from '../../emulator/resource-id.js';
-import { invalidId, notFound, ServiceError } from '../../emulator/service-error.js';
+import { checkIdShape } from '../../emulator/references.js';
+import { ServiceError } from '../../emulator/service-error.js';
+import { EDGE_ID_MALFORMED, EDGE_NOT_FOUND } from '../edge-modules/emulator-errors.js';
 import { IP_POLICIES } from '../referenced-resources/emulator.js';
 import {
+  AUTH_ON_ANOTHER_ROUTE,
+  ROUTE_MATCH_MISSING,
+  ROUTE_MATCH_NOT_PATH,
+  ROUTE_MATCH_TAKEN,
+  ROUTE_MATCH_TYPE,
+  ROUTE_NOT_FOUND,
+  ROUTE_OF_ANOTHER_EDGE,
+} from './emulator-errors.js';
+import {
+  authModulesOf,
   checkOneAuthModule,
   checkRouteModule,
   ROUTE_MODULE_NAMES,
@@ -56,18 +61,22 @@ const MODULE_FIELDS: ObjectRules = Object.fromEntries(
   ROUTE_MODULE_NAMES.map((name) => [name, { type: 'any', nullable: true }]),
 );
 
+const MATCH_TYPES = ['exact_path', 'path_prefix'];
+const MATCH_TYPE_REFUSALS = { missing: ROUTE_MATCH_TYPE, invalid: ROUTE_MATCH_TYPE };
+const MATCH_REFUSALS = { missing: ROUTE_MATCH_MISSING, invalid: ROUTE_MATCH_MISSING };
+
 const CREATE_RULES: ObjectRules = {
-  description: DESCRIPTION_RULE,
-  metadata: METADATA_RULE,
-  match_type: { type: 'string', required: true, oneOf: ['exact_path', 'path_prefix'] },
-  match: { type: 'string', required: true, format: 'non-empty' },
+  description: descriptionRule(),
+  metadata: metadataRule(),
+  match_type: { type: 'string', required: true, oneOf: MATCH_TYPES, refusals: MATCH_TYPE_REFUSALS },
+  match: { type: 'string', required: true, format: 'non-empty', refusals: MATCH_REFUSALS },
   ...MODULE_FIELDS,
 };
 
 const UPDATE_RULES: ObjectRules = {
   ...CREATE_RULES,
-  match_type: { type: 'string', oneOf: ['exact_path', 'path_prefix'] },
-  match: { type: 'string', format: 'non-empty' },
+  match_type: { type: 'string', oneOf: MATCH_TYPES, refusals: MATCH_TYPE_REFUSALS },
+  match: { type: 'string', format: 'non-empty', refusals: MATCH_REFUSALS },
 };
 
 function routeUri(env: HandlerEnv, record: HttpsEdgeRouteRecord): string {
@@ -78,7 +87,7 @@ export function renderHttpsEdgeRoute(record: HttpsEdgeRouteRecord, env: HandlerE
   const uri = routeUri(env, record);
   const body: Record<string, unknown> = {
     edge_id: record.edge_id,
-    ...renderBase(record, uri),
+    ...renderBase(record, uri, env),
     match_type: record.match_type,
     match: record.match,
   };
@@ -101,24 +110,73 @@ function checkModules(env: HandlerEnv, checked: Readonly<Record<string, unknown>
 }
 
 function findEdgeId(env: HandlerEnv, edgeId: string | undefined): string {
-  if (edgeId !== undefined && !isIdOfKind(HTTPS_EDGE_ID_PREFIX, edgeId))
-    throw invalidId(edgeId, HTTPS_EDGE_ID_PREFIX);
+  if (edgeId !== undefined) checkIdShape(edgeId, HTTPS_EDGE_ID_PREFIX, undefined, EDGE_ID_MALFORMED);
   if (edgeId === undefined || !env.store.has(HTTPS_EDGES_NAME, edgeId))
-    throw notFound(`HTTPS edge ${edgeId}`);
+    throw EDGE_NOT_FOUND.refuse(`HTTPS edge ${edgeId} not found`);
   return edgeId;
 }
 
+/** The route: 7124 when the account has no such route, 7110 when it is another edge's. */
 function findRoute(
   env: HandlerEnv,
   edgeId: string | undefined,
   id: string | undefined,
 ): HttpsEdgeRouteRecord {
   const edge = findEdgeId(env, edgeId);
-  if (id !== undefined && !isIdOfKind(HTTPS_EDGE_ROUTES.idPrefix, id))
-    throw invalidId(id, HTTPS_EDGE_ROUTES.idPrefix);
+  if (id !== undefined) checkIdShape(id, HTTPS_EDGE_ROUTES.idPrefix);
   const record = id === undefined ? undefined : env.store.get(HTTPS_EDGE_ROUTES, id);
-  if (!record || record.edge_id !== edge) throw notFound(`route ${id} of HTTPS edge ${edge}`);
+  if (!record) throw ROUTE_NOT_FOUND.refuse(`route ${id} not found`);
+  if (record.edge_id !== edge)
+    throw ROUTE_OF_ANOTHER_EDGE.refuse(`route ${id} belongs to HTTPS edge ${record.edge_id}, not ${edge}`);
   return record;
+}
+
+/**
+ * A route's match as the family takes it: a path (a leading slash) under
+ * `route-match=path`; also a hostname or hostname plus path under `any`.
+ * One route per match on an edge.
+ */
+function checkMatch(env: HandlerEnv, edgeId: string, match: string, exceptId?: string): void {
+  if (env.variants['route-match'] === 'path' && !match.startsWith('/')) {
+    throw ROUTE_MATCH_NOT_PATH.refuseField(
+      'match',
+      `must be a path starting with / (found ${JSON.stringify(match)})`,
+    );
+  }
+  const taken = env.store
+    .childrenOf(HTTPS_EDGE_ROUTES, edgeId)
+    .oldestFirst()
+    .find((route) => route.id !== exceptId && route.match === match);
+  if (taken !== undefined) {
+    throw ROUTE_MATCH_TAKEN.refuseField(
+      'match',
+      `route ${taken.id} of this edge already has match ${JSON.stringify(match)}`,
+    );
+  }
+}
+
+/**
+ * One route of an edge may authenticate (oauth, oidc or saml): a change that
+ * would give `routeId` one while another route has one is the family's 7155.
+ */
+export function checkAuthOnOneRoute(
+  env: HandlerEnv,
+  edgeId: string,
+  modules: Readonly<Record<string, unknown>>,
+  routeId?: string,
+): void {
+  const [own] = authModulesOf(modules);
+  if (own === undefined) return;
+  const other = env.store
+    .childrenOf(HTTPS_EDGE_ROUTES, edgeId)
+    .oldestFirst()
+    .find((route) => route.id !== routeId && authModulesOf(route.modules).length > 0);
+  if (other !== undefined) {
+    throw AUTH_ON_ANOTHER_ROUTE.refuseField(
+      own,
+      `route ${other.id} of this edge already has ${authModulesOf(other.modules).join(', ')}; one route per edge may authenticate with oauth, oidc or saml`,
+    );
+  }
 }
 
 export function createHttpsEdgeRoute(
@@ -129,8 +187,10 @@ export function createHttpsEdgeRoute(
 ): HttpsEdgeRouteRecord {
   const edge = findEdgeId(env, edgeId);
   const checked = checkObject(body, CREATE_RULES);
+  checkMatch(env, edge, checked.match as string);
   const modules = checkModules(env, checked);
   checkOneAuthModule(modules);
+  checkAuthOnOneRoute(env, edge, modules);
   const record: HttpsEdgeRouteRecord = {
     ...newBaseRecord(env, HTTPS_EDGE_ROUTES, fixedId, checked),
     edge_id: edge,
@@ -161,20 +221,6 @@ export const HTTPS_EDGE_ROUTE_ROUTES: readonly RouteDefinition[] = [
   },
   {
     method: 'GET',
-    template: ROUTE_PATH,
-    handler: (request, env) => {
-      const edge = findEdgeId(env, request.params.edge_id);
-      return listPage(
-        env.store.childrenOf(HTTPS_EDGE_ROUTES, edge),
-        'routes',
-        (r) => renderHttpsEdgeRoute(r, env),
-        request,
-        env,
-      );
-    },
-  },
-  {
-    method: 'GET',
     template: `${ROUTE_PATH}/{id}`,
     handler: (request, env) => ({
       status: 200,
@@ -187,8 +233,10 @@ export const HTTPS_EDGE_ROUTE_ROUTES: readonly RouteDefinition[] = [
     handler: (request, env) => {
       const record = findRoute(env, request.params.edge_id, request.params.id);
       const checked = checkObject(request.body, UPDATE_RULES);
+      if (checked.match !== undefined) checkMatch(env, record.edge_id, checked.match as string, record.id);
       const modules = checkModules(env, checked);
       checkOneAuthModule({ ...record.modules, ...modules });
+      checkAuthOnOneRoute(env, record.edge_id, modules, record.id);
       if (checked.match_type !== undefined)
         record.match_type = checked.match_type as HttpsEdgeRouteRecord['match_type'];
       if (checked.match !== undefined) record.match = checked.match as string;
@@ -212,7 +260,8 @@ export const HTTPS_EDGE_ROUTE_ROUTES: readonly RouteDefinition[] = [
     // PUT replaces the whole module: fields left out return to their defaults.
     set: (record, body, env) => {
       const oidc = checkRouteModule(env, 'oidc', body, '');
-      checkOneAuthModule({ ...record.modules, oidc });
+      checkOneAuthModule({ ...record.modules, oidc }, 'oidc');
+      checkAuthOnOneRoute(env, record.edge_id, { oidc }, record.id);
       record.modules.oidc = oidc;
     },
     render: oidcOf,

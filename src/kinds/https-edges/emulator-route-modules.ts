@@ -1,8 +1,23 @@
-import { checkObject, type ObjectRules } from '../../emulator/field-rules.js';
+import { checkObject, type FieldRule, invalidField, type ObjectRules } from '../../emulator/field-rules.js';
 import type { HandlerEnv } from '../../emulator/handler.js';
 import { checkReferences, refTo } from '../../emulator/references.js';
-import { invalidField, ServiceError } from '../../emulator/service-error.js';
+import { isRecord } from '../../json-value.js';
+import {
+  IP_POLICIES_EMPTY,
+  IP_POLICY_ID_MALFORMED,
+  IP_POLICY_NOT_FOUND,
+} from '../edge-modules/emulator-errors.js';
 import { IP_POLICIES } from '../referenced-resources/emulator.js';
+import {
+  CLIENT_ID_MISSING,
+  CLIENT_SECRET_MISSING,
+  COOKIE_PREFIX,
+  INACTIVITY_TOO_LONG,
+  ISSUER_MISSING,
+  ISSUER_TOO_LONG,
+  SESSION_TOO_LONG,
+  SEVERAL_AUTH_MODULES,
+} from './emulator-errors.js';
 
 /**
  * The modules of an HTTPS edge route. The spec gives write endpoints only for
@@ -85,28 +100,68 @@ const GITHUB_PROVIDER_RULES: ObjectRules = {
 /** Session lengths are capped at one year, in seconds. */
 export const ONE_YEAR_SECONDS = 365 * 24 * 60 * 60;
 
-const SESSION_RULES: ObjectRules = {
-  options_passthrough: { type: 'boolean' },
-  cookie_prefix: {
-    type: 'string',
-    pattern: { regex: /^[A-Za-z0-9.]*$/, expected: 'letters, digits and periods only' },
-  },
-  inactivity_timeout: { type: 'uint32', max: ONE_YEAR_SECONDS },
-  maximum_duration: { type: 'uint32', max: ONE_YEAR_SECONDS },
+const COOKIE_PREFIX_PATTERN = { regex: /^[A-Za-z0-9.]*$/, expected: 'letters, digits and periods only' };
+
+const CHECKED_COOKIE_PREFIX: FieldRule = {
+  type: 'string',
+  pattern: COOKIE_PREFIX_PATTERN,
+  refusals: { invalid: COOKIE_PREFIX },
 };
 
+const SESSION_RULES: ObjectRules = {
+  options_passthrough: { type: 'boolean' },
+  cookie_prefix: CHECKED_COOKIE_PREFIX,
+  inactivity_timeout: { type: 'uint32', max: ONE_YEAR_SECONDS, refusals: { invalid: INACTIVITY_TOO_LONG } },
+  maximum_duration: { type: 'uint32', max: ONE_YEAR_SECONDS, refusals: { invalid: SESSION_TOO_LONG } },
+};
+
+/** OIDC's cookie prefix is checked only under `openid-cookie-prefix=checked` (oidcRules). */
 export const OIDC_RULES: ObjectRules = {
   ...ENABLED,
   ...SESSION_RULES,
-  issuer: { type: 'string', required: true, format: 'url', maxBytes: 255 },
-  client_id: { type: 'string', required: true, format: 'non-empty' },
-  client_secret: { type: 'string', required: true, format: 'non-empty' },
+  issuer: {
+    type: 'string',
+    required: true,
+    format: 'url',
+    maxBytes: 255,
+    refusals: { missing: ISSUER_MISSING, tooLong: ISSUER_TOO_LONG },
+  },
+  client_id: {
+    type: 'string',
+    required: true,
+    format: 'non-empty',
+    refusals: { missing: CLIENT_ID_MISSING, invalid: CLIENT_ID_MISSING },
+  },
+  client_secret: {
+    type: 'string',
+    required: true,
+    format: 'non-empty',
+    refusals: { missing: CLIENT_SECRET_MISSING, invalid: CLIENT_SECRET_MISSING },
+  },
   scopes: { type: 'string-list' },
 };
 
+const OIDC_ANY_COOKIE_PREFIX: ObjectRules = { ...OIDC_RULES, cookie_prefix: { type: 'string' } };
+
+/**
+ * The family words its cookie prefix rule (7042) for OAuth, and whether
+ * OIDC has it is not documented: the variant `openid-cookie-prefix` says.
+ */
+function oidcRules(env: HandlerEnv): ObjectRules {
+  return env.variants['openid-cookie-prefix'] === 'checked' ? OIDC_RULES : OIDC_ANY_COOKIE_PREFIX;
+}
+
 const MODULE_RULES: Readonly<Record<RouteModuleName, ObjectRules>> = {
   backend: { ...ENABLED, backend_id: { type: 'string', required: true, format: 'non-empty' } },
-  ip_restriction: { ...ENABLED, ip_policy_ids: { type: 'string-list', required: true, minItems: 1 } },
+  ip_restriction: {
+    ...ENABLED,
+    ip_policy_ids: {
+      type: 'string-list',
+      required: true,
+      minItems: 1,
+      refusals: { missing: IP_POLICIES_EMPTY, invalid: IP_POLICIES_EMPTY },
+    },
+  },
   // Every number of a circuit breaker is positive: a zero window or threshold never trips or always does.
   circuit_breaker: {
     ...ENABLED,
@@ -177,16 +232,30 @@ function checkOauthProviders(provider: Readonly<Record<string, unknown>>, path: 
 /** The family's rule: a route authenticates with at most one of these. */
 export const AUTH_MODULE_NAMES = ['oauth', 'oidc', 'saml'] as const;
 
-/** 400 conflict when the route's modules, as they would be after a change, set two of oauth, oidc, saml. */
-export function checkOneAuthModule(modules: Readonly<Record<string, unknown>>): void {
-  const set = AUTH_MODULE_NAMES.filter((name) => modules[name] !== undefined && modules[name] !== null);
-  const field = set[1];
+/**
+ * The authenticating modules (oauth, oidc, saml) the route's modules enable:
+ * the family's rules on them (7079, 7155) count enabled ones, so one kept
+ * with `enabled: false` takes no route's place.
+ */
+export function authModulesOf(modules: Readonly<Record<string, unknown>>): string[] {
+  return AUTH_MODULE_NAMES.filter((name) => {
+    const module = modules[name];
+    return isRecord(module) && module.enabled !== false;
+  });
+}
+
+/**
+ * 400 conflict (the family's 7079) when the route's modules, as they would
+ * be after a change, set two of oauth, oidc, saml; `changed` names the
+ * module the request sets, the field at fault.
+ */
+export function checkOneAuthModule(modules: Readonly<Record<string, unknown>>, changed?: string): void {
+  const set = authModulesOf(modules);
+  const field = set.length > 1 ? (changed ?? set[1]) : undefined;
   if (field !== undefined) {
-    throw new ServiceError(
-      400,
-      'conflict',
-      `${field}: a route takes at most one of oauth, oidc and saml (found ${set.join(', ')})`,
+    throw SEVERAL_AUTH_MODULES.refuseField(
       field,
+      `a route takes at most one of oauth, oidc and saml (found ${set.join(', ')})`,
     );
   }
 }
@@ -198,10 +267,13 @@ export function checkRouteModule(
   value: unknown,
   path: string,
 ): Record<string, unknown> {
-  const checked = checkObject(value, MODULE_RULES[name], path);
+  const checked = checkObject(value, name === 'oidc' ? oidcRules(env) : MODULE_RULES[name], path);
   if (name === 'ip_restriction') {
     checked.ip_policy_ids = [...new Set(checked.ip_policy_ids as string[])];
-    checkReferences(env, IP_POLICIES, checked.ip_policy_ids as string[], `${path}.ip_policy_ids`);
+    checkReferences(env, IP_POLICIES, checked.ip_policy_ids as string[], `${path}.ip_policy_ids`, {
+      malformed: IP_POLICY_ID_MALFORMED,
+      missing: IP_POLICY_NOT_FOUND,
+    });
   }
   if (name === 'webhook_verification') {
     const provider = checked.provider as string;

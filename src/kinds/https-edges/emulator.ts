@@ -1,6 +1,6 @@
 import { collectionRoutes } from '../../emulator/collection-routes.js';
 import type { EmulatorPart } from '../../emulator/emulated-collection.js';
-import { checkObject, edgeRules } from '../../emulator/field-rules.js';
+import { checkObject, type ObjectRules } from '../../emulator/field-rules.js';
 import type { HandlerEnv, RouteDefinition } from '../../emulator/handler.js';
 import { moduleRoutes } from '../../emulator/module-routes.js';
 import { findRecord, newBaseRecord, renderBase } from '../../emulator/record-base.js';
@@ -11,10 +11,15 @@ import {
   CERTIFICATE_AUTHORITIES,
   CERTIFICATE_AUTHORITIES_PART,
 } from '../certificate-authorities/emulator.js';
+import { EDGE_MODULE_ERRORS } from '../edge-modules/emulator-errors.js';
 import {
   checkHostportsFree,
+  EDGE_DESCRIPTION,
+  EDGE_METADATA,
+  EDGE_REFUSALS,
   type EdgeCollection,
   type EdgeRecord,
+  edgeRules,
 } from '../edge-modules/emulator-hostports.js';
 import {
   checkHttpsTlsTermination,
@@ -25,12 +30,24 @@ import {
   type TlsTerminationModule,
 } from '../edge-modules/emulator-modules.js';
 import { IP_POLICIES_PART } from '../referenced-resources/emulator.js';
+import { RESERVED_ADDRS } from '../reserved-addrs/emulator.js';
 import {
   createHttpsEdgeRoute,
   HTTPS_EDGE_ROUTE_ROUTES,
   HTTPS_EDGE_ROUTES,
   renderHttpsEdgeRoute,
 } from './emulator-edge-routes.js';
+import {
+  DOMAIN_NOT_RESERVED,
+  EDGE_REQUEST_INVALID,
+  EDGE_SEVERAL_PROBLEMS,
+  HOSTPORT_NOT_443,
+  HOSTPORT_NOT_NAME_PORT,
+  HOSTPORT_PORT_RANGE,
+  HTTPS_EDGE_ERRORS,
+  TCP_ADDRESS_ON_HTTPS,
+  TERMINATE_AT_ON_HTTPS,
+} from './emulator-errors.js';
 import { type HostportFault, hostportFault } from './hostport.js';
 
 export interface HttpsEdgeRecord extends EdgeRecord {
@@ -68,6 +85,7 @@ export const HTTPS_EDGES: EdgeCollection<HttpsEdgeRecord> = {
   title: 'HTTPS edge',
   path: '/edges/https',
   servesHostports: true,
+  refusals: EDGE_REFUSALS,
   references: [
     {
       target: CERTIFICATE_AUTHORITIES.name,
@@ -78,45 +96,56 @@ export const HTTPS_EDGES: EdgeCollection<HttpsEdgeRecord> = {
   seed: seedHttpsEdge,
 };
 
-/** Each hostport is judged by checkHttpsHostports, in the family's words. */
-const EDGE_RULES = {
-  ...edgeRules(['mutual_tls', 'tls_termination']),
-  hostports: { type: 'string-list' },
-} as const;
-
 /**
- * The family's errors for an HTTPS edge's hostports, in the order it judges:
- * 7116 not `name:port` with a DNS name, 7117 an IP address (its operator
- * reads 7117 as "domain not found": an address is never a reserved domain),
- * 7118 a port other than 443. The split between the three numbers is the
- * emulator's reading of the family's sources (docs/emulator.md).
+ * The edge's keys and their JSON types, judged at once; then each value on
+ * its own (description and metadata by their rules, each hostport by
+ * checkHttpsHostport, each module by its check), with the family's numbers.
  */
-const HOSTPORT_ERRORS: Readonly<
-  Record<HostportFault, { code: number; message: (hostport: string) => string }>
-> = {
-  malformed: {
-    code: 7116,
-    message: (hostport) =>
-      `The hostport '${hostport}' is invalid. A hostport is a domain name and a port, like example.com:443.`,
-  },
-  'not-a-domain': {
-    code: 7117,
-    message: (hostport) =>
-      `The domain '${hostport}' is not reserved. HTTPS edges serve reserved domains, not IP addresses.`,
-  },
-  port: {
-    code: 7118,
-    message: (hostport) => `The hostport '${hostport}' is invalid. HTTPS edges serve port 443 only.`,
-  },
+const EDGE_SHAPE: ObjectRules = {
+  ...edgeRules(['mutual_tls', 'tls_termination']),
+  description: { type: 'string' },
+  metadata: { type: 'string' },
+  hostports: { type: 'string-list' },
 };
 
-function checkHttpsHostports(hostports: readonly string[]): void {
-  for (const hostport of hostports) {
-    const fault = hostportFault(hostport);
-    if (fault === undefined) continue;
-    const { code, message } = HOSTPORT_ERRORS[fault];
-    throw new ServiceError(400, 'invalid_field', message(hostport), 'hostports', code);
+/** The family's error for each fault of an HTTPS edge's hostport, in the order it judges them. */
+const HOSTPORT_ERRORS = {
+  malformed: {
+    rule: HOSTPORT_NOT_NAME_PORT,
+    message: (hostport: string) => `${hostport} is not a domain name and a port, like example.com:443`,
+  },
+  'port-range': {
+    rule: HOSTPORT_PORT_RANGE,
+    message: (hostport: string) => `${hostport} has a port outside 1 to 65535`,
+  },
+  'not-a-domain': {
+    rule: DOMAIN_NOT_RESERVED,
+    message: (hostport: string) => `${hostport} is an IP address; HTTPS edges serve reserved domains`,
+  },
+  port: {
+    rule: HOSTPORT_NOT_443,
+    message: (hostport: string) => `${hostport} is not on port 443, the one port HTTPS edges serve`,
+  },
+} as const satisfies Record<HostportFault, unknown>;
+
+/** The family refuses one of the account's reserved TCP addresses on an HTTPS edge. */
+function isReservedAddress(env: HandlerEnv, hostport: string): boolean {
+  if (!env.store.holds(RESERVED_ADDRS)) return false;
+  const wanted = hostport.toLowerCase();
+  return env.store.list(RESERVED_ADDRS).some((addr) => addr.addr.toLowerCase() === wanted);
+}
+
+function checkHttpsHostport(env: HandlerEnv, hostport: string): void {
+  if (isReservedAddress(env, hostport)) {
+    throw TCP_ADDRESS_ON_HTTPS.refuseField(
+      'hostports',
+      `${hostport} is a reserved TCP address; HTTPS edges serve reserved domains`,
+    );
   }
+  const fault = hostportFault(hostport);
+  if (fault === undefined) return;
+  const { rule, message } = HOSTPORT_ERRORS[fault];
+  throw rule.refuseField('hostports', message(hostport));
 }
 
 /**
@@ -124,11 +153,9 @@ function checkHttpsHostports(hostports: readonly string[]): void {
  * removed by its own DELETE. Here null is refused whatever the module.
  */
 function refuseNullModule(module: string): ServiceError {
-  return new ServiceError(
-    400,
-    'invalid_field',
-    `${module}: modules cannot be removed by updating the edge; use the delete module API (DELETE /edges/https/{id}/${module})`,
+  return EDGE_REQUEST_INVALID.refuseField(
     module,
+    `modules cannot be removed by updating the edge; use the delete module API (DELETE /edges/https/{id}/${module})`,
   );
 }
 
@@ -140,7 +167,7 @@ export function renderHttpsEdge(record: HttpsEdgeRecord, env: HandlerEnv): Recor
     .oldestFirst()
     .map((route) => renderHttpsEdgeRoute(route, env));
   return {
-    ...renderBase(record, `${env.baseUrl}/edges/https/${record.id}`),
+    ...renderBase(record, `${env.baseUrl}/edges/https/${record.id}`, env),
     hostports: [...record.hostports],
     mutual_tls: record.mutual_tls === null ? null : renderMutualTls(env, record.mutual_tls),
     tls_termination: record.tls_termination === null ? null : renderTlsTermination(record.tls_termination),
@@ -148,34 +175,69 @@ export function renderHttpsEdge(record: HttpsEdgeRecord, env: HandlerEnv): Recor
   };
 }
 
+/** Runs one field's check, keeping its refusal instead of throwing it. */
+function collect<T>(problems: ServiceError[], check: () => T): T | undefined {
+  try {
+    return check();
+  } catch (error) {
+    if (!(error instanceof ServiceError)) throw error;
+    problems.push(error);
+    return undefined;
+  }
+}
+
 /**
  * Checks every field first, then returns the changes: nothing is applied
- * when any field is bad. `updating`: a module may not be null.
+ * when any field is bad. Every bad field is found: one is answered as
+ * itself, several together in one answer (the family's 7028). A key the
+ * request does not take, or a field of the wrong type, is answered at once.
+ * `updating`: a module may not be null.
  */
 function checkEdgeBody(
   env: HandlerEnv,
   body: unknown,
   updating = false,
 ): Partial<HttpsEdgeRecord> & Record<string, unknown> {
-  const checked = checkObject(body, EDGE_RULES);
-  if (updating) {
-    for (const module of ['mutual_tls', 'tls_termination'] as const)
-      if (checked[module] === null) throw refuseNullModule(module);
+  const checked = checkObject(body, EDGE_SHAPE);
+  const problems: ServiceError[] = [];
+  for (const [field, rule] of [
+    ['description', EDGE_DESCRIPTION],
+    ['metadata', EDGE_METADATA],
+  ] as const) {
+    if (checked[field] !== undefined)
+      collect(problems, () => checkObject({ [field]: checked[field] }, { [field]: rule }));
   }
   const changes: Record<string, unknown> = {};
   if (checked.hostports !== undefined) {
-    checkHttpsHostports(checked.hostports as string[]);
+    for (const hostport of checked.hostports as string[])
+      collect(problems, () => checkHttpsHostport(env, hostport));
     changes.hostports = [...new Set(checked.hostports as string[])];
   }
-  if (checked.mutual_tls !== undefined) {
-    changes.mutual_tls =
-      checked.mutual_tls === null ? null : checkMutualTls(env, checked.mutual_tls, 'mutual_tls');
+  for (const module of ['mutual_tls', 'tls_termination'] as const) {
+    const value = checked[module];
+    if (value === undefined) continue;
+    if (value === null) {
+      if (updating) problems.push(refuseNullModule(module));
+      else changes[module] = null;
+      continue;
+    }
+    changes[module] = collect(problems, () =>
+      module === 'mutual_tls'
+        ? checkMutualTls(env, value, module)
+        : checkHttpsTlsTermination(env, value, module, (field) =>
+            TERMINATE_AT_ON_HTTPS.refuseField(
+              field,
+              'cannot be set on an HTTPS edge, which always terminates TLS at the edge',
+            ),
+          ),
+    );
   }
-  if (checked.tls_termination !== undefined) {
-    changes.tls_termination =
-      checked.tls_termination === null
-        ? null
-        : checkHttpsTlsTermination(checked.tls_termination, 'tls_termination');
+  const [only, ...more] = problems;
+  if (only !== undefined && more.length === 0) throw only;
+  if (only !== undefined) {
+    throw EDGE_SEVERAL_PROBLEMS.refuse(
+      `${problems.length} problems: ${problems.map((problem) => problem.message).join('; ')}`,
+    );
   }
   return { ...checked, ...changes };
 }
@@ -203,7 +265,13 @@ function edgeModuleRoutes(module: EdgeModuleName): RouteDefinition[] {
     find: (request, env) => findHttpsEdge(env, request.params.id),
     set: (record, body, env) => {
       if (module === 'mutual_tls') record.mutual_tls = checkMutualTls(env, body, '');
-      else record.tls_termination = checkHttpsTlsTermination(body, '');
+      else
+        record.tls_termination = checkHttpsTlsTermination(env, body, '', (field) =>
+          TERMINATE_AT_ON_HTTPS.refuseField(
+            field,
+            'cannot be set on an HTTPS edge, which always terminates TLS at the edge',
+          ),
+        );
     },
     render: (record, env) => {
       if (module === 'mutual_tls' && record.mutual_tls) return renderMutualTls(env, record.mutual_tls);
@@ -240,4 +308,5 @@ export const HTTPS_EDGES_PART: EmulatorPart = {
   requires: [CERTIFICATE_AUTHORITIES_PART, IP_POLICIES_PART],
   collections: [HTTPS_EDGES, HTTPS_EDGE_ROUTES],
   routes: [...EDGE_ROUTES, ...HTTPS_EDGE_ROUTE_ROUTES],
+  errors: [...EDGE_MODULE_ERRORS, ...HTTPS_EDGE_ERRORS],
 };

@@ -10,10 +10,10 @@ export const HTTPS_PORT = 443;
 /**
  * Why the service family refuses an HTTPS edge's hostport, in the order it
  * is judged: `malformed` (not `name:port`, or the name is no DNS name),
- * `not-a-domain` (an IP address, which is never a reserved domain), `port`
- * (a port other than 443).
+ * `port-range` (a port number outside 1 to 65535), `not-a-domain` (an IP
+ * address, which is never a reserved domain), `port` (a port other than 443).
  */
-export type HostportFault = 'malformed' | 'not-a-domain' | 'port';
+export type HostportFault = 'malformed' | 'port-range' | 'not-a-domain' | 'port';
 
 /** A wildcard first label (`*.example.com`) is a name too: the family serves wildcard domains. */
 function isDnsName(host: string): boolean {
@@ -31,16 +31,17 @@ function isAddress(host: string): boolean {
   return ipaddr.IPv6.isValid(bare) || /^[0-9.]+$/.test(host);
 }
 
-/** What is wrong, finer than the family's three numbers: a bad port number and a bad name are both `malformed`. */
-type HostportDefect = 'port-syntax' | 'name' | 'address' | 'port';
+/** What is wrong, finer than the family's numbers: no port and a bad name are both `malformed`. */
+type HostportDefect = 'port-syntax' | 'port-range' | 'name' | 'address' | 'port';
 
 function hostportDefect(hostport: string): HostportDefect | undefined {
   const colon = hostport.lastIndexOf(':');
   const host = colon === -1 ? hostport : hostport.slice(0, colon);
   const portText = colon === -1 ? '' : hostport.slice(colon + 1);
-  if (!/^\d{1,5}$/.test(portText) || Number(portText) < 1 || Number(portText) > 65535) return 'port-syntax';
+  if (!/^\d+$/.test(portText)) return 'port-syntax';
   if (isAddress(host)) return 'address';
   if (!isDnsName(host)) return 'name';
+  if (Number(portText) < 1 || Number(portText) > 65535) return 'port-range';
   if (Number(portText) !== HTTPS_PORT) return 'port';
   return undefined;
 }
@@ -50,7 +51,8 @@ export function hostportFault(hostport: string): HostportFault | undefined {
   const defect = hostportDefect(hostport);
   if (defect === undefined) return undefined;
   if (defect === 'address') return 'not-a-domain';
-  return defect === 'port' ? 'port' : 'malformed';
+  if (defect === 'port-range' || defect === 'port') return defect;
+  return 'malformed';
 }
 
 /**
@@ -66,6 +68,8 @@ export function hostportProblem(hostport: string): string | undefined {
       return undefined;
     case 'port-syntax':
       return `expected port ${HTTPS_PORT} after the last ":" ${found}`;
+    case 'port-range':
+      return `expected port ${HTTPS_PORT}; a port is a number from 1 to 65535 ${found}`;
     case 'name':
       return `expected a DNS name of at most ${MAX_DNS_NAME} characters whose dot-separated labels are 1 to 63 letters, digits and inner hyphens ${found}`;
     case 'address':

@@ -8,7 +8,12 @@ import ipaddr from 'ipaddr.js';
  * narrowed: the caller most likely meant something else. Returns null when
  * `value` is not an IP or CIDR.
  */
-export function canonicalCidr(value: string): { readonly cidr: string } | { readonly error: string } | null {
+export function canonicalCidr(
+  value: string,
+):
+  | { readonly cidr: string }
+  | { readonly fault: 'bare-address' | 'host-bits'; readonly error: string }
+  | null {
   let address: ipaddr.IPv4 | ipaddr.IPv6;
   let prefix: number;
   try {
@@ -18,7 +23,10 @@ export function canonicalCidr(value: string): { readonly cidr: string } | { read
     } else {
       if (!ipaddr.isValid(value)) return null;
       const full = ipaddr.parse(value).kind() === 'ipv4' ? 32 : 128;
-      return { error: `needs a prefix length, e.g. ${value}/${full} for this one address` };
+      return {
+        fault: 'bare-address',
+        error: `needs a prefix length, e.g. ${value}/${full} for this one address`,
+      };
     }
   } catch {
     return null;
@@ -32,7 +40,7 @@ export function canonicalCidr(value: string): { readonly cidr: string } | { read
       : ipaddr.IPv6.networkAddressFromCIDR(`${address.toString()}/${prefix}`);
   const canonical = `${network.toString()}/${prefix}`;
   if (network.toString() !== address.toString()) {
-    return { error: `has host bits set; the network is ${canonical}` };
+    return { fault: 'host-bits', error: `has host bits set; the network is ${canonical}` };
   }
   return { cidr: canonical };
 }

@@ -1,18 +1,26 @@
 import { collectionRoutes } from '../../emulator/collection-routes.js';
 import type { EmulatedCollection, EmulatorPart } from '../../emulator/emulated-collection.js';
-import {
-  checkObject,
-  DESCRIPTION_RULE,
-  METADATA_RULE,
-  type ObjectRules,
-} from '../../emulator/field-rules.js';
+import { checkObject, descriptionRule, metadataRule, type ObjectRules } from '../../emulator/field-rules.js';
 import type { HandlerEnv } from '../../emulator/handler.js';
 import { newBaseRecord, renderBase } from '../../emulator/record-base.js';
 import type { BaseRecord } from '../../emulator/records.js';
 import { checkReference, refTo } from '../../emulator/references.js';
-import { invalidField, ServiceError } from '../../emulator/service-error.js';
 import { IP_POLICIES, IP_POLICIES_PART } from '../referenced-resources/emulator.js';
 import { canonicalCidr } from './emulator-cidr.js';
+import {
+  BAD_ACTION,
+  BARE_ADDRESS,
+  CIDR_TAKEN,
+  HOST_BITS_SET,
+  IP_POLICY_RULE_ERRORS,
+  NOT_A_CIDR,
+  POLICY_ID_MALFORMED,
+  POLICY_NOT_FOUND,
+  RULE_DESCRIPTION_TOO_LONG,
+  RULE_FIELD_MISSING,
+  RULE_NOT_FOUND,
+  RULE_UPDATE_EMPTY,
+} from './emulator-errors.js';
 
 export interface IpPolicyRuleRecord extends BaseRecord {
   cidr: string;
@@ -32,6 +40,7 @@ export const IP_POLICY_RULES: EmulatedCollection<IpPolicyRuleRecord> & { readonl
   title: 'IP policy rule',
   path: '/ip_policy_rules',
   uniqueKey: (record) => ruleKey(record.ip_policy_id, record.cidr),
+  refusals: { notFound: RULE_NOT_FOUND, emptyUpdate: RULE_UPDATE_EMPTY },
   references: [{ target: IP_POLICIES.name, ids: (record) => [record.ip_policy_id], onDelete: 'cascade' }],
   seed: (env, body, id) => {
     createIpPolicyRule(env, body, id);
@@ -39,24 +48,32 @@ export const IP_POLICY_RULES: EmulatedCollection<IpPolicyRuleRecord> & { readonl
 };
 
 const CREATE_RULES: ObjectRules = {
-  description: DESCRIPTION_RULE,
-  metadata: METADATA_RULE,
-  cidr: { type: 'string', required: true },
-  ip_policy_id: { type: 'string', required: true },
-  action: { type: 'string', required: true, oneOf: ['allow', 'deny'] },
+  description: descriptionRule(RULE_DESCRIPTION_TOO_LONG),
+  metadata: metadataRule(),
+  cidr: { type: 'string', required: true, refusals: { missing: RULE_FIELD_MISSING } },
+  ip_policy_id: { type: 'string', required: true, refusals: { missing: RULE_FIELD_MISSING } },
+  action: {
+    type: 'string',
+    required: true,
+    oneOf: ['allow', 'deny'],
+    refusals: { missing: BAD_ACTION, invalid: BAD_ACTION },
+  },
 };
 
 const UPDATE_RULES: ObjectRules = {
-  description: DESCRIPTION_RULE,
-  metadata: METADATA_RULE,
+  description: descriptionRule(RULE_DESCRIPTION_TOO_LONG),
+  metadata: metadataRule(),
   cidr: { type: 'string' },
 };
 
 function checkCidr(value: string): string {
   const result = canonicalCidr(value);
   if (result === null)
-    throw invalidField('cidr', `must be an IPv4 or IPv6 address or CIDR (found "${value}")`);
-  if ('error' in result) throw invalidField('cidr', `${result.error} (found "${value}")`);
+    throw NOT_A_CIDR.refuseField('cidr', `must be an IPv4 or IPv6 address or CIDR (found "${value}")`);
+  if ('error' in result) {
+    const rule = result.fault === 'bare-address' ? BARE_ADDRESS : HOST_BITS_SET;
+    throw rule.refuseField('cidr', `${result.error} (found "${value}")`);
+  }
   return result.cidr;
 }
 
@@ -64,18 +81,13 @@ function checkCidr(value: string): string {
 function checkUnique(env: HandlerEnv, ipPolicyId: string, cidr: string, exceptId?: string): void {
   const clash = env.store.holderOf(IP_POLICY_RULES, ruleKey(ipPolicyId, cidr));
   if (clash && clash.id !== exceptId) {
-    throw new ServiceError(
-      400,
-      'conflict',
-      `cidr: ${ipPolicyId} already has rule ${clash.id} for ${cidr}`,
-      'cidr',
-    );
+    throw CIDR_TAKEN.refuseField('cidr', `${ipPolicyId} already has rule ${clash.id} for ${cidr}`);
   }
 }
 
 export function renderIpPolicyRule(record: IpPolicyRuleRecord, env: HandlerEnv): Record<string, unknown> {
   return {
-    ...renderBase(record, `${env.baseUrl}/ip_policy_rules/${record.id}`),
+    ...renderBase(record, `${env.baseUrl}/ip_policy_rules/${record.id}`, env),
     cidr: record.cidr,
     ip_policy: refTo(env, IP_POLICIES, record.ip_policy_id),
     action: record.action,
@@ -86,7 +98,10 @@ export function createIpPolicyRule(env: HandlerEnv, body: unknown, fixedId?: str
   const checked = checkObject(body, CREATE_RULES);
   const cidr = checkCidr(checked.cidr as string);
   const ipPolicyId = checked.ip_policy_id as string;
-  checkReference(env, IP_POLICIES, ipPolicyId, 'ip_policy_id');
+  checkReference(env, IP_POLICIES, ipPolicyId, 'ip_policy_id', {
+    malformed: POLICY_ID_MALFORMED,
+    missing: POLICY_NOT_FOUND,
+  });
   checkUnique(env, ipPolicyId, cidr);
   const record: IpPolicyRuleRecord = {
     ...newBaseRecord(env, IP_POLICY_RULES, fixedId, checked),
@@ -120,4 +135,5 @@ export const IP_POLICY_RULES_PART: EmulatorPart = {
   requires: [IP_POLICIES_PART],
   collections: [IP_POLICY_RULES],
   routes: IP_POLICY_RULE_ROUTES,
+  errors: IP_POLICY_RULE_ERRORS,
 };

@@ -1,11 +1,6 @@
 import { collectionRoutes } from '../../emulator/collection-routes.js';
 import type { EmulatedCollection, EmulatorPart } from '../../emulator/emulated-collection.js';
-import {
-  checkObject,
-  DESCRIPTION_RULE,
-  METADATA_RULE,
-  type ObjectRules,
-} from '../../emulator/field-rules.js';
+import { checkObject, descriptionRule, metadataRule, type ObjectRules } from '../../emulator/field-rules.js';
 import type { HandlerEnv } from '../../emulator/handler.js';
 import { newBaseRecord, renderBase } from '../../emulator/record-base.js';
 import type { BaseRecord } from '../../emulator/records.js';
@@ -17,7 +12,7 @@ import { ENDPOINT_CONFIGURATION_IDS, IP_POLICY_IDS } from './index.js';
  * the emulator keeps them minimal (id, uri, created_at, description,
  * metadata) and serves create, list, get, patch and delete for tests and demos.
  */
-const RULES: ObjectRules = { description: DESCRIPTION_RULE, metadata: METADATA_RULE };
+const RULES: ObjectRules = { description: descriptionRule(), metadata: metadataRule() };
 
 type MinimalCollection = EmulatedCollection & { readonly path: string };
 
@@ -49,7 +44,7 @@ function minimalPart(collection: MinimalCollection): EmulatorPart {
     collections: [collection],
     routes: collectionRoutes({
       collection,
-      render: (record, env) => renderBase(record, `${env.baseUrl}${collection.path}/${record.id}`),
+      render: (record, env) => renderBase(record, `${env.baseUrl}${collection.path}/${record.id}`, env),
       create: (env, body) => createMinimal(env, collection, body),
       update: (_record, body) => checkObject(body, RULES),
     }),

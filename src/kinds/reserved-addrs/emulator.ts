@@ -3,16 +3,27 @@ import { collectionRoutes } from '../../emulator/collection-routes.js';
 import type { EmulatedCollection, EmulatorPart } from '../../emulator/emulated-collection.js';
 import {
   checkObject,
-  DESCRIPTION_RULE,
-  METADATA_RULE,
+  descriptionRule,
+  invalidField,
+  metadataRule,
   type ObjectRules,
 } from '../../emulator/field-rules.js';
 import type { HandlerEnv, RouteDefinition } from '../../emulator/handler.js';
 import { findRecord, newBaseRecord, renderBase } from '../../emulator/record-base.js';
 import type { BaseRecord } from '../../emulator/records.js';
 import { checkReference, refTo } from '../../emulator/references.js';
-import { invalidField, ServiceError } from '../../emulator/service-error.js';
+import { ServiceError } from '../../emulator/service-error.js';
+import { isRecord } from '../../json-value.js';
 import { ENDPOINT_CONFIGURATIONS, ENDPOINT_CONFIGURATIONS_PART } from '../referenced-resources/emulator.js';
+import {
+  ADDR_DESCRIPTION_TOO_LONG,
+  ADDR_METADATA_TOO_LONG,
+  ADDR_UPDATE_EMPTY,
+  BAD_REGION,
+  ENDPOINT_CONFIGURATION_ID_MALFORMED,
+  ENDPOINT_CONFIGURATION_NOT_FOUND,
+  RESERVED_ADDR_ERRORS,
+} from './emulator-errors.js';
 
 export interface ReservedAddrRecord extends BaseRecord {
   readonly addr: string;
@@ -26,6 +37,7 @@ export const RESERVED_ADDRS: EmulatedCollection<ReservedAddrRecord> & { readonly
   idPrefix: 'ra_',
   title: 'reserved address',
   path: '/reserved_addrs',
+  refusals: { emptyUpdate: ADDR_UPDATE_EMPTY },
   references: [
     {
       target: ENDPOINT_CONFIGURATIONS.name,
@@ -38,14 +50,10 @@ export const RESERVED_ADDRS: EmulatedCollection<ReservedAddrRecord> & { readonly
     const { endpoint_configuration_id: endpointConfigurationId, ...rest } = body;
     const record = createReservedAddr(env, rest, id, true);
     if (typeof endpointConfigurationId === 'string') {
-      if (!env.store.has(ENDPOINT_CONFIGURATIONS, endpointConfigurationId)) {
-        throw new ServiceError(
-          400,
-          'reference_not_found',
-          `${endpointConfigurationId} does not exist`,
-          'endpoint_configuration_id',
-        );
-      }
+      checkReference(env, ENDPOINT_CONFIGURATIONS, endpointConfigurationId, 'endpoint_configuration_id', {
+        malformed: ENDPOINT_CONFIGURATION_ID_MALFORMED,
+        missing: ENDPOINT_CONFIGURATION_NOT_FOUND,
+      });
       record.endpoint_configuration_id = endpointConfigurationId;
     }
   },
@@ -55,24 +63,27 @@ export const REGIONS = ['au', 'eu', 'ap', 'us', 'jp', 'in', 'sa'] as const;
 
 // The spec's 255-byte description limit names rules, CAs, edges and routes and
 // leaves reserved addresses open; the family refuses a longer one (its error 504).
+const DESCRIPTION = descriptionRule(ADDR_DESCRIPTION_TOO_LONG);
+const METADATA = metadataRule(ADDR_METADATA_TOO_LONG);
+
 const CREATE_RULES: ObjectRules = {
-  description: DESCRIPTION_RULE,
-  metadata: METADATA_RULE,
-  region: { type: 'string', oneOf: REGIONS },
+  description: DESCRIPTION,
+  metadata: METADATA,
+  region: { type: 'string', oneOf: REGIONS, refusals: { invalid: BAD_REGION } },
 };
 
 /** Seeds may also fix the address. */
 const SEED_RULES: ObjectRules = { ...CREATE_RULES, addr: { type: 'string', format: 'hostport' } };
 
 const UPDATE_RULES: ObjectRules = {
-  description: DESCRIPTION_RULE,
-  metadata: METADATA_RULE,
+  description: DESCRIPTION,
+  metadata: METADATA,
   endpoint_configuration_id: { type: 'string', nullable: true },
 };
 
 export function renderReservedAddr(record: ReservedAddrRecord, env: HandlerEnv): Record<string, unknown> {
   return {
-    ...renderBase(record, `${env.baseUrl}/reserved_addrs/${record.id}`),
+    ...renderBase(record, `${env.baseUrl}/reserved_addrs/${record.id}`, env),
     addr: record.addr,
     region: record.region,
     endpoint_configuration:
@@ -82,6 +93,18 @@ export function renderReservedAddr(record: ReservedAddrRecord, env: HandlerEnv):
   };
 }
 
+const DEFAULT_REGION = 'us';
+
+/**
+ * `region: ""`, which the family does not document: an invalid region
+ * (variant `empty-region=refused`), or the default (`default`).
+ */
+function withRegionDefaulted(body: unknown, env: HandlerEnv): unknown {
+  if (env.variants['empty-region'] !== 'default' || !isRecord(body) || body.region !== '') return body;
+  const { region: _empty, ...rest } = body;
+  return rest;
+}
+
 /** `seeding` also accepts a fixed `addr`. */
 export function createReservedAddr(
   env: HandlerEnv,
@@ -89,8 +112,8 @@ export function createReservedAddr(
   fixedId?: string,
   seeding = false,
 ): ReservedAddrRecord {
-  const checked = checkObject(body, seeding ? SEED_RULES : CREATE_RULES);
-  const region = (checked.region as string | undefined) ?? 'us';
+  const checked = checkObject(withRegionDefaulted(body, env), seeding ? SEED_RULES : CREATE_RULES);
+  const region = (checked.region as string | undefined) ?? DEFAULT_REGION;
   const addr =
     (checked.addr as string | undefined) ??
     `${randomInt(1, 10)}.tcp.${region}.edge.example:${randomInt(10_000, 30_000)}`;
@@ -111,7 +134,10 @@ export function createReservedAddr(
 function checkEndpointConfigurationId(env: HandlerEnv, value: unknown): string | undefined {
   if (value === undefined || value === null || value === '') return undefined;
   if (typeof value !== 'string') throw invalidField('endpoint_configuration_id', 'must be a string or null');
-  checkReference(env, ENDPOINT_CONFIGURATIONS, value, 'endpoint_configuration_id');
+  checkReference(env, ENDPOINT_CONFIGURATIONS, value, 'endpoint_configuration_id', {
+    malformed: ENDPOINT_CONFIGURATION_ID_MALFORMED,
+    missing: ENDPOINT_CONFIGURATION_NOT_FOUND,
+  });
   return value;
 }
 
@@ -125,9 +151,7 @@ const RESERVED_ADDR_ROUTES = collectionRoutes({
     const { endpoint_configuration_id: _notSent, ...rest } = checked;
     // Nothing left once the "not sent" null is dropped: the family's answer to an empty update.
     if (endpointConfigurationId === undefined && Object.keys(rest).length === 0) {
-      throw new ServiceError(
-        400,
-        'invalid_body',
+      throw ADDR_UPDATE_EMPTY.refuse(
         'an update needs at least one field to change (endpoint_configuration_id null is not sent; detach with DELETE /reserved_addrs/{id}/endpoint_configuration)',
       );
     }
@@ -164,4 +188,5 @@ export const RESERVED_ADDRS_PART: EmulatorPart = {
   requires: [ENDPOINT_CONFIGURATIONS_PART],
   collections: [RESERVED_ADDRS],
   routes: [...RESERVED_ADDR_ROUTES, DETACH_ROUTE],
+  errors: RESERVED_ADDR_ERRORS,
 };

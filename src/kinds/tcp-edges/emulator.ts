@@ -1,13 +1,16 @@
 import { collectionRoutes } from '../../emulator/collection-routes.js';
 import type { EmulatorPart } from '../../emulator/emulated-collection.js';
-import { checkObject, edgeRules } from '../../emulator/field-rules.js';
+import { checkObject } from '../../emulator/field-rules.js';
 import type { HandlerEnv } from '../../emulator/handler.js';
 import { moduleRoutes } from '../../emulator/module-routes.js';
 import { findRecord, newBaseRecord, renderBase } from '../../emulator/record-base.js';
+import { EDGE_MODULE_ERRORS } from '../edge-modules/emulator-errors.js';
 import {
   checkHostportsFree,
+  EDGE_REFUSALS,
   type EdgeCollection,
   type EdgeRecord,
+  edgeRules,
 } from '../edge-modules/emulator-hostports.js';
 import { moduleEdgeUpdate, moduleNotSet } from '../edge-modules/emulator-module-edges.js';
 import {
@@ -28,6 +31,7 @@ export const TCP_EDGES: EdgeCollection<TcpEdgeRecord> = {
   title: 'TCP edge',
   path: '/edges/tcp',
   servesHostports: true,
+  refusals: EDGE_REFUSALS,
   references: [
     {
       target: IP_POLICIES.name,
@@ -44,7 +48,7 @@ const TCP_RULES = edgeRules(['ip_restriction']);
 
 export function renderTcpEdge(record: TcpEdgeRecord, env: HandlerEnv): Record<string, unknown> {
   return {
-    ...renderBase(record, `${env.baseUrl}/edges/tcp/${record.id}`),
+    ...renderBase(record, `${env.baseUrl}/edges/tcp/${record.id}`, env),
     hostports: [...record.hostports],
     ip_restriction: record.ip_restriction === null ? null : renderIpRestriction(env, record.ip_restriction),
   };
@@ -98,4 +102,5 @@ export const TCP_EDGES_PART: EmulatorPart = {
       },
     }),
   ],
+  errors: EDGE_MODULE_ERRORS,
 };

@@ -1,18 +1,20 @@
 import { collectionRoutes } from '../../emulator/collection-routes.js';
 import type { EmulatorPart } from '../../emulator/emulated-collection.js';
-import { checkObject, edgeRules } from '../../emulator/field-rules.js';
+import { checkObject } from '../../emulator/field-rules.js';
 import type { HandlerEnv, RouteDefinition } from '../../emulator/handler.js';
 import { moduleRoutes } from '../../emulator/module-routes.js';
 import { findRecord, newBaseRecord, renderBase } from '../../emulator/record-base.js';
-import { ServiceError } from '../../emulator/service-error.js';
 import {
   CERTIFICATE_AUTHORITIES,
   CERTIFICATE_AUTHORITIES_PART,
 } from '../certificate-authorities/emulator.js';
+import { EDGE_MODULE_ERRORS, MODULES_NEED_EDGE_TERMINATION } from '../edge-modules/emulator-errors.js';
 import {
   checkHostportsFree,
+  EDGE_REFUSALS,
   type EdgeCollection,
   type EdgeRecord,
+  edgeRules,
 } from '../edge-modules/emulator-hostports.js';
 import { moduleEdgeUpdate, moduleNotSet } from '../edge-modules/emulator-module-edges.js';
 import {
@@ -36,6 +38,7 @@ export const TLS_EDGES: EdgeCollection<TlsEdgeRecord> = {
   title: 'TLS edge',
   path: '/edges/tls',
   servesHostports: true,
+  refusals: EDGE_REFUSALS,
   references: [
     {
       target: CERTIFICATE_AUTHORITIES.name,
@@ -52,7 +55,7 @@ const TLS_RULES = edgeRules(['mutual_tls', 'tls_termination']);
 
 export function renderTlsEdge(record: TlsEdgeRecord, env: HandlerEnv): Record<string, unknown> {
   return {
-    ...renderBase(record, `${env.baseUrl}/edges/tls/${record.id}`),
+    ...renderBase(record, `${env.baseUrl}/edges/tls/${record.id}`, env),
     hostports: [...record.hostports],
     mutual_tls: record.mutual_tls === null ? null : renderMutualTls(env, record.mutual_tls),
     tls_termination: record.tls_termination === null ? null : renderTlsTermination(record.tls_termination),
@@ -68,11 +71,9 @@ function checkUpstreamExclusive(
   field: string,
 ): void {
   if (edge.mutual_tls !== null && edge.tls_termination?.terminate_at === 'upstream') {
-    throw new ServiceError(
-      400,
-      'conflict',
-      `${field}: mutual_tls is not allowed on a TLS edge whose tls_termination.terminate_at is "upstream"`,
+    throw MODULES_NEED_EDGE_TERMINATION.refuseField(
       field,
+      'mutual_tls needs the edge to terminate TLS; it is not allowed while tls_termination.terminate_at is "upstream"',
     );
   }
 }
@@ -84,7 +85,7 @@ export function createTlsEdge(env: HandlerEnv, body: unknown, fixedId?: string):
     tls_termination:
       checked.tls_termination == null
         ? null
-        : checkTlsTermination(checked.tls_termination, 'tls_termination'),
+        : checkTlsTermination(env, checked.tls_termination, 'tls_termination'),
   };
   checkUpstreamExclusive(modules, 'mutual_tls');
   checkHostportsFree(env, (checked.hostports as string[] | undefined) ?? [], fixedId);
@@ -125,7 +126,7 @@ function tlsModuleRoutes(module: 'mutual_tls' | 'tls_termination'): RouteDefinit
         );
         record.mutual_tls = mutualTls;
       } else {
-        const tlsTermination = checkTlsTermination(body, '');
+        const tlsTermination = checkTlsTermination(env, body, '');
         checkUpstreamExclusive(
           { mutual_tls: record.mutual_tls, tls_termination: tlsTermination },
           'terminate_at',
@@ -154,4 +155,5 @@ export const TLS_EDGES_PART: EmulatorPart = {
     ...tlsModuleRoutes('mutual_tls'),
     ...tlsModuleRoutes('tls_termination'),
   ],
+  errors: EDGE_MODULE_ERRORS,
 };

@@ -2,8 +2,8 @@ import { collectionRoutes } from '../../../src/emulator/collection-routes.js';
 import type { EmulatedCollection, EmulatorPart } from '../../../src/emulator/emulated-collection.js';
 import {
   checkObject,
-  DESCRIPTION_RULE,
-  METADATA_RULE,
+  descriptionRule,
+  metadataRule,
   type ObjectRules,
 } from '../../../src/emulator/field-rules.js';
 import type { HandlerEnv } from '../../../src/emulator/handler.js';
@@ -16,8 +16,8 @@ interface ReservedDomainRecord extends BaseRecord {
 }
 
 const CREATE_RULES: ObjectRules = {
-  description: DESCRIPTION_RULE,
-  metadata: METADATA_RULE,
+  description: descriptionRule(),
+  metadata: metadataRule(),
   domain: {
     type: 'string',
     required: true,
@@ -25,7 +25,7 @@ const CREATE_RULES: ObjectRules = {
   },
 };
 
-const UPDATE_RULES: ObjectRules = { description: DESCRIPTION_RULE, metadata: METADATA_RULE };
+const UPDATE_RULES: ObjectRules = { description: descriptionRule(), metadata: metadataRule() };
 
 /** One reserved domain per hostname: the store indexes them by domain. */
 const RESERVED_DOMAINS: EmulatedCollection<ReservedDomainRecord> & { readonly path: string } = {
@@ -62,7 +62,7 @@ export const SAMPLE_KIND_EMULATOR: EmulatorPart = {
   routes: collectionRoutes({
     collection: RESERVED_DOMAINS,
     render: (record, env) => ({
-      ...renderBase(record, `${env.baseUrl}${RESERVED_DOMAINS.path}/${record.id}`),
+      ...renderBase(record, `${env.baseUrl}${RESERVED_DOMAINS.path}/${record.id}`, env),
       domain: record.domain,
     }),
     create: (env, body) => create(env, body),

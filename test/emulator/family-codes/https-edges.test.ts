@@ -1,0 +1,4 @@
+import { describeFamilyTable } from './family-table.js';
+import { HTTPS_EDGES_TABLE } from './tables/https-edges.js';
+
+describeFamilyTable(HTTPS_EDGES_TABLE);
