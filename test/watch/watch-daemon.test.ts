@@ -1,6 +1,7 @@
 import { copyFile, mkdir, rename, rm, symlink, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { differenceState } from '../../src/sync-state.js';
 import type { ReconcileRecord } from '../../src/watch/reconcile/reconcile-record.js';
 import { type DaemonHarness, useDaemonHarness } from './daemon-harness.js';
 import {
@@ -95,6 +96,39 @@ describe('edgesync watch (the daemon in process against the emulator)', () => {
     expect(counted['POST /ip_policy_rules']).toBe(1);
     expect(counted['PATCH /ip_policy_rules/{id}']).toBe(1);
     expect(edited.lastTargetedReads).toBe(1);
+  });
+
+  it('records what tells drift from pending: an entry the account matched, moved behind its back, against an entry edited in Git', async () => {
+    const running = await startDaemon({
+      emulator: SEED,
+      files: {
+        'manifests/rules.yaml': rulesManifest({ office: { cidr: '203.0.113.0/24', description: 'wanted' } }),
+      },
+    });
+    const emulator = running.emulator;
+    await running.record(1);
+    const office = ruleWithCidr('203.0.113.0/24')(await listRules(emulator));
+    const stateOf = (record: ReconcileRecord): string | undefined => {
+      const entry = record.plan?.desired.entries.find((candidate) => candidate.name === 'office');
+      const changed = record.plan?.changes.some((change) => change.name === 'office');
+      if (entry === undefined || !changed) return undefined;
+      return differenceState({ desiredUnchangedSinceInSync: record.desiredUnchangedSinceInSync(entry) });
+    };
+
+    await callService(emulator, 'PATCH', `/ip_policy_rules/${office?.id}`, {
+      description: 'changed by hand',
+    });
+    const drifted = await afterResync(running, (record) => stateOf(record) !== undefined);
+    const edited = await running.change(() =>
+      running.write(
+        'manifests/rules.yaml',
+        rulesManifest({ office: { cidr: '203.0.113.0/24', description: 'edited in Git' } }),
+      ),
+    );
+
+    expect(stateOf(drifted)).toBe('drift');
+    expect(stateOf(edited)).toBe('pending');
+    expect(ruleWithCidr('203.0.113.0/24')(await listRules(emulator))?.description).toBe('edited in Git');
   });
 
   it('in observe mode only reports drift and changes nothing', async () => {

@@ -172,8 +172,10 @@ export interface ReconcileRecord {
   /** The client's total wait for the budget at the end of the last run, milliseconds. */
   readonly rateLimitWaitMs: number;
   /**
-   * Whether `entry`'s desired state is the one the account last matched,
-   * as of this record: what tells drift from pending (src/sync-state.ts).
+   * Whether `entry`'s desired state is the one the account had matched when
+   * this record's run began: what tells drift from pending
+   * (src/sync-state.ts), for a difference the run left and for a change it
+   * applied alike. What the run itself matched counts from the next record.
    */
   readonly desiredUnchangedSinceInSync: (entry: DesiredEntry) => boolean;
 }

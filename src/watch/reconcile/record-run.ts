@@ -106,7 +106,8 @@ export function recordRun(
     lastTargetedReads: planned?.targetedReads ?? previous.lastTargetedReads,
     lastChangeToFirstWriteMs: changeToFirstWriteMs ?? previous.lastChangeToFirstWriteMs,
     rateLimitWaitMs: facts.rateLimitWaitMs,
-    desiredUnchangedSinceInSync: context.ledger.asOf(runs),
+    // As the run found it: a change this run applied still says whether it was drift or Git's.
+    desiredUnchangedSinceInSync: context.ledger.asOf(runs - 1),
   };
 }
 
