@@ -17,6 +17,8 @@ const PEER_READERS: Readonly<Record<string, string>> = {
     "a daemon's /status: status --daemon-url, status --wait-commit, the CI guard of apply --daemon-url",
   'cli/reconcile-command.ts': "a daemon's POST /reconcile, and its /status with --wait",
   'notify/webhook-delivery.ts': "the daemon's --notify webhook receivers",
+  'git-host/git-host-client.ts':
+    "a Git host's commit-status API: watch --commit-status, status --wait-commit --commit-status",
 };
 
 /**
