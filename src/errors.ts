@@ -39,6 +39,8 @@ export const CORE_ERROR_CODES = [
   // a daemon's status (`status --wait-commit`, `apply --daemon-url`)
   'commit_not_live',
   'commit_failed',
+  // a Git host's commit statuses (`status --wait-commit --commit-status`)
+  'git_host_refused',
   'daemon_enforces',
   // the emulator's files
   'emulator_seed_invalid',

@@ -1,14 +1,18 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { exposureWarning } from '../credential-file.js';
 import { OptionError } from '../errors.js';
 import { renameKeysDeep, snakeCaseKey } from '../json-case.js';
 import { visibleText } from '../visible-text.js';
 import type { CommandContext, CommandOutcome } from './command-context.js';
+import { commitStatusTarget } from './commit-status-target.js';
 import { parseDuration } from './duration-option.js';
+import { parseOwner } from './plan-options.js';
 import { type CommitVerdict, judgeCommit } from './status-commit-verdict.js';
 import type { StatusFlags } from './status-flags.js';
 import { reachesCommit } from './status-git-ancestry.js';
 import { readDaemonStatus, type StatusView, shownUrl, statusUrl } from './status-read.js';
 import { statusScreen } from './status-screen.js';
+import { waitThroughHost } from './status-wait-host.js';
 
 /** How often `--wait-commit` reads `/status` again, milliseconds: a merge job's wait, not a busy loop. */
 export const WAIT_POLL_MS = 1000;
@@ -16,6 +20,13 @@ export const WAIT_POLL_MS = 1000;
 const COMMIT = /^[0-9a-f]{7,64}$/;
 
 export async function runStatus(flags: StatusFlags, ctx: CommandContext): Promise<CommandOutcome> {
+  if (flags.commitStatus !== undefined) return waitThroughGitHost(flags, ctx);
+  if (flags.daemonUrl === undefined) {
+    throw new OptionError(
+      '--daemon-url',
+      "required: the daemon's address (or, to wait without reaching the daemon, --commit-status PROVIDER with --wait-commit SHA)",
+    );
+  }
   const url = statusUrl(flags.daemonUrl);
   const daemon = shownUrl(url).replace(/\/status$/, '');
   const readTimeoutMs = parseDuration('--read-timeout', flags.readTimeout);
@@ -25,17 +36,52 @@ export async function runStatus(flags: StatusFlags, ctx: CommandContext): Promis
     else ctx.stdout.write(`${statusScreen(status, daemon, Date.now()).join('\n')}\n`);
     return 'ok';
   }
-  const commit = flags.waitCommit.trim().toLowerCase();
-  if (!COMMIT.test(commit)) {
-    throw new OptionError(
-      '--wait-commit',
-      `expected a commit ID, 7 to 64 hex digits (found "${flags.waitCommit}")`,
-    );
-  }
+  const commit = parseCommit(flags.waitCommit);
   const timeoutMs = parseDuration('--wait-timeout', flags.waitTimeout);
   return waitForCommit(
     commit,
     { url, daemon, timeoutMs, readTimeoutMs, waitLabel: flags.waitTimeout, format: flags.format },
+    ctx,
+  );
+}
+
+function parseCommit(given: string): string {
+  const commit = given.trim().toLowerCase();
+  if (!COMMIT.test(commit)) {
+    throw new OptionError('--wait-commit', `expected a commit ID, 7 to 64 hex digits (found "${given}")`);
+  }
+  return commit;
+}
+
+/** `--commit-status PROVIDER --wait-commit SHA`: the wait through the Git host, which needs no route to the daemon. */
+async function waitThroughGitHost(flags: StatusFlags, ctx: CommandContext): Promise<CommandOutcome> {
+  if (flags.daemonUrl !== undefined) {
+    throw new OptionError('--commit-status', 'waits through the Git host: give it or --daemon-url, not both');
+  }
+  if (flags.waitCommit === undefined) {
+    throw new OptionError('--commit-status', 'reads a commit status: give the commit with --wait-commit SHA');
+  }
+  const commit = parseCommit(flags.waitCommit);
+  const target = await commitStatusTarget(
+    { ...flags, owner: parseOwner(flags.owner) },
+    { checkout: ctx.cwd, cwd: ctx.cwd },
+  );
+  if (target === null) throw new OptionError('--commit-status', 'expected github, gitlab or gitea');
+  if (target.exposure !== undefined) {
+    ctx.stderr.write(
+      `warning: ${exposureWarning(target.tokenFile, '--commit-status-token-file', target.exposure)}\n`,
+    );
+  }
+  for (const note of target.notes) ctx.stderr.write(`${visibleText(note)}\n`);
+  return waitThroughHost(
+    commit,
+    {
+      target,
+      timeoutMs: parseDuration('--wait-timeout', flags.waitTimeout),
+      readTimeoutMs: parseDuration('--read-timeout', flags.readTimeout),
+      waitLabel: flags.waitTimeout,
+      format: flags.format,
+    },
     ctx,
   );
 }

@@ -57,6 +57,25 @@ const READERS: Readonly<Record<string, Reader>> = {
     args: ['status', '--daemon-url', 'PEER', '--wait-commit', COMMIT, '--wait-timeout', '2s'],
     deadlineMessage: /commit aaaaaaaaaaaa is not live on PEER after 2s: .*the body was still arriving after/,
   },
+  'status --wait-commit --commit-status (the Git host)': {
+    args: [
+      'status',
+      '--commit-status',
+      'github',
+      '--commit-status-api-url',
+      'PEER',
+      '--commit-status-repo',
+      'acme/infra',
+      '--commit-status-token-file',
+      'token',
+      '--wait-commit',
+      COMMIT,
+      '--wait-timeout',
+      '2s',
+    ],
+    deadlineMessage:
+      /commit aaaaaaaaaaaa is not live after 2s \(GitHub status edgesync\/default\): GitHub \(127\.0\.0\.1:\d+\): GET \/repos\/acme\/infra\/commits\/a{40}\/status: no complete answer \(the body was still arriving after [\d.]+ s/,
+  },
   'apply --daemon-url (the CI guard)': {
     args: ['apply', '--daemon-url', 'PEER', '--timeout', '1s', '--yes', MANIFESTS],
     deadlineMessage:

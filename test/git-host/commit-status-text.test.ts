@@ -1,5 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { COMMIT_STATUS_PROVIDER_CHOICES } from '../../src/cli/commit-status-flags.js';
+import { COMMIT_STATUS_PROVIDERS } from '../../src/git-host/commit-status-providers.js';
 import {
   DESCRIPTION_MAX,
   fitDescription,
@@ -15,6 +17,10 @@ import {
 const NEWER = '0123456789abcdef0123456789abcdef01234567';
 
 describe('what a commit status says', () => {
+  it('offers every provider as a flag choice, and no other', () => {
+    expect([...COMMIT_STATUS_PROVIDER_CHOICES]).toEqual([...COMMIT_STATUS_PROVIDERS]);
+  });
+
   it('fits any text into GitHub’s 140 characters, on one line, never splitting a character', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'grapheme', maxLength: 400 }), (text) => {

@@ -199,7 +199,9 @@ describe.skipIf(!HAS_GIT)('edgesync status against a running daemon', () => {
     expect(scheme.code).toBe(1);
     expect(scheme.stderr).toContain('--daemon-url: expected http:// or https:// (found "file:")');
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain("required option '--daemon-url <url>' not specified");
+    expect(missing.stderr).toContain(
+      "--daemon-url: required: the daemon's address (or, to wait without reaching the daemon, --commit-status PROVIDER with --wait-commit SHA)",
+    );
   });
 });
 
