@@ -10,6 +10,7 @@ import { readReconcileToken } from '../watch/reconcile-endpoint.js';
 import { runDaemon } from '../watch/run-daemon.js';
 import { WatchMetrics } from '../watch/watch-metrics.js';
 import type { CommandContext, CommandOutcome } from './command-context.js';
+import { commitStatusTarget } from './commit-status-target.js';
 import { openConnection } from './connection.js';
 import { parseDuration, parsePercentage, parsePositiveInteger } from './duration-option.js';
 import { limitHeapGrowth } from './heap-growth.js';
@@ -57,9 +58,15 @@ export async function runWatch(
   );
   const reconcileToken =
     reconcileTokenFile === undefined ? undefined : await readReconcileToken(reconcileTokenFile);
+  const statusPageUrl = parseStatusPageUrl(flags.statusPageUrl);
+  const commitStatus = await commitStatusTarget(flags, {
+    checkout: resolve(ctx.cwd, paths[0] ?? '.'),
+    cwd: ctx.cwd,
+  });
   const exposed = [
     { flag: '--notify-file', file: notifyFilePath, exposure: notifyFile?.exposure },
     { flag: '--reconcile-token-file', file: reconcileTokenFile, exposure: reconcileToken?.exposure },
+    { flag: '--commit-status-token-file', file: commitStatus?.tokenFile, exposure: commitStatus?.exposure },
   ];
   const runtimeFlags = limitHeapGrowth();
   // Every line the daemon logs passes the run's scrubber: the API key, the manifests' secrets, the webhook URLs.
@@ -82,6 +89,18 @@ export async function runWatch(
   });
   for (const target of targets) for (const part of secretPartsOf(target)) connection.secrets.add(part);
   scrub = (line) => connection.secrets.scrub(line);
+  if (commitStatus !== null) {
+    logger.info(
+      {
+        provider: commitStatus.provider.name,
+        api: commitStatus.apiUrl.origin,
+        repo: commitStatus.repo,
+        context: commitStatus.context,
+      },
+      'commit statuses',
+    );
+    for (const note of commitStatus.notes) logger.info({ note }, 'commit statuses');
+  }
   try {
     await runDaemon({
       kinds: KINDS,
@@ -132,11 +151,47 @@ export async function runWatch(
             },
           }),
       ...(reconcileTokenFile === undefined ? {} : { reconcileTokenFile }),
+      ...(commitStatus === null
+        ? {}
+        : {
+            commitStatus: {
+              provider: commitStatus.provider,
+              apiUrl: commitStatus.apiUrl,
+              repo: commitStatus.repo,
+              tokenFile: commitStatus.tokenFile,
+              context: commitStatus.context,
+              targetUrl: statusPageUrl,
+            },
+          }),
     });
   } finally {
     await connection.close();
   }
   return 'ok';
+}
+
+/** `--status-page-url`: an http(s) address people open, without credentials (it is posted to the Git host and into notifications). */
+function parseStatusPageUrl(value: string | undefined): string | null {
+  if (value === undefined || value === '') return null;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new OptionError(
+      '--status-page-url',
+      `expected a URL like https://edgesync.example.com/ (found "${value}")`,
+    );
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new OptionError('--status-page-url', `expected https:// or http:// (found "${url.protocol}")`);
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new OptionError(
+      '--status-page-url',
+      'must not carry a user or password: it is shown on every commit and in every notification',
+    );
+  }
+  return url.href;
 }
 
 /** A whole number of at least 0 (`--notify-retries 0`: one attempt only). */

@@ -2,6 +2,7 @@ import { Option } from 'commander';
 import type { NotifyFormat } from '../notify/chat-format.js';
 import type { WatchMode } from '../watch/daemon-status.js';
 import type { AddCommandFlags } from './command-context.js';
+import { addCommitStatusOptions, type CommitStatusFlags } from './commit-status-flags.js';
 import { addConnectionOptions, type ConnectionFlags } from './connection-flags.js';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat } from './log-flags.js';
 import { addPlanOptions, type PlanFlags } from './plan-options.js';
@@ -17,7 +18,7 @@ const NOTIFY_FORMATS = ['slack', 'discord', 'teams', 'json'] as const satisfies 
 const everyFormat: readonly (typeof NOTIFY_FORMATS)[number][] = [] as NotifyFormat[];
 void everyFormat;
 
-export interface WatchFlags extends ConnectionFlags, PlanFlags {
+export interface WatchFlags extends ConnectionFlags, PlanFlags, CommitStatusFlags {
   readonly mode: WatchMode;
   readonly interval: string;
   readonly debounce: string;
@@ -34,6 +35,8 @@ export interface WatchFlags extends ConnectionFlags, PlanFlags {
   readonly notifyRetries: string;
   readonly caExpiryWarning: string;
   readonly reconcileTokenFile?: string;
+  /** Where people see this daemon's status page: commit statuses and notifications link to it. */
+  readonly statusPageUrl?: string;
   readonly logFormat: LogFormat;
   readonly logLevel: string;
   /** commander's `--no-color`: false when given. */
@@ -112,6 +115,11 @@ export const addWatchFlags: AddCommandFlags<[paths: string[], flags: WatchFlags]
     .addOption(new Option('--log-level <level>', 'pino level').choices([...LOG_LEVELS]).default('info'))
     // Like plan and apply: --log-format pretty on a terminal is the only colour watch prints.
     .option('--no-color', 'no ANSI colours in --log-format pretty (NO_COLOR is honoured too)');
+  command.option(
+    '--status-page-url <url>',
+    'where people reach this daemon’s status page (its / behind your ingress): commit statuses and notifications link to it',
+  );
+  addCommitStatusOptions(command, 'post');
   addConnectionOptions(command);
   addPlanOptions(command);
   // Shared with plan/apply, but the daemon refuses them: keep them out of its help.

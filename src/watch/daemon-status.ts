@@ -2,6 +2,7 @@ import { renameKeysDeep, snakeCaseKey } from '../json-case.js';
 import type { NotifierStatus } from '../notify/notifier.js';
 import type { PlanSummary } from '../plan/plan.js';
 import type { PlanRefusal } from '../plan/safety-policy.js';
+import type { CommitStatusesStatus } from './commit-status/commit-statuses-status.js';
 import type { ForcedReconcileStatus } from './forced-read.js';
 import type { ReconcileTrigger } from './reconcile-loop.js';
 import type { ReconcileResult } from './watch-metrics.js';
@@ -164,6 +165,8 @@ export interface DaemonStatus {
   readonly forcedReconcile?: ForcedReconcileStatus;
   /** --notify: each target's scheme and host (never its URL), and the deliveries; absent when no target is set. */
   readonly notifications?: NotifierStatus;
+  /** --commit-status: the host, repository and context the statuses go to (never the token), and how the posts fare. */
+  readonly commitStatuses?: CommitStatusesStatus;
   /**
    * The directories watched, and those the walk reads that no watch covers
    * (the system's watches used up: their changes arrive with the next

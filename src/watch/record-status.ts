@@ -1,4 +1,5 @@
 import type { NotifierStatus } from '../notify/notifier.js';
+import type { CommitStatusesStatus } from './commit-status/commit-statuses-status.js';
 import type { DaemonClock } from './daemon-clock.js';
 import type { DaemonStatus, LiveCacheStatus, WatchMode } from './daemon-status.js';
 import type { ForcedReconcileStatus } from './forced-read.js';
@@ -27,6 +28,7 @@ export interface StatusParts {
   readonly watcher: { coverage(): WatchCoverage };
   readonly forcedReads: { status(): ForcedReconcileStatus };
   readonly notifier: { status(): NotifierStatus } | null;
+  readonly commitStatuses: { status(): CommitStatusesStatus } | null;
 }
 
 /** What `/status` says of a record: the last run, what it left, and the daemon's identity. */
@@ -79,6 +81,7 @@ export function daemonStatus(record: ReconcileRecord, parts: StatusParts): Daemo
     },
     forcedReconcile: parts.forcedReads.status(),
     ...(parts.notifier === null ? {} : { notifications: parts.notifier.status() }),
+    ...(parts.commitStatuses === null ? {} : { commitStatuses: parts.commitStatuses.status() }),
   };
 }
 

@@ -8,6 +8,7 @@ import { Notifier, type NotifierOptions } from '../notify/notifier.js';
 import type { PlanOptions } from '../plan/planner-options.js';
 import { NamedIdsMemo } from '../plan-session/named-ids-memo.js';
 import { type BudgetPause, withBudgetPause } from './budget-pause-health.js';
+import { type CommitStatusOptions, CommitStatusReporter } from './commit-status/commit-status-reporter.js';
 import { CurrentRecord } from './current-record.js';
 import type { DaemonClock } from './daemon-clock.js';
 import type { DaemonStatus, WatchMode } from './daemon-status.js';
@@ -86,6 +87,8 @@ export interface DaemonOptions {
   readonly notify?: DaemonNotifyOptions;
   /** --reconcile-token-file: enables POST /reconcile for whoever holds the token in this file. */
   readonly reconcileTokenFile?: string;
+  /** --commit-status: the Git host each checked-out commit's state is posted to; none in observe mode. */
+  readonly commitStatus?: CommitStatusOptions;
   /** Called with each record once it is the daemon's current one (after its metrics and notifications). */
   readonly onRecord?: (record: ReconcileRecord) => void;
 }
@@ -122,6 +125,7 @@ interface DaemonParts {
   readonly fullReads: FullReadCycle;
   readonly watcher: ManifestWatcher;
   readonly notifier: Notifier | null;
+  readonly commitStatuses: CommitStatusReporter | null;
   readonly status: () => DaemonStatus;
   readonly run: ReconcileRun;
 }
@@ -135,7 +139,7 @@ interface DaemonParts {
  */
 export async function runDaemon(options: DaemonOptions): Promise<StopOutcome> {
   const parts = daemonParts(options);
-  const { log, loop, fullReads, watcher, notifier } = parts;
+  const { log, loop, fullReads, watcher, notifier, commitStatuses } = parts;
   const requestForced = (trigger: ForcedTrigger): { ticket: number; state: ForcedRequestState } => {
     const state = loop.requestForced(trigger);
     return { ticket: parts.forcedReads.requested(trigger, state), state };
@@ -188,7 +192,7 @@ export async function runDaemon(options: DaemonOptions): Promise<StopOutcome> {
     await fullReads.stop();
     await loop.stop(0);
     // What is queued gets a moment to go out; a receiver that never answers does not hold the shutdown.
-    await notifier?.close(2000);
+    await Promise.all([notifier?.close(2000), commitStatuses?.close(2000)]);
     await server.close();
   }
 }
@@ -250,6 +254,7 @@ function daemonParts(options: DaemonOptions): DaemonParts {
     },
   });
   const notifier = notifierFor(options, health);
+  const commitStatuses = commitStatusesFor(options);
   const status = (): DaemonStatus =>
     daemonStatus(records.record, {
       identity: { mode: options.mode, owner: options.plan.owner, paths: options.paths },
@@ -261,29 +266,62 @@ function daemonParts(options: DaemonOptions): DaemonParts {
       watcher,
       forcedReads,
       notifier,
+      commitStatuses,
     });
-  const reconcileParts: ReconcileParts = {
+  const reconcileParts = reconcilePartsFor(options, {
+    cache,
+    writer,
+    readShare,
+    forcedReads,
+    settlePeriodMs,
+    ledger,
+  });
+  const log = options.logger.child({ component: 'daemon' });
+  const after = {
+    log,
+    records,
+    forcedReads,
+    notifier,
+    commitStatuses,
+    loop,
+    status,
+    metrics,
+    onRecord: options.onRecord,
+  };
+  const run = reconcileRun(options, { watcher, pending, reconcileParts, after });
+  return {
+    log,
+    loop,
+    health,
+    records,
+    forcedReads,
+    fullReads,
+    watcher,
+    notifier,
+    commitStatuses,
+    status,
+    run,
+  };
+}
+
+/** What every run is made with: the daemon's options and the long-lived parts the stages use. */
+function reconcilePartsFor(
+  options: DaemonOptions,
+  parts: Pick<ReconcileParts, 'cache' | 'writer' | 'readShare' | 'forcedReads' | 'settlePeriodMs' | 'ledger'>,
+): ReconcileParts {
+  return {
     kinds: options.kinds,
     paths: options.paths,
     load: options.load,
     plan: options.plan,
     api: options.api,
-    clock,
+    clock: options.clock,
     logger: options.logger,
     memo: new ManifestMemo(),
-    cache,
-    writer,
-    readShare,
     namedIds: new NamedIdsMemo(),
-    forcedReads,
     concurrency: options.concurrency ?? 4,
-    settlePeriodMs,
-    ledger,
+    ...parts,
   };
-  const log = options.logger.child({ component: 'daemon' });
-  const after = { log, records, forcedReads, notifier, loop, status, metrics, onRecord: options.onRecord };
-  const run = reconcileRun(options, { watcher, pending, reconcileParts, after });
-  return { log, loop, health, records, forcedReads, fullReads, watcher, notifier, status, run };
 }
 
 /**
@@ -346,12 +384,30 @@ function notifierFor(options: DaemonOptions, health: () => LoopHealth): Notifier
   });
 }
 
+/** A daemon in observe mode posts no commit status: it applies nothing, so no commit goes live through it. */
+function commitStatusesFor(options: DaemonOptions): CommitStatusReporter | null {
+  if (options.commitStatus === undefined) return null;
+  if (options.mode === 'observe') {
+    options.logger.warn(
+      '--commit-status is ignored in observe mode: the daemon applies nothing, so it posts no commit status',
+    );
+    return null;
+  }
+  return new CommitStatusReporter(options.commitStatus, {
+    clock: options.clock,
+    random: options.random,
+    logger: options.logger,
+    registry: options.metrics.registry,
+  });
+}
+
 /** Who learns of a record once it is the current one. */
 interface RecordReaders {
   readonly log: Logger;
   readonly records: CurrentRecord;
   readonly forcedReads: ForcedReads;
   readonly notifier: Notifier | null;
+  readonly commitStatuses: CommitStatusReporter | null;
   readonly loop: ReconcileLoop;
   readonly status: () => DaemonStatus;
   readonly metrics: WatchMetrics;
@@ -381,9 +437,11 @@ function reconcileRun(
     // Read before the files: if the checkout moves meanwhile, the older commit is reported and the change reconciles next.
     const commit = await checkedOutCommit(checkout);
     after.forcedReads.begin(trigger);
+    after.commitStatuses?.reconciling(commit);
     const input = { trigger, mode: options.mode, commit, changeEventAt: pending.take() };
     const record = await runReconcile(reconcileParts, after.records.record, input, signal);
     const previous = after.records.replace(record);
+    after.commitStatuses?.afterRecord(record);
     after.forcedReads.end(trigger, record.run?.outcome.result ?? null);
     publishRecordMetrics(after.metrics, record);
     const live = record.git.lastAppliedCommit;
