@@ -9,6 +9,7 @@ export interface ActionInputs {
   readonly manifests: string;
   readonly owner: string;
   readonly daemonUrl: string;
+  readonly instance: string;
   readonly waitTimeout: string;
   readonly planDir: string;
   readonly cli: string;

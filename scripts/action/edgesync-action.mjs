@@ -11,7 +11,15 @@
 //   node scripts/action/edgesync-action.mjs run             # validate | plan | apply | wait
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -62,6 +70,7 @@ export function readInputs(env) {
     manifests: input(env, 'manifests', 'manifests'),
     owner: input(env, 'owner', 'default'),
     daemonUrl: input(env, 'daemon-url'),
+    instance: input(env, 'instance'),
     waitTimeout: input(env, 'wait-timeout', '10m'),
     planDir: input(env, 'plan-dir', 'edgesync-plan'),
     cli: input(env, 'cli'),
@@ -73,9 +82,6 @@ export function readInputs(env) {
     throw new ActionError(
       'command apply with flow daemon-applies: in that flow the daemon applies each merged commit and the merge job waits for it (command: wait); set flow: ci-applies to apply from CI (and run any daemon with --mode observe)',
     );
-  }
-  if (command === 'wait' && inputs.daemonUrl === '') {
-    throw new ActionError('command wait needs input daemon-url: the address of the daemon to wait for');
   }
   return inputs;
 }
@@ -130,10 +136,11 @@ function withPlanKeyFile(inputs, env) {
 /**
  * How edgesync runs: `cli` as a command line (`npx edgesync`, a path), or
  * the release image through Docker, with the checkout mounted at its own
- * path (so that file names mean the same inside) and the host network (so
+ * path (so that file names mean the same inside), each of `mounts` read-only
+ * at its own path too (the token file of `wait`), and the host network (so
  * that a daemon's address means the same too).
  */
-function edgesyncCommand(inputs, env) {
+function edgesyncCommand(inputs, env, mounts = []) {
   if (inputs.cli !== '') {
     const [file, ...args] = inputs.cli.split(/\s+/);
     return { file, args };
@@ -158,6 +165,7 @@ function edgesyncCommand(inputs, env) {
       ...(env.EDGESYNC_PLAN_KEY_FILE
         ? ['-v', `${env.EDGESYNC_PLAN_KEY_FILE}:${env.EDGESYNC_PLAN_KEY_FILE}:ro`]
         : []),
+      ...mounts.flatMap((path) => ['-v', `${path}:${path}:ro`]),
       '-w',
       cwd,
       ...passed.flatMap((name) => ['-e', name]),
@@ -171,8 +179,8 @@ function edgesyncCommand(inputs, env) {
  * kept (the end of it) for the comment.
  * @returns {Promise<{ code: number, stdout: string, stderr: string }>}
  */
-function runEdgesync(inputs, env, args, { quiet = false } = {}) {
-  const { file, args: before } = edgesyncCommand(inputs, env);
+function runEdgesync(inputs, env, args, { quiet = false, mounts = [] } = {}) {
+  const { file, args: before } = edgesyncCommand(inputs, env, mounts);
   process.stderr.write(`$ edgesync ${args.join(' ')}\n`);
   return new Promise((resolvePromise) => {
     // edgesync needs no GitHub token, the key only as EDGE_API_KEY, the plan key only as its file.
@@ -386,25 +394,62 @@ async function apply(inputs, env) {
   );
 }
 
+/**
+ * How `wait` asks: through the commit status the daemon posts to GitHub
+ * (`watch --commit-status github`), which needs no route from the runner to
+ * the daemon, only the job's token with `statuses: read`; or, when input
+ * `daemon-url` is given, the daemon's own `/status`.
+ * @returns {{ args: string[], mounts: string[], cleanup: () => void }}
+ */
+function waitArguments(inputs, env, sha) {
+  const common = ['--wait-commit', sha, '--wait-timeout', inputs.waitTimeout, '--format', 'json'];
+  if (inputs.daemonUrl !== '') {
+    return {
+      args: ['status', '--daemon-url', inputs.daemonUrl, ...common],
+      mounts: [],
+      cleanup: () => undefined,
+    };
+  }
+  if (!env.GITHUB_TOKEN || !env.GITHUB_REPOSITORY) {
+    throw new ActionError(
+      'command wait reads the commit status edgesync/<owner> that the daemon posts (watch --commit-status github): it needs input github-token with permissions statuses: read; or give input daemon-url to ask the daemon itself',
+    );
+  }
+  // The token reaches edgesync as a file of this job's own, removed when the wait ends.
+  const dir = mkdtempSync(join(env.RUNNER_TEMP || tmpdir(), 'edgesync-wait-'));
+  const tokenFile = join(dir, 'token');
+  writeFileSync(tokenFile, env.GITHUB_TOKEN, { mode: 0o600 });
+  return {
+    args: [
+      'status',
+      '--commit-status',
+      'github',
+      '--commit-status-api-url',
+      env.GITHUB_API_URL || 'https://api.github.com',
+      '--commit-status-repo',
+      env.GITHUB_REPOSITORY,
+      '--commit-status-token-file',
+      tokenFile,
+      '--owner',
+      inputs.owner,
+      ...(inputs.instance === '' ? [] : ['--instance', inputs.instance]),
+      ...common,
+    ],
+    mounts: [dir],
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
 async function wait(inputs, env) {
   const pull = Number(inputs.pull) || null;
   const sha = String(env.GITHUB_SHA ?? '');
-  const waited = await runEdgesync(
-    inputs,
-    env,
-    [
-      'status',
-      '--daemon-url',
-      inputs.daemonUrl,
-      '--wait-commit',
-      sha,
-      '--wait-timeout',
-      inputs.waitTimeout,
-      '--format',
-      'json',
-    ],
-    { quiet: true },
-  );
+  const how = waitArguments(inputs, env, sha);
+  let waited;
+  try {
+    waited = await runEdgesync(inputs, env, how.args, { quiet: true, mounts: how.mounts });
+  } finally {
+    how.cleanup();
+  }
   let report = null;
   try {
     report = JSON.parse(waited.stdout);
@@ -414,17 +459,28 @@ async function wait(inputs, env) {
   const short = sha.slice(0, 7);
   const result = report?.result ?? 'failed';
   const details = Array.isArray(report?.details) ? report.details.map(String) : [];
+  const status = report?.commit_status ?? null;
   setOutput(env, 'exitcode', waited.code);
   setOutput(env, 'result', result);
+  const whose =
+    status === null
+      ? "`edgesync status --daemon-url URL` shows the daemon's view"
+      : `the commit status \`${status.context}\` links to the daemon's status page when it has one`;
   let markdown;
   if (waited.code === 0 && result === 'live') {
-    markdown = `### edgesync: \`${short}\` is live\n\nThe daemon (owner \`${report.status?.owner}\`) reports live commit \`${String(report.live_commit).slice(0, 7)}\`, in sync with no entry skipped.`;
+    markdown =
+      status === null
+        ? `### edgesync: \`${short}\` is live\n\nThe daemon (owner \`${report.status?.owner}\`) reports live commit \`${String(report.live_commit).slice(0, 7)}\`, in sync with no entry skipped.`
+        : `### edgesync: \`${short}\` is live\n\nThe daemon's commit status \`${status.context}\` on \`${String(status.commit).slice(0, 7)}\`: ${status.description}.`;
   } else if (result === 'timeout') {
-    markdown = `### edgesync: \`${short}\` is not live after ${inputs.waitTimeout}\n\n${fenced([report?.reason ?? '', ...details].join('\n'))}\n\nSee ${runLink(env)}; \`edgesync status --daemon-url URL\` shows the daemon's view.`;
+    markdown = `### edgesync: \`${short}\` is not live after ${inputs.waitTimeout}\n\n${fenced([report?.reason ?? '', ...details].join('\n'))}\n\nSee ${runLink(env)}; ${whose}.`;
+  } else if (result === 'suspended') {
+    markdown = `### edgesync: \`${short}\` is not live: the daemon is suspended\n\n${fenced(report?.reason ?? '')}\n\nNothing is applied until someone runs \`edgesync resume\`. See ${runLink(env)}.`;
   } else {
     const text =
       report === null ? tail(waited.stderr + waited.stdout) : [report.reason ?? '', ...details].join('\n');
-    markdown = `### edgesync: \`${short}\` failed on the daemon (exit ${waited.code})\n\n${fenced(text)}\n\nSee ${runLink(env)}.`;
+    const what = result === 'refused' ? 'could not be waited for' : 'failed on the daemon';
+    markdown = `### edgesync: \`${short}\` ${what} (exit ${waited.code})\n\n${fenced(text)}\n\nSee ${runLink(env)}.`;
   }
   await tell(env, pull, MERGE_MARKER, markdown);
   return waited.code === 0 ? 0 : 1;

@@ -30,7 +30,6 @@ describe('scripts/action/edgesync-action.mjs', () => {
       'input flow: expected one of daemon-applies, ci-applies (found "both")',
     ],
     [{ INPUT_COMMAND: 'apply' }, 'command apply with flow daemon-applies: in that flow the daemon applies'],
-    [{ INPUT_COMMAND: 'wait' }, 'command wait needs input daemon-url'],
   ])('refuses %j: %s', (env, message) => {
     expect(() => readInputs(env)).toThrow(message);
   });
@@ -42,6 +41,23 @@ describe('scripts/action/edgesync-action.mjs', () => {
       manifests: 'manifests',
       owner: 'default',
     });
+  });
+
+  it('wait without daemon-url reads the commit status through GitHub, and without a token says which permission it needs', async () => {
+    const summary = join(scratch, 'summary-wait.md');
+    await writeFile(summary, '');
+
+    const code = await main('run', { INPUT_COMMAND: 'wait', GITHUB_STEP_SUMMARY: summary });
+
+    expect(readInputs({ INPUT_COMMAND: 'wait' })).toMatchObject({
+      command: 'wait',
+      daemonUrl: '',
+      instance: '',
+    });
+    expect(code).toBe(1);
+    expect(await readFile(summary, 'utf8')).toContain(
+      'it needs input github-token with permissions statuses: read',
+    );
   });
 
   it('a bad input fails the step with the message in the log and the job summary', async () => {

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { FakeGitHost } from '../support/fake-git-host.js';
 
 export interface FakeComment {
   readonly id: number;
@@ -31,6 +32,8 @@ export class FakeGitHub {
   readonly merges = new Map<string, FakePull>();
   /** Successful pull_request runs: head commit → run ID. */
   readonly planRuns = new Map<string, number>();
+  /** Commit statuses (what watch --commit-status posts, what the action's wait reads), with the same token. */
+  readonly commitStatuses = new FakeGitHost('github', this.repository, this.token);
   /** Every request, `METHOD path`. */
   readonly requests: string[] = [];
   private nextId = 1000;
@@ -76,6 +79,11 @@ export class FakeGitHub {
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', this.url);
     this.requests.push(`${request.method} ${url.pathname}`);
+    this.commitStatuses.requests.push({
+      method: request.method ?? 'GET',
+      path: `${url.pathname}${url.search}`,
+      headers: request.headers,
+    });
     const send = (status: number, body: unknown): void => {
       response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     };
@@ -136,7 +144,12 @@ export class FakeGitHub {
       const id = this.planRuns.get(head);
       return send(200, { workflow_runs: ok && id !== undefined ? [{ id, head_sha: head }] : [] });
     }
-    return send(404, { message: 'Not Found' });
+    const statuses = this.commitStatuses.route(
+      request.method ?? 'GET',
+      url,
+      (body ?? {}) as Record<string, unknown>,
+    );
+    return send(statuses.status, statuses.body);
   }
 }
 

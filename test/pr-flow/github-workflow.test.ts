@@ -160,6 +160,7 @@ describe('deploy/github-actions/edgesync.yml and action.yml: the two flows', () 
         'manifests',
         'owner',
         'daemon-url',
+        'instance',
         'wait-timeout',
         'image',
       ]),
@@ -228,7 +229,11 @@ describe('deploy/github-actions/edgesync.yml and action.yml: the two flows', () 
     expect(merge.environment).toBe('production');
     expect(env.EDGESYNC_FLOW).toBe('daemon-applies');
     expect(step?.with?.command).toBe(expression("env.EDGESYNC_FLOW == 'ci-applies' && 'apply' || 'wait'"));
-    expect(step?.with?.['daemon-url']).toBe(expression('vars.EDGESYNC_DAEMON_URL'));
+    // daemon-applies waits through the commit status the daemon posts: no route to the daemon, statuses: read.
+    expect(step?.with?.['daemon-url']).toBe(
+      expression("env.EDGESYNC_FLOW == 'ci-applies' && vars.EDGESYNC_DAEMON_URL || ''"),
+    );
+    expect(merge.permissions).toMatchObject({ statuses: 'read' });
     expect(text).not.toMatch(/--force/);
     expect(workflow.permissions).toEqual({});
   });

@@ -103,7 +103,27 @@ describe.skipIf(!HAS_GIT)('the two GitOps flows, as a repository runs them', () 
     const repo = await Repository.create(join(scratch, 'daemon-repo'), rulesManifest(POLICY, base));
     const live = join(scratch, 'daemon-live');
     git(scratch, 'clone', '-q', repo.dir, live);
-    const daemon = await startDaemon(emulator, ['manifests', '--owner', owner, '--interval', '1h'], live);
+    // The daemon posts each commit's state to GitHub; the merge job reads it there, with no route to the daemon.
+    await writeFile(join(scratch, 'status-token'), github.token, { mode: 0o600 });
+    const daemon = await startDaemon(
+      emulator,
+      [
+        'manifests',
+        '--owner',
+        owner,
+        '--interval',
+        '1h',
+        '--commit-status',
+        'github',
+        '--commit-status-api-url',
+        github.url,
+        '--commit-status-repo',
+        github.repository,
+        '--commit-status-token-file',
+        join(scratch, 'status-token'),
+      ],
+      live,
+    );
     daemons.push(daemon);
     const first = git(repo.dir, 'rev-parse', 'HEAD');
     await eventually(async () =>
@@ -160,13 +180,7 @@ describe.skipIf(!HAS_GIT)('the two GitOps flows, as a repository runs them', () 
     });
     const waited = await runAction(github, {
       phase: 'run',
-      inputs: {
-        ...inputs,
-        command: 'wait',
-        'daemon-url': daemon.url,
-        'wait-timeout': '60s',
-        pull: found.outputs.pull ?? '',
-      },
+      inputs: { ...inputs, command: 'wait', 'wait-timeout': '60s', pull: found.outputs.pull ?? '' },
       eventName: 'push',
       sha: merged,
       cwd: repo.dir,
@@ -179,6 +193,10 @@ describe.skipIf(!HAS_GIT)('the two GitOps flows, as a repository runs them', () 
     expect(github.botComments(1, MERGE_MARKER)[0]?.body).toContain(
       `### edgesync: \`${merged.slice(0, 7)}\` is live`,
     );
+    expect(github.commitStatuses.history(merged, `edgesync/${owner}`)).toEqual(['pending', 'success']);
+    expect(
+      github.commitStatuses.requests.filter((request) => request.path.includes('/statuses/')).length,
+    ).toBeGreaterThan(0);
     expect(afterMerge.map((rule) => rule.cidr).sort()).toEqual(['198.51.100.0/24', '203.0.113.0/24']);
 
     // The reviewed plan, applied by CI after the daemon: already applied, nothing created.
@@ -234,7 +252,7 @@ describe.skipIf(!HAS_GIT)('the two GitOps flows, as a repository runs them', () 
     git(live, 'pull', '-q', '--ff-only');
     const failed = await runAction(github, {
       phase: 'run',
-      inputs: { ...inputs, command: 'wait', 'daemon-url': daemon.url, 'wait-timeout': '60s', pull: '2' },
+      inputs: { ...inputs, command: 'wait', 'wait-timeout': '60s', pull: '2' },
       eventName: 'push',
       sha: brokenMerge,
       cwd: repo.dir,
