@@ -346,6 +346,89 @@ describe.skipIf('missing' in HELM)(
       },
     );
 
+    it.each([
+      ['github', 'https://github.com/acme/edge-config.git', 'acme/edge-config'],
+      ['gitlab', 'git@gitlab.example.com:platform/network/edge-config.git', 'platform/network/edge-config'],
+      ['gitea', 'https://x-token:SECRET@git.example.com/gitea/acme/edge-config', 'acme/edge-config'],
+    ])(
+      'posts commit statuses to %s with the token from the credentials Secret and the repository of %s',
+      async (provider, repo, expected) => {
+        const pod = deploymentOf(
+          await render('prod-platform', {
+            ...REQUIRED,
+            'manifests.git.repo': repo,
+            'credentials.existingSecret': 'edgesync-prod-files',
+            'credentials.commitStatusTokenKey': 'commit-status-token',
+            'commitStatus.provider': provider,
+            ...(provider === 'gitea' ? { 'commitStatus.apiUrl': 'https://git.example.com/api/v1' } : {}),
+            instance: 'eu-west',
+            statusPageUrl: 'https://edgesync.example.com/prod/',
+          }),
+        ).spec.template.spec;
+        const args = pod.containers[0]?.args ?? [];
+
+        expect(args).toEqual(
+          expect.arrayContaining([
+            `--commit-status=${provider}`,
+            '--commit-status-token-file=/etc/edgesync/commit-status-token',
+            `--commit-status-repo=${expected}`,
+            '--instance=eu-west',
+            '--status-page-url=https://edgesync.example.com/prod/',
+          ]),
+        );
+        expect(args.some((arg) => arg.startsWith('--commit-status-api-url'))).toBe(provider === 'gitea');
+        expect(args.join(' ')).not.toContain('SECRET');
+        expect(pod.volumes.find((volume) => volume.name === 'credentials')?.secret?.defaultMode).toBe(0o440);
+      },
+    );
+
+    it('refuses commit statuses without their token, gitea without its API URL and a ConfigMap source without the repository', async () => {
+      const result = await helm([
+        'template',
+        'x',
+        CHART,
+        '--kube-version',
+        '1.30.0',
+        ...setFlags({
+          ...REQUIRED,
+          'manifests.source': 'configMap',
+          'manifests.configMap.name': 'edgesync-manifests',
+          'commitStatus.provider': 'gitea',
+        }),
+      ]);
+      const unknown = await helm([
+        'template',
+        'x',
+        CHART,
+        '--kube-version',
+        '1.30.0',
+        ...setFlags({ ...REQUIRED, 'commitStatus.provider': 'bitbucket' }),
+      ]);
+
+      expect(result.code).not.toBe(0);
+      for (const value of [
+        'credentials.existingSecret',
+        'credentials.commitStatusTokenKey',
+        'commitStatus.apiUrl',
+        'commitStatus.repo',
+      ]) {
+        expect(result.stderr).toContain(`${value}: String length must be greater than or equal to 1`);
+      }
+      expect(unknown.stderr).toMatch(
+        /commitStatus.provider must be one of the following: "", "github", "gitlab", "gitea"/,
+      );
+    });
+
+    it('keeps the Service answering while the daemon reports itself not ready, so that it can be asked why', async () => {
+      const service = (await render('prod-platform', REQUIRED)).find(
+        (object) => object.kind === 'Service',
+      ) as KubernetesObject & {
+        spec: { publishNotReadyAddresses?: boolean };
+      };
+
+      expect(service.spec.publishNotReadyAddresses).toBe(true);
+    });
+
     it('mounts no credential file, and passes no flag for one, without credentials.existingSecret', async () => {
       const pod = deploymentOf(await render('prod-platform', REQUIRED)).spec.template.spec;
 

@@ -39,3 +39,24 @@ readOnlyRootFilesystem: true
 capabilities:
   drop: [ALL]
 {{- end -}}
+
+{{/*
+The repository commit statuses go to: commitStatus.repo, or the path of
+manifests.git.repo (git-sync fetches by URL: its checkout has no origin
+remote to read). GitHub and Gitea name OWNER/REPO, the path's last two
+segments; GitLab the whole path, nested groups included.
+*/}}
+{{- define "edgesync.commitStatusRepo" -}}
+{{- if .Values.commitStatus.repo -}}
+{{ .Values.commitStatus.repo }}
+{{- else if eq .Values.manifests.source "git" -}}
+{{- $withoutHost := regexReplaceAll "^[A-Za-z][A-Za-z0-9+.-]*://[^/]*/" .Values.manifests.git.repo "" -}}
+{{- $path := regexReplaceAll "^[^/:]*:" $withoutHost "" | trimSuffix "/" | trimSuffix ".git" -}}
+{{- if eq .Values.commitStatus.provider "gitlab" -}}
+{{ $path }}
+{{- else -}}
+{{- $parts := splitList "/" $path -}}
+{{ join "/" (slice $parts (sub (len $parts) 2 | max 0)) }}
+{{- end -}}
+{{- end -}}
+{{- end -}}
