@@ -21,7 +21,8 @@ export function canonicalJson(value: unknown): string {
   // (metadata in every request body, a unique key per action): ~500 bytes per action at 100,000
   // where the flat string is ~100 (docs/performance.md).
   // One list of pieces reused from call to call, unless a call is already using it: the live read
-  // prints every object it reads (its fingerprint), 100,000 at a time. It keeps its capacity: written
+  // prints every object it reads (its fingerprint), 100,000 at a time. It outlives a plan, as the
+  // printed keys below do (docs/architecture.md, State across plans). It keeps its capacity: written
   // over by index and cut to this call's count, not emptied, since emptying an array drops its
   // backing store and regrowing it was ~1.4 KB of garbage per object read.
   const out = sharedPieces ?? { pieces: [], count: 0 };

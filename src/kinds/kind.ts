@@ -123,6 +123,17 @@ export interface AccessDecision {
    * account or the plan holds. Without spots no rule is parked.
    */
   readonly parkingSpots?: readonly ParkingSpot[];
+  /**
+   * Optional: the ways to hold the addresses a rule moves to under temporary
+   * deny rules, given the value of its unique-key field that `range` reads
+   * (a CIDR), in order of preference: each a list of values of that field
+   * whose ranges together cover it (for CIDRs: the CIDR itself, each CIDR
+   * around it, smallest first, then its two halves). The planner takes the
+   * first whose pieces no rule of the account or the plan holds, for a deny
+   * that moves while an endpoint switches IP policy lists or trades ranges
+   * with another deny (ordering rule 8). Without it such a move is refused.
+   */
+  readonly guardCovers?: (value: string) => readonly (readonly string[])[];
 }
 
 /**

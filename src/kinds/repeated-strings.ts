@@ -3,7 +3,8 @@
  * every rule names, the owner in every marker. JSON.parse gives each object
  * its own copy, and the live state of 100,000 rules kept 100,000 of each
  * (docs/performance.md). Bounded: once full it starts again, so a daemon reading for
- * months holds at most this many.
+ * months holds at most this many. It outlives a plan (docs/architecture.md,
+ * State across plans).
  */
 const copies = new Map<string, string>();
 const MAX_COPIES = 10_000;

@@ -1,3 +1,4 @@
+import { sameCanonicalJson } from '../json-equality.js';
 import type { FieldRule } from '../kinds/kind.js';
 import type { FieldChange } from './plan.js';
 
@@ -34,64 +35,12 @@ export function fieldEquals(rule: FieldRule, desired: unknown, live: unknown, li
   if (desiredUnset || liveUnset) return desiredUnset && liveUnset;
   // Two different strings, or a string against anything else: the usual difference.
   if (typeof desired === 'string' || typeof live === 'string') return false;
-  return sameJson(desired, live);
+  return sameCanonicalJson(desired, live);
 }
 
 /** Unset, or a number JSON prints as null (not finite), which is compared as unset. */
 function printsUnset(value: unknown): boolean {
   return isUnset(value) || (typeof value === 'number' && !Number.isFinite(value));
-}
-
-/**
- * Whether two values print the same canonical JSON (object keys sorted, as
- * canonicalJson prints them): objects whatever the order of their keys, an
- * undefined property as an absent one, an undefined list item and a number
- * that is not finite as null, a `__proto__` key left out.
- */
-function sameJson(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  const scalarA = asScalar(a);
-  const scalarB = asScalar(b);
-  if (scalarA !== NOT_SCALAR || scalarB !== NOT_SCALAR) return scalarA === scalarB;
-  if (Array.isArray(a) || Array.isArray(b)) {
-    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
-    for (let at = 0; at < a.length; at += 1) if (!sameJson(listItem(a[at]), listItem(b[at]))) return false;
-    return true;
-  }
-  const left = a as Readonly<Record<string, unknown>>;
-  const right = b as Readonly<Record<string, unknown>>;
-  let unmatched = 0;
-  for (const key of Object.keys(left)) {
-    const value = left[key];
-    if (!printsProperty(key, value)) continue;
-    unmatched += 1;
-    if (!Object.hasOwn(right, key) || !printsProperty(key, right[key]) || !sameJson(value, right[key]))
-      return false;
-  }
-  for (const key of Object.keys(right)) if (printsProperty(key, right[key])) unmatched -= 1;
-  return unmatched === 0;
-}
-
-/** A scalar as sameJson compares it (null for what JSON prints as null); NOT_SCALAR for an object or a list. */
-function asScalar(value: unknown): unknown {
-  if (value === null || value === undefined) return null;
-  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
-  if (typeof value === 'object') return NOT_SCALAR;
-  return value;
-}
-
-const NOT_SCALAR = Symbol('not a scalar');
-
-/** A list item as JSON prints it: what it cannot print (undefined, a function) is null. */
-function listItem(value: unknown): unknown {
-  return value === undefined || typeof value === 'function' || typeof value === 'symbol' ? null : value;
-}
-
-/** Whether canonical JSON prints an object property: it leaves out `__proto__` and what JSON cannot print. */
-function printsProperty(key: string, value: unknown): boolean {
-  return (
-    key !== '__proto__' && value !== undefined && typeof value !== 'function' && typeof value !== 'symbol'
-  );
 }
 
 /** Replaces the values of sensitive fields of a module-like object with the mask. */

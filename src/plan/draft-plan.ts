@@ -30,7 +30,7 @@ export function draftPlan(inputs: PlanInputs): Drafts {
       at += 1;
       if (entry.kind !== kind.name || adoptions.skipped.has(entry)) continue;
       const spec = inputs.specs[at] ?? entry.spec;
-      book.add(planEntry(book, matcher, rules, entry, spec, inputs.keys.ofEntry(at)));
+      book.add(planEntry(book, matcher, rules, entry, spec, inputs.keys.entries[at]));
     }
   }
   book.add(planPrunes(inputs, book.claims));

@@ -1,4 +1,4 @@
-import { canonicalJson } from '../canonical-json.js';
+import { sameCanonicalJson } from '../json-equality.js';
 import type { Kind } from '../kinds/kind.js';
 import type { EntryKeyBuilders, KeyNumber, KeyNumbering } from './planner-options.js';
 
@@ -49,10 +49,11 @@ function sameSpec(
  * kinds never share one. A number is a key without a string per key: printed,
  * the keys of 100,000 rules were ~12 MB, and as many again for the account's.
  *
- * Key values are compared as their JSON prints them (a string, the usual
- * case, as itself, without printing it). Specs are bucketed by their first
- * key field's value (a CIDR: nearly one key per bucket), then compared field
- * by field with the spec that first held each key of the bucket.
+ * Key values are equal when their canonical JSON is (sameCanonicalJson), and
+ * a string, the usual case, is compared as itself. Specs are bucketed by
+ * their first key field's value (a CIDR: nearly one key per bucket), then
+ * compared field by field with the spec that first held each key of the
+ * bucket.
  */
 class UniqueKeyNumbering implements KeyNumbering {
   /** The spec that first held each key, by number. */
@@ -76,12 +77,12 @@ class KindKeys {
   readonly #fields: readonly string[];
   readonly #holders: Readonly<Record<string, unknown>>[];
   /**
-   * First field's value → the number of the key it starts, or the numbers of
-   * the keys it starts (rare: one CIDR in several policies).
+   * First field's value (a string) → the number of the key it starts, or the
+   * numbers of the keys it starts (rare: one CIDR in several policies).
    */
   readonly #byFirst = new Map<string, KeyNumber | KeyNumber[]>();
-  /** The same, for first values that are not strings, by their printed part: a string alike never shares their bucket. */
-  readonly #byPrintedFirst = new Map<string, KeyNumber | KeyNumber[]>();
+  /** The same for the first values that are not strings, by scalarBucket: no kind has one. */
+  readonly #byOtherFirst = new Map<string, KeyNumber | KeyNumber[]>();
 
   constructor(fields: readonly string[], holders: Readonly<Record<string, unknown>>[]) {
     this.#fields = fields;
@@ -89,10 +90,10 @@ class KindKeys {
   }
 
   numberOf(spec: Readonly<Record<string, unknown>>): KeyNumber {
-    const value = spec[this.#fields[0] as string] ?? null;
+    const value = spec[this.#fields[0] as string];
     const isString = typeof value === 'string';
-    const bucket = isString ? this.#byFirst : this.#byPrintedFirst;
-    const first = isString ? value : printedPart(value);
+    const bucket = isString ? this.#byFirst : this.#byOtherFirst;
+    const first = isString ? value : scalarBucket(value);
     const numbered = bucket.get(first);
     if (typeof numbered === 'number' && this.#sameKey(numbered, spec)) return numbered;
     if (typeof numbered === 'object') {
@@ -110,20 +111,23 @@ class KindKeys {
     const holder = this.#holders[number] as Readonly<Record<string, unknown>>;
     for (let at = 0; at < this.#fields.length; at += 1) {
       const field = this.#fields[at] as string;
-      if (!samePart(holder[field] ?? null, spec[field] ?? null)) return false;
+      const a = holder[field];
+      const b = spec[field];
+      // A string against anything else never prints alike.
+      if (a !== b && (typeof a === 'string' || typeof b === 'string' || !sameCanonicalJson(a, b)))
+        return false;
     }
     return true;
   }
 }
 
-/** Whether two values of a key field print alike, printing them only when neither is a string. */
-function samePart(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a === 'string' || typeof b === 'string') return false;
-  return printedPart(a) === printedPart(b);
-}
-
-/** A key field's value as the key prints it: the JSON of a list of one. */
-function printedPart(value: unknown): string {
-  return canonicalJson([value]);
+/**
+ * The bucket of a key's first value that is not a string: a scalar by what
+ * JSON prints (unset and not finite as null), every list and object in one.
+ */
+function scalarBucket(value: unknown): string {
+  if (value === undefined || value === null) return 'null';
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : 'null';
+  if (typeof value === 'boolean') return String(value);
+  return '{}';
 }

@@ -8,6 +8,7 @@ import { narrowPlan, targetsNotFound } from './narrow-plan.js';
 import { decideDependencies } from './ordering/decide-dependencies.js';
 import { orderingFactsOf } from './ordering/ordering-facts.js';
 import { NOTHING_PARKED, type Parked, parkOneMove } from './ordering/park-moves.js';
+import { draftParkedMove } from './parked-drafts.js';
 import type { Plan } from './plan.js';
 import { planInputs } from './plan-inputs.js';
 import type { PlanOptions } from './planner-options.js';
@@ -21,9 +22,10 @@ import { sortActions } from './sort-actions.js';
  * Phases, each a function of what the ones before it returned
  * (docs/architecture.md): the inputs indexed; drafts (every change and
  * action, no ordering); their ordering facts; the dependency edges of rules
- * 1-7 (docs/plan.md); parking (rule 8), which splits one move that the edges
- * leave in a cycle or across a policy switch, after which facts and edges
- * are worked out again for the new drafts; narrowing to `--target` and
+ * 1-7 (docs/plan.md); parking (rule 8), which decides how to split one move
+ * that the edges leave in a cycle or across a policy switch, whose actions
+ * drafting builds (parked-drafts.ts), after which facts and edges are worked
+ * out again for the new drafts; narrowing to `--target` and
  * `--exclude`; the assembled Plan. Problems become errors and planning goes
  * on, so that a person sees everything at once.
  */
@@ -35,12 +37,17 @@ export function planChanges(desired: DesiredState, live: LiveState, options: Pla
   for (;;) {
     const facts = orderingFactsOf(drafts, inputs);
     const dependencies = decideDependencies(drafts, facts, inputs, parking.edges);
-    const step = parkOneMove({ drafts, facts, dependencies }, inputs, parking);
-    if (step.split === undefined) {
+    const step = parkOneMove({ drafts, facts, dependencies }, inputs, parking.parked);
+    if (step.decision === undefined) {
       parked = step.ordered;
       break;
     }
-    ({ drafts, parking } = step.split);
+    const split = draftParkedMove(drafts, step.decision, inputs);
+    drafts = split.drafts;
+    parking = {
+      parked: new Set([...parking.parked, step.decision.move.change]),
+      edges: [...parking.edges, ...split.edges],
+    };
   }
   const { edges } = parked.dependencies;
   const narrowed = narrowPlan(

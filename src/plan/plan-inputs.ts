@@ -70,7 +70,7 @@ export function planInputs(desired: DesiredState, live: LiveState, options: Plan
     liveById,
     managed,
     specs,
-    keys: new PlanKeys(builders.keyNumbering(), desired.entries, specs, kindsByName, liveById),
+    keys: planKeys(builders.keyNumbering(), desired.entries, specs, kindsByName, liveById),
     referencedKinds: referencedKindsOf(kinds),
     desiredByName: new DesiredByName(desired.entries),
   };
@@ -112,54 +112,42 @@ function comparableForms(
  * compare these instead of the key fields. An entry's key is that of its
  * comparable form: a kind's key fields hold values, never names to resolve.
  */
-export class PlanKeys {
-  readonly #numbering: KeyNumbering;
-  /** Entry `i`'s key at `i`; -1 for none. */
-  readonly #entries: Int32Array;
-  readonly #live = new Map<LiveObject, KeyNumber>();
-
-  constructor(
-    numbering: KeyNumbering,
-    entries: readonly DesiredEntry[],
-    specs: readonly Readonly<Record<string, unknown>>[],
-    kindsByName: ReadonlyMap<KindName, Kind>,
-    liveById: LiveById,
-  ) {
-    this.#numbering = numbering;
-    this.#entries = new Int32Array(entries.length).fill(-1);
-    for (let at = 0; at < entries.length; at += 1) {
-      const kind = kindsByName.get((entries[at] as DesiredEntry).kind);
-      if (kind?.uniqueKey === undefined || kind.uniqueKey.length === 0) continue;
-      const key = numbering.numberOf(kind, specs[at] as Readonly<Record<string, unknown>>);
-      if (key !== undefined) this.#entries[at] = key;
-    }
-    for (const object of liveById.values()) {
-      const kind = kindsByName.get(object.kind);
-      if (kind?.uniqueKey === undefined || kind.uniqueKey.length === 0) continue;
-      const key = numbering.numberOf(kind, object.spec);
-      if (key !== undefined) this.#live.set(object, key);
-    }
-  }
-
-  /** The key of `desired.entries[at]`; undefined for a kind without one. */
-  ofEntry(at: number): KeyNumber | undefined {
-    const key = this.#entries[at];
-    return key === undefined || key === -1 ? undefined : key;
-  }
-
-  /** The key of a live object; undefined for a kind without one. */
-  ofLive(object: LiveObject): KeyNumber | undefined {
-    return this.#live.get(object);
-  }
-
+export interface PlanKeys {
+  /** `entries[i]`: the key of `desired.entries[i]`; undefined for a kind without one. */
+  readonly entries: readonly (KeyNumber | undefined)[];
+  /** The key of each live object of a kind with one. */
+  readonly live: ReadonlyMap<LiveObject, KeyNumber>;
   /**
-   * The key of a spec that is no entry's nor live object's (one parking
-   * makes): the number of the equal key when one is held, else a new one,
-   * the same whenever asked again.
+   * The numbering, for a spec that is no entry's nor live object's (one
+   * parking makes): the number of the equal key when one is held, else a new
+   * one, the same whenever asked again.
    */
-  of(kind: Kind, spec: Readonly<Record<string, unknown>>): KeyNumber | undefined {
-    return this.#numbering.numberOf(kind, spec);
+  readonly numbering: KeyNumbering;
+}
+
+function planKeys(
+  numbering: KeyNumbering,
+  entries: readonly DesiredEntry[],
+  specs: readonly Readonly<Record<string, unknown>>[],
+  kindsByName: ReadonlyMap<KindName, Kind>,
+  liveById: LiveById,
+): PlanKeys {
+  const entryKeys = new Array<KeyNumber | undefined>(entries.length);
+  for (let at = 0; at < entries.length; at += 1) {
+    const kind = kindsByName.get((entries[at] as DesiredEntry).kind);
+    entryKeys[at] =
+      kind?.uniqueKey === undefined || kind.uniqueKey.length === 0
+        ? undefined
+        : numbering.numberOf(kind, specs[at] as Readonly<Record<string, unknown>>);
   }
+  const live = new Map<LiveObject, KeyNumber>();
+  for (const object of liveById.values()) {
+    const kind = kindsByName.get(object.kind);
+    if (kind?.uniqueKey === undefined || kind.uniqueKey.length === 0) continue;
+    const key = numbering.numberOf(kind, object.spec);
+    if (key !== undefined) live.set(object, key);
+  }
+  return { entries: entryKeys, live, numbering };
 }
 
 function referencedKindsOf(kinds: readonly Kind[]): Set<KindName> {

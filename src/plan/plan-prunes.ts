@@ -44,7 +44,7 @@ export function planPrunes(inputs: PlanInputs, claims: ReadonlyMap<LiveObject, D
           secrets: NO_SECRETS,
           objectId: object.id,
           before: object.spec,
-          freesKey: inputs.keys.ofLive(object),
+          freesKey: inputs.keys.live.get(object),
           // Access rules hold no stable value: the access ordering alone places their deletes.
           ...(inManifests && kind.accessDecision === undefined
             ? { secondCopyOf: `${kind.name}.${name}` }

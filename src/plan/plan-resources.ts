@@ -130,7 +130,7 @@ export function planManagedEntry(
       before: object.spec,
       after: spec,
       takesKey: uniqueKey,
-      freesKey: inputs.keys.ofLive(object),
+      freesKey: inputs.keys.live.get(object),
     } as const;
     // A field the kind clears by a request of its own is not in the PATCH, which is left out when nothing else changed.
     const clears = ownClears(kind, object.id, updateBody);
@@ -293,7 +293,7 @@ function planReplace(
     objectId: object.id,
     source: entry.location,
     before: object.spec,
-    freesKey: context.inputs.keys.ofLive(object),
+    freesKey: context.inputs.keys.live.get(object),
   };
   drafted.replaces = [remove.key, create.key];
   const forcing = fieldChanges.filter((change) => change.forcesReplace).map((change) => change.path);

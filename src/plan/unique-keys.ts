@@ -25,7 +25,7 @@ export function checkUniqueKeys(inputs: PlanInputs): SharedKeys {
   // The first entry of each key, by position.
   const firstOfKey = new Map<KeyNumber, number>();
   for (let at = 0; at < entries.length; at += 1) {
-    const key = inputs.keys.ofEntry(at);
+    const key = inputs.keys.entries[at];
     if (key === undefined) continue;
     const firstAt = firstOfKey.get(key);
     if (firstAt === undefined) {
@@ -66,7 +66,7 @@ export function matchUniqueKeys(inputs: PlanInputs, sharingKey: ReadonlySet<Desi
   const holders = new Map<KeyNumber, LiveObject>();
   for (const object of inputs.liveById.values()) {
     if (inputs.kindsByName.get(object.kind)?.ownership !== 'metadata') continue;
-    const key = inputs.keys.ofLive(object);
+    const key = inputs.keys.live.get(object);
     if (key !== undefined) holders.set(key, object);
   }
   // Holders taken by an entry that shares its key: only another such entry finds the same holder, and
@@ -75,7 +75,7 @@ export function matchUniqueKeys(inputs: PlanInputs, sharingKey: ReadonlySet<Desi
   let at = -1;
   for (const entry of inputs.desired.entries) {
     at += 1;
-    const key = inputs.keys.ofEntry(at);
+    const key = inputs.keys.entries[at];
     if (entry.id !== undefined || key === undefined) continue;
     const kind = inputs.kindsByName.get(entry.kind) as Kind;
     const spec = inputs.specs[at] ?? entry.spec;

@@ -5,6 +5,7 @@ import { IP_POLICY_IDS } from '../referenced-resources/index.js';
 import { sharedCopy } from '../repeated-strings.js';
 import { checkCidr } from './check-cidr.js';
 import { canonicalCidr, cidrRange } from './cidr.js';
+import { cidrCovers } from './cidr-covers.js';
 import { IP_POLICY_RULES_SCHEMA } from './schema.js';
 
 const canonical = (cidr: unknown): unknown => (typeof cidr === 'string' ? canonicalCidr(cidr) : cidr);
@@ -51,6 +52,7 @@ export const ipPolicyRules: Kind = metadataKind({
     // rules of different policies can decide for the same address.
     range: (spec) => (typeof spec.cidr === 'string' ? cidrRange(spec.cidr) : undefined),
     parkingSpots: PARKING_SPOTS,
+    guardCovers: cidrCovers,
   },
   checkEntry: (value) => {
     if (typeof value.cidr !== 'string') return [];

@@ -1,13 +1,14 @@
 import type { Drafts } from '../drafts.js';
 import type { PlanError } from '../plan.js';
 import type { PlanInputs } from '../plan-inputs.js';
-import { DependencyEdges } from './dependency-edges.js';
+import { topologicalOrder } from '../topological-order.js';
+import { DependencyEdges, type Edge } from './dependency-edges.js';
 import { freeBeforeTaking } from './free-keys-before-taking.js';
 import { moveReferencesBeforeDeletes } from './move-references-before-deletes.js';
 import { neverOpenGuards } from './never-open-guards.js';
 import { neverWidenAccess } from './never-widen-access.js';
 import { orderReplacements } from './order-replacements.js';
-import type { OrderingFacts } from './ordering-facts.js';
+import type { ActionFacts, OrderingFacts } from './ordering-facts.js';
 import { switchPoliciesBetweenPhases } from './switch-policies-between-phases.js';
 import { waitForCreatedIds } from './wait-for-created-ids.js';
 
@@ -16,6 +17,10 @@ export interface Dependencies {
   readonly edges: DependencyEdges;
   /** Deletes the service would refuse (rule 2). */
   readonly errors: readonly PlanError[];
+  /** The keys of actions that wait on each other in a cycle, when the edges hold one (rule 8 breaks it). */
+  readonly cycle: readonly string[] | undefined;
+  /** A rule that moves while an endpoint switches policy lists, which rule 5 cannot place (rule 8 splits it). */
+  readonly straddling: ActionFacts | undefined;
 }
 
 /**
@@ -26,23 +31,34 @@ export interface Dependencies {
  * park-moves.ts), none before a move is parked. Rules 1 and 2 run first,
  * because rule 3 skips a freer that already waits for its taker (the edges
  * found before it); rules 3 and 7 are given the hostports that change hands
- * (Drafts.takeovers).
+ * (Drafts.takeovers). Whether the edges hold a cycle, and a move rule 5
+ * cannot place, are what rule 8 (parking) asks next.
  */
 export function decideDependencies(
   drafts: Drafts,
   facts: OrderingFacts,
   inputs: PlanInputs,
-  parked: DependencyEdges,
+  parked: readonly Edge[],
 ): Dependencies {
   const created = waitForCreatedIds(drafts.actions);
   const references = moveReferencesBeforeDeletes(facts, inputs, drafts.claims);
-  const earlier = new DependencyEdges(parked, [created, references.edges]);
-  const edges = new DependencyEdges(earlier, [
-    freeBeforeTaking(facts, drafts.takeovers, earlier),
-    orderReplacements(facts, drafts.replacements, drafts.takeovers),
-    neverWidenAccess(facts),
-    neverOpenGuards(facts),
-    switchPoliciesBetweenPhases(facts),
-  ]);
-  return { edges, errors: references.errors };
+  const policySwitch = switchPoliciesBetweenPhases(facts);
+  const earlier = new DependencyEdges([parked, created, references.edges]);
+  const edges = new DependencyEdges(
+    [
+      freeBeforeTaking(facts, drafts.takeovers, earlier),
+      orderReplacements(facts, drafts.replacements, drafts.takeovers),
+      neverWidenAccess(facts),
+      neverOpenGuards(facts),
+      policySwitch.edges,
+    ],
+    earlier,
+  );
+  const order = topologicalOrder(drafts.actions, (action) => edges.of(action));
+  return {
+    edges,
+    errors: references.errors,
+    cycle: order.ok ? undefined : order.cycle,
+    straddling: policySwitch.straddling,
+  };
 }

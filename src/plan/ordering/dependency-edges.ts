@@ -16,11 +16,11 @@ export class DependencyEdges {
   readonly #waitsFor = new Map<DraftAction, Set<string>>();
 
   /**
-   * `from`: edges to start from (a parked move's own, ordering rule 8);
    * `found`: the edges of the rules, in the order the rules run, so that each
-   * action's keys are in the order they were found.
+   * action's keys are in the order they were found, after those of `from`
+   * (the edges of the rules that ran before).
    */
-  constructor(from?: DependencyEdges, found: readonly (readonly Edge[])[] = []) {
+  constructor(found: readonly (readonly Edge[])[] = [], from?: DependencyEdges) {
     if (from !== undefined)
       for (const [waiter, keys] of from.#waitsFor) this.#waitsFor.set(waiter, new Set(keys));
     for (const edges of found) for (const { waiter, key } of edges) this.#add(waiter, key);

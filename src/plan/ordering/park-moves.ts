@@ -1,20 +1,14 @@
-import ipaddr from 'ipaddr.js';
 import type { AccessDecision, AddressRange, Kind } from '../../kinds/kind.js';
 import type { LiveObject } from '../../kinds/live-state.js';
-import { encodeMetadata } from '../../kinds/ownership-marker.js';
-import { type DraftAction, type DraftChange, draftAction, type PlainDraft } from '../draft-action.js';
+import type { DraftAction, PlainDraft } from '../draft-action.js';
 import type { Drafts } from '../drafts.js';
 import { EntryCreate } from '../entry-create.js';
-import { pendingPathSegment } from '../pending-id.js';
 import type { PlanError } from '../plan.js';
 import type { PlanInputs } from '../plan-inputs.js';
 import type { KeyNumber } from '../planner-options.js';
-import { topologicalOrder } from '../topological-order.js';
-import { actsOn, type ItemTakeover, takesItemFor } from '../unique-items.js';
 import type { Dependencies } from './decide-dependencies.js';
-import { DependencyEdges, type Edge } from './dependency-edges.js';
+import type { Edge } from './dependency-edges.js';
 import type { ActionFacts, OrderingFacts } from './ordering-facts.js';
-import { moveAcrossPolicySwitch } from './switch-policies-between-phases.js';
 
 /** Marker names of temporary rules start with `~`, which no manifest name can (see the manifest schema). */
 export const PARKING_GUARD_PREFIX = '~parking.';
@@ -32,34 +26,82 @@ export interface Parked {
  */
 export interface Parking {
   readonly parked: ReadonlySet<string>;
-  readonly edges: DependencyEdges;
+  readonly edges: readonly Edge[];
 }
 
 /** Parking before its first split. */
-export const NOTHING_PARKED: Parking = { parked: new Set(), edges: new DependencyEdges() };
+export const NOTHING_PARKED: Parking = { parked: new Set(), edges: [] };
 
 /**
  * One step of parking: the drafts as they are (`ordered`, with the error of
- * a move it had to refuse), or a split whose new drafts the phases before
- * it must order again.
+ * a move it had to refuse), or the decision to split one move, whose drafts
+ * drafting builds (parked-drafts.ts) and the phases before parking order
+ * again.
  */
 export type ParkingStep =
-  | { readonly ordered: Parked; readonly split?: undefined }
-  | { readonly split: { readonly drafts: Drafts; readonly parking: Parking } };
+  | { readonly ordered: Parked; readonly decision?: undefined }
+  | { readonly decision: ParkingDecision };
 
-/** The drafts as a split left them, with the edges the split moves brought. */
-interface Split {
-  readonly drafts: Drafts;
-  readonly edges: DependencyEdges;
+/**
+ * How one move is split (ordering rule 8): the PATCH that moves a rule
+ * becomes, in the drafts' order, the creates of the temporary denies
+ * (`guards`), the move itself (parked on a spot: two PATCHes; its target
+ * held: one), the deletes of the temporary denies. Parking names each new
+ * action and what waits for what; drafting builds the requests.
+ */
+export interface ParkingDecision {
+  readonly kind: Kind;
+  /** The PATCH that moves a rule's range. */
+  readonly move: PlainDraft;
+  /** For an allow: the spot it is parked on on its way, under `guards`. */
+  readonly spot: ParkingSpotTaken | undefined;
+  /** For a deny: the create (or a leftover's prune) of the temporary deny holding its target. */
+  readonly guardedBy: string | undefined;
+  /** Temporary deny rules created before the move and deleted after it. */
+  readonly guards: readonly TemporaryDeny[];
+  /**
+   * What waits for what besides what the ordering rules find: `waiter` is the
+   * key of an action of this decision, or an action already drafted (the
+   * prune of a temporary deny a killed apply left).
+   */
+  readonly waits: readonly { readonly waiter: string | DraftAction; readonly key: string }[];
+}
+
+/** The spot a parked rule waits on: its key field's value there, and the object's spec and key while it waits. */
+export interface ParkingSpotTaken {
+  readonly objectId: string;
+  /** The unique-key field the rule moves (its CIDR). */
+  readonly field: string;
+  readonly value: string;
+  /** The object's spec while on the spot. */
+  readonly spec: Readonly<Record<string, unknown>>;
+  readonly uniqueKey: KeyNumber | undefined;
+  /** The key of the PATCH from the spot to the target; the move's own key PATCHes it to the spot. */
+  readonly fromSpotKey: string;
+}
+
+/**
+ * A temporary deny rule for a move's change, marked `~parking.NAME` so that
+ * a killed apply's leftover is pruned by the next plan; its delete's path
+ * names its create (so rule 1 makes it wait for it).
+ */
+export interface TemporaryDeny {
+  readonly spec: Readonly<Record<string, unknown>>;
+  readonly uniqueKey: KeyNumber | undefined;
+  /** Its marker's name. */
+  readonly name: string;
+  readonly createKey: string;
+  readonly deleteKey: string;
 }
 
 /**
  * The fifth phase, ordering rule 8 of docs/plan.md, one move at a time.
  * While the actions wait on each other in a cycle, or a rule moves while an
  * endpoint switches policy lists (the move would be in neither phase of
- * rule 5), it splits a rule that moves its range; the planner then works
- * out the new drafts' facts and dependencies as it did the first time and
- * asks again. Each rule moves at most once.
+ * rule 5), it decides how to split a rule that moves its range; drafting
+ * builds the split's actions, and the planner works out the new drafts'
+ * facts and dependencies as it did the first time and asks again. Each rule
+ * moves at most once.
  *
  * An allow (two rules swapping CIDRs, a rule moving off a CIDR that a new
  * deny must hold before the move widens anything, a move across a switch)
@@ -70,21 +112,19 @@ interface Split {
  *
  * A deny that moves across a switch cannot be parked: leaving its range
  * widens (late) and reaching the new one narrows (early), the wrong way
- * round for two PATCHes. Its target is held instead by a temporary deny on
- * the smallest free CIDR around it, created before the switch and deleted
- * after the move, so the move itself only widens and goes late.
+ * round for two PATCHes. Its target is held instead by temporary denies
+ * (AccessDecision.guardCovers: for a CIDR, the smallest free one around it),
+ * created before the switch and deleted after the move, so the move itself
+ * only widens and goes late.
  */
-export function parkOneMove(current: Parked, inputs: PlanInputs, parking: Parking): ParkingStep {
-  const { edges } = current.dependencies;
-  const { parked } = parking;
-  const order = topologicalOrder(current.drafts.actions, (action) => edges.of(action));
-  const found = moveAcrossPolicySwitch(current.facts);
+export function parkOneMove(current: Parked, inputs: PlanInputs, parked: ReadonlySet<string>): ParkingStep {
+  const { cycle, straddling: found } = current.dependencies;
   const straddling = found !== undefined && !parked.has(found.action.change) ? found : undefined;
-  if (order.ok && straddling === undefined) return { ordered: current };
+  if (cycle === undefined && straddling === undefined) return { ordered: current };
   let move: ActionFacts | undefined;
   if (straddling?.access === 'deny') move = straddling;
   else {
-    const inCycle = new Set(order.ok ? [straddling?.action.key] : order.cycle);
+    const inCycle = new Set(cycle ?? [straddling?.action.key]);
     // Only an allow is worth parking: leaving its old range narrows (early),
     // reaching the new one widens (late). A parked deny would still have to
     // leave before it arrives.
@@ -96,27 +136,20 @@ export function parkOneMove(current: Parked, inputs: PlanInputs, parking: Parkin
     // waits for what narrows the range it leaves.
     move =
       moves.find((of) => of.access === 'allow') ??
-      (order.ok ? undefined : moves.find((of) => of.access === 'deny'));
+      (cycle === undefined ? undefined : moves.find((of) => of.access === 'deny'));
   }
   const moved = move === undefined ? undefined : movedRule(inputs, move);
-  const split =
+  const decision =
     moved === undefined
       ? undefined
       : moved.move.access === 'deny'
-        ? guardTarget(current, parking.edges, moved, inputs)
-        : park(current, parking.edges, moved, inputs);
-  if (split === undefined || move === undefined) {
-    // A cycle is reported with its members when the plan is assembled; a
-    // move left straddling a switch would order fine and widen: refuse it.
-    if (!order.ok || straddling === undefined) return { ordered: current };
-    return { ordered: withError(current, straddlingRefused(straddling.action)) };
-  }
-  return {
-    split: {
-      drafts: split.drafts,
-      parking: { parked: new Set([...parked, move.action.change]), edges: split.edges },
-    },
-  };
+        ? guardTarget(current, moved, inputs)
+        : park(current.facts, moved, inputs);
+  if (decision !== undefined) return { decision };
+  // A cycle is reported with its members when the plan is assembled; a
+  // move left straddling a switch would order fine and widen: refuse it.
+  if (cycle !== undefined || straddling === undefined) return { ordered: current };
+  return { ordered: withError(current, straddlingRefused(straddling.action)) };
 }
 
 function withError(parked: Parked, error: PlanError): Parked {
@@ -167,83 +200,60 @@ function movedRule(inputs: PlanInputs, move: ActionFacts): MovedRule | undefined
   };
 }
 
-/** Splits an allow's move in two PATCHes by a parking spot; undefined when no spot is free. */
-function park(
-  current: Parked,
-  parkingEdges: DependencyEdges,
-  moved: MovedRule,
-  inputs: PlanInputs,
-): Split | undefined {
-  const { move, kind, object, decision, body, field } = moved;
-  const spotRange = freeSpot(inputs, current.facts, kind, decision, field);
+/** Parks an allow's move on a spot, in two PATCHes under a temporary deny; undefined when no spot is free. */
+function park(facts: OrderingFacts, moved: MovedRule, inputs: PlanInputs): ParkingDecision | undefined {
+  const { move, kind, object, decision, field } = moved;
+  const spotRange = freeSpot(inputs, facts, kind, decision, field);
   if (spotRange === undefined) return undefined;
   const { guard, spot } = spotRange;
-  const base = Object.fromEntries((kind.uniqueKey ?? []).map((name) => [name, object.spec[name]]));
-  const guardSpec = { ...base, [field]: guard.cidr, [decision.field]: decision.deny };
+  const action = move.action;
   const atSpot = { ...object.spec, [field]: spot.cidr };
-
-  const spotKey = inputs.keys.of(kind, atSpot);
-  const toSpot: PlainDraft = {
-    ...move.action,
-    request: kind.updateRequest(object.id, { ...body, [field]: spot.cidr }),
-    after: atSpot,
-    takesKey: spotKey,
-  };
-  const fromSpot = draftAction({
-    key: `${move.action.key}#from-parking`,
-    op: 'update',
-    kind: kind.name,
-    name: move.action.name,
-    change: move.action.change,
-    request: kind.updateRequest(object.id, { [field]: body[field] }),
-    secrets: new Set(),
-    objectId: object.id,
-    source: move.action.source,
-    before: atSpot,
-    after: move.action.after,
-    parking: { unparks: move.action.key },
-    freesKey: spotKey,
-    takesKey: move.action.takesKey,
-  });
-  const edges: Edge[] = [{ waiter: fromSpot, key: toSpot.key }];
-  const actions: PlainDraft[] = [toSpot, fromSpot];
-
+  const fromSpotKey = `${action.key}#from-parking`;
+  const waits: { waiter: string; key: string }[] = [{ waiter: fromSpotKey, key: action.key }];
+  const guards: TemporaryDeny[] = [];
   // A parked deny narrows the spot, nothing to guard; a parked allow opens it unless a deny holds it.
   if (move.access === 'allow') {
-    const [guardCreate, guardDelete] = temporaryDeny(inputs, kind, move.action, guardSpec);
-    edges.push({ waiter: guardDelete, key: fromSpot.key });
-    actions.unshift(guardCreate);
-    actions.push(guardDelete);
+    const guardSpec = { ...keyFieldsOf(kind, object), [field]: guard.cidr, [decision.field]: decision.deny };
+    const temporary = temporaryDeny(inputs, kind, action, guardSpec);
+    guards.push(temporary);
+    waits.push({ waiter: temporary.deleteKey, key: fromSpotKey });
   }
   return {
-    drafts: replaceAction(current.drafts, move.action, actions),
-    edges: new DependencyEdges(parkingEdges, [edges]),
+    kind,
+    move: action,
+    spot: {
+      objectId: object.id,
+      field,
+      value: spot.cidr,
+      spec: atSpot,
+      uniqueKey: inputs.keys.numbering.numberOf(kind, atSpot),
+      fromSpotKey,
+    },
+    guardedBy: undefined,
+    guards,
+    waits,
   };
 }
 
 /**
  * Holds the target of a deny's move under temporary denies in the same IP
- * policy: one on the smallest free CIDR around it, or, for a target that
- * has none (0.0.0.0/0, ::/0), one on each of its halves. They are created
- * first and deleted once the move has landed. Undefined when the target is
- * unknown or no cover is free.
+ * policy: on the first cover of the target that the kind offers
+ * (AccessDecision.guardCovers) whose every piece is free, or held by
+ * temporary denies a killed apply left (pruned after the move). They are
+ * created first and deleted once the move has landed. Undefined when the
+ * target is unknown or no cover is free.
  */
-function guardTarget(
-  current: Parked,
-  parkingEdges: DependencyEdges,
-  moved: MovedRule,
-  inputs: PlanInputs,
-): Split | undefined {
+function guardTarget(current: Parked, moved: MovedRule, inputs: PlanInputs): ParkingDecision | undefined {
   const { move, kind, object, decision, body, field } = moved;
   const target = body[field];
-  if (typeof target !== 'string') return undefined;
+  if (typeof target !== 'string' || decision.guardCovers === undefined) return undefined;
   const { actions } = current.drafts;
   const rangeOf = decision.range;
-  const base = Object.fromEntries((kind.uniqueKey ?? []).map((name) => [name, object.spec[name]]));
+  const base = keyFieldsOf(kind, object);
   const held = heldKeys(inputs, current.facts, kind);
-  const guardOf = (cidr: string): Record<string, unknown> | undefined => {
-    const spec = { ...base, [field]: cidr, [decision.field]: decision.deny };
-    const key = inputs.keys.of(kind, spec);
+  const guardOf = (value: string): Record<string, unknown> | undefined => {
+    const spec = { ...base, [field]: value, [decision.field]: decision.deny };
+    const key = inputs.keys.numbering.numberOf(kind, spec);
     const range = rangeOf(spec);
     return key === undefined || range === undefined || held.has(key) ? undefined : spec;
   };
@@ -251,21 +261,20 @@ function guardTarget(
   // (pruned after the move) or by a new one. The target itself can only be
   // held by leftovers: the move takes its key.
   type Piece = { readonly prunes: DraftAction[] } | { readonly guard: Record<string, unknown> };
-  const pieceOf = (cidr: string): Piece | undefined => {
-    const range = rangeOf({ ...base, [field]: cidr });
+  const pieceOf = (value: string): Piece | undefined => {
+    const range = rangeOf({ ...base, [field]: value });
     const prunes =
       range === undefined ? undefined : leftoverGuards(inputs, actions, kind, decision, base, field, range);
     if (prunes !== undefined) return { prunes };
-    const guard = guardOf(cidr);
+    const guard = guardOf(value);
     return guard === undefined ? undefined : { guard };
   };
-  const covers = [[target], ...enclosingCidrs(target).map((cidr) => [cidr]), halvesOf(target)];
-  const pieces = covers
-    .map((cidrs) => cidrs.map(pieceOf))
+  const pieces = decision
+    .guardCovers(target)
+    .map((values) => values.map(pieceOf))
     .find((found) => found.length > 0 && found.every((piece) => piece !== undefined));
   if (pieces === undefined) return undefined;
-  const creates: PlainDraft[] = [];
-  const deletes: PlainDraft[] = [];
+  const guards: TemporaryDeny[] = [];
   const prunes: DraftAction[] = [];
   for (const piece of pieces) {
     if (piece === undefined) return undefined;
@@ -273,26 +282,32 @@ function guardTarget(
       prunes.push(...piece.prunes);
       continue;
     }
-    const suffix = creates.length === 0 ? '' : `~${creates.length + 1}`;
-    const [guardCreate, guardDelete] = temporaryDeny(inputs, kind, move.action, piece.guard, suffix);
-    creates.push(guardCreate);
-    deletes.push(guardDelete);
+    const suffix = guards.length === 0 ? '' : `~${guards.length + 1}`;
+    guards.push(temporaryDeny(inputs, kind, move.action, piece.guard, suffix));
   }
-  const guarded: PlainDraft = {
-    ...move.action,
-    parking: { guardedBy: creates[0]?.key ?? prunes[0]?.key ?? move.action.key },
-  };
-  const edges: Edge[] = deletes.map((guardDelete) => ({ waiter: guardDelete, key: guarded.key }));
+  const waits: { waiter: string | DraftAction; key: string }[] = guards.map((guard) => ({
+    waiter: guard.deleteKey,
+    key: move.action.key,
+  }));
   // A leftover's prune narrows nothing and widens its range: it waits for the move like a new
   // guard's delete, and keeps waiting for what it waits for now.
   for (const prune of prunes) {
-    for (const key of current.dependencies.edges.of(prune)) edges.push({ waiter: prune, key });
-    edges.push({ waiter: prune, key: guarded.key });
+    for (const key of current.dependencies.edges.of(prune)) waits.push({ waiter: prune, key });
+    waits.push({ waiter: prune, key: move.action.key });
   }
   return {
-    drafts: replaceAction(current.drafts, move.action, [...creates, guarded, ...deletes]),
-    edges: new DependencyEdges(parkingEdges, [edges]),
+    kind,
+    move: move.action,
+    spot: undefined,
+    guardedBy: guards[0]?.createKey ?? prunes[0]?.key ?? move.action.key,
+    guards,
+    waits,
   };
+}
+
+/** The values of the kind's unique-key fields in `object`'s spec: what a temporary deny shares with the moved rule. */
+function keyFieldsOf(kind: Kind, object: LiveObject): Record<string, unknown> {
+  return Object.fromEntries((kind.uniqueKey ?? []).map((name) => [name, object.spec[name]]));
 }
 
 /**
@@ -333,41 +348,11 @@ function leftoverGuards(
   return undefined;
 }
 
-/** The CIDRs around `cidr`, smallest first: one bit shorter each, down to /0. */
-function enclosingCidrs(cidr: string): string[] {
-  if (!ipaddr.isValidCIDR(cidr)) return [];
-  const [address, prefix] = ipaddr.parseCIDR(cidr);
-  const family = address.kind() === 'ipv4' ? ipaddr.IPv4 : ipaddr.IPv6;
-  const around: string[] = [];
-  for (let length = prefix - 1; length >= 0; length -= 1)
-    around.push(`${family.networkAddressFromCIDR(`${address.toString()}/${length}`).toString()}/${length}`);
-  return around;
-}
-
-/** The two CIDRs one bit longer that together cover `cidr`; none for a single address. */
-function halvesOf(cidr: string): string[] {
-  if (!ipaddr.isValidCIDR(cidr)) return [];
-  const [address, prefix] = ipaddr.parseCIDR(cidr);
-  const bytes = address.toByteArray();
-  const bits = bytes.length * 8;
-  if (prefix >= bits) return [];
-  let first = 0n;
-  for (const byte of bytes) first = (first << 8n) | BigInt(byte);
-  first &= ~((1n << BigInt(bits - prefix)) - 1n);
-  const second = first | (1n << BigInt(bits - prefix - 1));
-  return [first, second].map((number) => {
-    const out: number[] = [];
-    for (let index = bytes.length - 1; index >= 0; index -= 1)
-      out[index] = Number((number >> BigInt((bytes.length - 1 - index) * 8)) & 0xffn);
-    return `${ipaddr.fromByteArray(out).toString()}/${prefix + 1}`;
-  });
-}
-
-/** Uniqueness keys of `kind` that the account holds or an action takes or frees. */
+/** Unique keys of `kind` that the account holds or an action takes or frees. */
 function heldKeys(inputs: PlanInputs, facts: OrderingFacts, kind: Kind): Set<KeyNumber> {
   const held = new Set<KeyNumber>();
   for (const object of inputs.live.objects[kind.name] ?? []) {
-    const key = inputs.keys.ofLive(object);
+    const key = inputs.keys.live.get(object);
     if (key !== undefined) held.add(key);
   }
   // A move frees a key, so the facts list who takes each.
@@ -376,95 +361,20 @@ function heldKeys(inputs: PlanInputs, facts: OrderingFacts, kind: Kind): Set<Key
   return held;
 }
 
-/**
- * A temporary deny rule for `move`'s change, marked `~parking.NAME` so that
- * a killed apply's leftover is pruned by the next plan: its create, and its
- * delete, whose path names the create (so rule 1 makes it wait for it).
- */
+/** A temporary deny of `spec` for `move`'s change (see TemporaryDeny). */
 function temporaryDeny(
   inputs: PlanInputs,
   kind: Kind,
   move: PlainDraft,
-  spec: Record<string, unknown>,
+  spec: Readonly<Record<string, unknown>>,
   suffix = '',
-): [PlainDraft, PlainDraft] {
-  const guardName = `${PARKING_GUARD_PREFIX}${move.name}${suffix}`;
-  const marker = { owner: inputs.owner, name: guardName };
-  const createKey = `create:${move.change}#parking-guard${suffix}`;
-  const uniqueKey = inputs.keys.of(kind, spec);
-  const guardCreate = draftAction({
-    key: createKey,
-    op: 'create',
-    kind: kind.name,
-    name: move.name,
-    change: move.change,
-    request: kind.createRequest(spec, encodeMetadata(undefined, marker)),
-    secrets: new Set(),
-    marker,
-    source: move.source,
-    after: spec,
-    takesKey: uniqueKey,
-  });
-  const guardDelete = draftAction({
-    key: `delete:${move.change}#parking-guard${suffix}`,
-    op: 'delete',
-    kind: kind.name,
-    name: move.name,
-    change: move.change,
-    request: kind.deleteRequest(pendingPathSegment(createKey)),
-    secrets: new Set(),
-    source: move.source,
-    before: spec,
-    freesKey: uniqueKey,
-  });
-  return [guardCreate, guardDelete];
-}
-
-/** The drafts with `actions` where `move` was, in the plan and in its change. */
-function replaceAction(drafts: Drafts, move: PlainDraft, actions: readonly PlainDraft[]): Drafts {
-  const at = drafts.actions.indexOf(move);
-  const keys = actions.map((action) => action.key);
-  const old = drafts.changes.find((change) => change.address === move.change);
-  let changes = drafts.changes;
-  let protectedChanges = drafts.protectedChanges;
-  if (old !== undefined) {
-    const position = old.actionKeys.indexOf(move.key);
-    const actionKeys = [...old.actionKeys];
-    actionKeys.splice(position, 1, ...keys);
-    const replaced: DraftChange = { ...old, actionKeys } as DraftChange;
-    changes = drafts.changes.map((change) => (change === old ? replaced : change));
-    if (protectedChanges.has(old))
-      protectedChanges = new Set([...protectedChanges].map((change) => (change === old ? replaced : change)));
-  }
+): TemporaryDeny {
   return {
-    ...drafts,
-    actions: [...drafts.actions.slice(0, at), ...actions, ...drafts.actions.slice(at + 1)],
-    changes,
-    protectedChanges,
-    takeovers: drafts.takeovers.map((takeover) => splitInTakeover(takeover, move, actions)),
-  };
-}
-
-/**
- * A takeover with `move` split into `actions` as unique-items.ts would have
- * found them: a taker's writes of its change but deletes, a release's writes
- * of the object.
- */
-function splitInTakeover(
-  takeover: ItemTakeover,
-  move: PlainDraft,
-  actions: readonly PlainDraft[],
-): ItemTakeover {
-  const split = (
-    list: readonly DraftAction[],
-    keep: (action: PlainDraft) => boolean,
-  ): readonly DraftAction[] => {
-    const at = list.indexOf(move);
-    return at === -1 ? list : [...list.slice(0, at), ...actions.filter(keep), ...list.slice(at + 1)];
-  };
-  return {
-    takers: split(takeover.takers, (action) => takesItemFor(action, move.change)),
-    releases: split(takeover.releases, (action) => actsOn(action, move.objectId)),
+    spec,
+    uniqueKey: inputs.keys.numbering.numberOf(kind, spec),
+    name: `${PARKING_GUARD_PREFIX}${move.name}${suffix}`,
+    createKey: `create:${move.change}#parking-guard${suffix}`,
+    deleteKey: `delete:${move.change}#parking-guard${suffix}`,
   };
 }
 

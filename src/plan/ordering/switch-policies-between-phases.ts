@@ -2,6 +2,17 @@ import type { Edge } from './dependency-edges.js';
 import { accessEffects } from './never-widen-access.js';
 import { type ActionFacts, isAccessRule, type OrderingFacts } from './ordering-facts.js';
 
+/** What rule 5 found: its edges, and a move it cannot place. */
+export interface PolicySwitchOrdering {
+  readonly edges: Edge[];
+  /**
+   * The first rule that moves while an endpoint switches policy lists, and
+   * so belongs to neither phase: rule 8 (park-moves.ts) splits an allow in
+   * two and guards a deny's target with a temporary deny.
+   */
+  readonly straddling: ActionFacts | undefined;
+}
+
 /**
  * Ordering rule 5 of docs/plan.md: an endpoint that changes from one list
  * of IP policies to another (ModuleRule.namesIpPolicies) switches between
@@ -14,30 +25,21 @@ import { type ActionFacts, isAccessRule, type OrderingFacts } from './ordering-f
  * all, as after the plan: only a change from one list to another is a
  * switch.
  */
-export function switchPoliciesBetweenPhases(facts: OrderingFacts): Edge[] {
+export function switchPoliciesBetweenPhases(facts: OrderingFacts): PolicySwitchOrdering {
   const edges: Edge[] = [];
   const switches = facts.list.filter((of) => of.switchesPolicies);
-  if (switches.length === 0) return edges;
+  if (switches.length === 0) return { edges, straddling: undefined };
   const unparked = unparkedKeys(facts);
+  let straddling: ActionFacts | undefined;
   for (const of of facts.list) {
     const phase = phaseOf(facts, of, unparked);
     if (phase === 'narrows')
       for (const change of switches) edges.push({ waiter: change.action, key: of.action.key });
     if (phase === 'widens')
       for (const change of switches) edges.push({ waiter: of.action, key: change.action.key });
+    if (phase === 'both') straddling ??= of;
   }
-  return edges;
-}
-
-/**
- * A rule that moves while an endpoint switches policy lists, and so belongs
- * to neither phase: rule 8 (park-moves.ts) splits an allow in two and guards
- * a deny's target with a temporary deny.
- */
-export function moveAcrossPolicySwitch(facts: OrderingFacts): ActionFacts | undefined {
-  if (!facts.list.some((of) => of.switchesPolicies)) return undefined;
-  const unparked = unparkedKeys(facts);
-  return facts.list.find((of) => phaseOf(facts, of, unparked) === 'both');
+  return { edges, straddling };
 }
 
 /**
