@@ -62,10 +62,10 @@ export function judgeCommit(status: StatusView, commit: string, relations: Commi
   if (result !== undefined && STUCK.has(result)) {
     return { state: 'failed', reason: `${of} ended ${result}`, details };
   }
-  if (status.mode === 'observe' && result === 'drift') {
+  if (status.mode === 'observe' && (result === 'drift' || result === 'pending')) {
     return {
       state: 'pending',
-      reason: `${of} found drift, and the daemon observes only (--mode observe): something else must apply it`,
+      reason: `${of} found ${result === 'drift' ? 'drift' : 'changes pending'}, and the daemon observes only (--mode observe): something else must apply them`,
       details,
     };
   }

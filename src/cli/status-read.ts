@@ -1,5 +1,6 @@
 import { EdgesyncError } from '../errors.js';
 import { type PeerAnswer, readPeer } from '../peer/read-peer.js';
+import type { Difference } from '../sync-state.js';
 import {
   type ManifestProblem,
   type SkippedEntryRecord,
@@ -39,6 +40,14 @@ export interface StatusView {
   readonly lastApplyFailures: readonly { readonly action: string; readonly message: string }[];
   readonly skippedEntries: readonly StatusSkippedEntry[];
   readonly heldDeletes: readonly string[];
+  /**
+   * What still differs after the daemon's last reconcile, in the one
+   * vocabulary (docs/glossary.md); null from a daemon too old to say (it
+   * reported `last_plan.changes` alone, pending and drift together).
+   */
+  readonly differences: Readonly<Record<Difference, readonly string[]>> | null;
+  /** The daemon's edgesync version; null from a daemon that does not say it. */
+  readonly version: string | null;
   /** null when the daemon's manifests are in no git checkout, or it reports no `git`. */
   readonly git: {
     readonly lastAppliedCommit: string | null;
@@ -274,6 +283,12 @@ class Shape {
 }
 
 /** Checks the keys `edgesync status` uses; a key the daemon added later is ignored. */
+/** `/status.differences`: each state's list of addresses, every one checked. */
+function differencesOf(shape: Shape): Readonly<Record<Difference, readonly string[]>> {
+  const list = (state: Difference): string[] => shape.key(state).list((address) => address.string());
+  return { pending: list('pending'), drift: list('drift'), held: list('held'), skipped: list('skipped') };
+}
+
 export function parseStatus(body: unknown, where: string): StatusView {
   const root = new Shape(where, body, '');
   const reconcile = root.key('last_reconcile');
@@ -343,6 +358,8 @@ export function parseStatus(body: unknown, where: string): StatusView {
         }))
       : [],
     heldDeletes: settle === undefined ? [] : settle.key('held_deletes').list((address) => address.string()),
+    differences: root.has('differences') ? differencesOf(root.key('differences')) : null,
+    version: root.has('version') ? root.key('version').string() : null,
     git:
       git === undefined
         ? null

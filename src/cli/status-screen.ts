@@ -1,3 +1,4 @@
+import { SYNC_STATE_WORDS } from '../sync-state.js';
 import { visibleText } from '../visible-text.js';
 import { problemLines } from './status-commit-verdict.js';
 import type { StatusView } from './status-read.js';
@@ -15,7 +16,7 @@ const MAX_LINES_PER_LIST = 10;
 export function statusScreen(status: StatusView, daemon: string, now: number): string[] {
   const rows: [string, string][] = [];
   const ago = (at: string | null): string => (at === null ? '' : ` (${age(now - Date.parse(at))} ago)`);
-  rows.push(['daemon', daemon]);
+  rows.push(['daemon', status.version === null ? daemon : `${daemon} (edgesync ${status.version})`]);
   rows.push(['owner', status.owner]);
   rows.push(['mode', status.mode]);
   rows.push(['ready', status.ready ? 'yes' : `no: ${status.notReadyReason ?? 'not ready'}`]);
@@ -41,19 +42,7 @@ export function statusScreen(status: StatusView, daemon: string, now: number): s
     'last success',
     status.lastSuccessAt === null ? 'none yet' : `${status.lastSuccessAt}${ago(status.lastSuccessAt)}`,
   ]);
-  const pending = [...status.heldDeletes.map((address) => `${address} (delete waits for --settle)`)];
-  rows.push(['pending', listOf(pending, 'nothing')]);
-  const drift = status.lastPlan !== null && !status.lastPlan.applied ? status.lastPlan.changes : [];
-  rows.push([
-    'drift',
-    listOf(drift, 'none', status.mode === 'observe' ? ' (observe mode: not applied)' : ' (not applied)'),
-  ]);
-  rows.push([
-    'skipped',
-    status.skippedEntries.length === 0
-      ? 'none'
-      : `${status.skippedEntries.length} entr${status.skippedEntries.length === 1 ? 'y' : 'ies'} (below)`,
-  ]);
+  for (const [label, value] of differenceRows(status)) rows.push([label, value]);
   const cache = status.cache;
   if (cache !== null) {
     rows.push([
@@ -76,6 +65,36 @@ export function statusScreen(status: StatusView, daemon: string, now: number): s
     for (const line of capped(problems)) lines.push(`  ${visibleText(line)}`);
   }
   return lines;
+}
+
+/**
+ * What still differs, one row per word of the vocabulary (docs/glossary.md):
+ * pending (Git asks for it), drift (changed behind edgesync's back), held (a
+ * delete waiting to settle), skipped (listed with why under problems). A
+ * daemon too old to tell pending from drift gets one row for both, named so.
+ */
+function differenceRows(status: StatusView): [string, string][] {
+  const observing = status.mode === 'observe' ? ' (observe mode: not applied)' : '';
+  const skipped =
+    status.skippedEntries.length === 0
+      ? 'none'
+      : `${status.skippedEntries.length} entr${status.skippedEntries.length === 1 ? 'y' : 'ies'} (below)`;
+  const held = listOf(status.heldDeletes, 'none', ' (deletes wait for --settle)');
+  const left = status.differences;
+  if (left === null) {
+    const changes = status.lastPlan !== null && !status.lastPlan.applied ? status.lastPlan.changes : [];
+    return [
+      ['pending or drift', listOf(changes, 'none', observing || ' (not applied)')],
+      ['held', held],
+      ['skipped', skipped],
+    ];
+  }
+  return [
+    [SYNC_STATE_WORDS.pending, listOf(left.pending, 'none', observing)],
+    [SYNC_STATE_WORDS.drift, listOf(left.drift, 'none', observing)],
+    [SYNC_STATE_WORDS.held, listOf(left.held, 'none', ' (deletes wait for --settle)')],
+    [SYNC_STATE_WORDS.skipped, skipped],
+  ];
 }
 
 function listOf(items: readonly string[], none: string, suffix = ''): string {

@@ -2,6 +2,7 @@ import { renameKeysDeep, snakeCaseKey } from '../json-case.js';
 import type { NotifierStatus } from '../notify/notifier.js';
 import type { PlanSummary } from '../plan/plan.js';
 import type { PlanRefusal } from '../plan/safety-policy.js';
+import type { Difference } from '../sync-state.js';
 import type { CommitStatusesStatus } from './commit-status/commit-statuses-status.js';
 import type { ForcedReconcileStatus } from './forced-read.js';
 import type { ReconcileTrigger } from './reconcile-loop.js';
@@ -32,7 +33,7 @@ export interface LastReconcile {
 
 export interface PlanRecord {
   readonly summary: PlanSummary;
-  /** Addresses of the changes the plan held (what drifted). */
+  /** Addresses of the plan's changes, whatever their state (`differences` tells pending from drift). */
   readonly changes: readonly string[];
   readonly errors: readonly { readonly code: string; readonly message: string }[];
   readonly refusal?: PlanRefusal;
@@ -121,6 +122,8 @@ export interface LiveCacheStatus {
 
 /** What `/status` shows: a JSON snapshot of the daemon's last view of the world. */
 export interface DaemonStatus {
+  /** edgesync's version (not Node's nor the platform: the listener may be reachable by others). Absent from a status made without the daemon. */
+  readonly version?: string;
   readonly mode: WatchMode;
   readonly owner: string;
   readonly paths: readonly string[];
@@ -148,6 +151,15 @@ export interface DaemonStatus {
    * from a status made without the daemon, like `git` and `liveCache`).
    */
   readonly skippedEntries?: readonly SkippedEntryRecord[];
+  /**
+   * What still differs from the manifests after the last reconcile that
+   * planned, in the one vocabulary (docs/glossary.md): change addresses
+   * `pending` (Git asks for them), `drift` (the account changed behind
+   * edgesync's back), `held` (deletes waiting to settle), and the entries
+   * `skipped` (`kind.name`; `skippedEntries` says why). Absent from a status
+   * made without the daemon.
+   */
+  readonly differences?: Readonly<Record<Difference, readonly string[]>>;
   readonly settle?: SettleStatus;
   /**
    * The git commit of the manifests checkout that the last successful reconcile
@@ -182,7 +194,7 @@ export interface DaemonStatus {
  * Results after which the account is as the manifests say (observe: the
  * plan was made): the last success, and ready.
  */
-export const SUCCESS_RESULTS: readonly ReconcileResult[] = ['in-sync', 'applied', 'drift'];
+export const SUCCESS_RESULTS: readonly ReconcileResult[] = ['in-sync', 'applied', 'drift', 'pending'];
 
 /**
  * Results after which the daemon counts as ready: the successes, and

@@ -1,3 +1,4 @@
+import { DIFFERENCES } from '../sync-state.js';
 import { SUCCESS_RESULTS } from './daemon-status.js';
 import type { ReconcileRecord } from './reconcile/reconcile-record.js';
 import { WatchMetrics } from './watch-metrics.js';
@@ -20,6 +21,10 @@ export function publishRecordMetrics(metrics: WatchMetrics, record: ReconcileRec
   if (run.changeToFirstWriteMs !== null) metrics.changeToFirstWrite.observe(run.changeToFirstWriteMs / 1000);
   for (const kind of run.cacheSurprises) metrics.cacheDrops.inc({ kind });
   publishSkipped(metrics, record);
+  for (const state of DIFFERENCES) metrics.differences.set({ state }, record.differences[state].length);
+  for (const state of ['pending', 'drift'] as const) {
+    if (run.appliedChanges[state] > 0) metrics.appliedChanges.inc({ state }, run.appliedChanges[state]);
+  }
   publishObjects(metrics, record);
   publishCommit(metrics, record);
 }

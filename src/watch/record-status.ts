@@ -1,4 +1,5 @@
 import type { NotifierStatus } from '../notify/notifier.js';
+import { VERSION } from '../version.js';
 import type { CommitStatusesStatus } from './commit-status/commit-statuses-status.js';
 import type { DaemonClock } from './daemon-clock.js';
 import type { DaemonStatus, LiveCacheStatus, WatchMode } from './daemon-status.js';
@@ -35,6 +36,7 @@ export interface StatusParts {
 export function recordStatus(record: ReconcileRecord, identity: DaemonIdentity): DaemonStatus {
   const at = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
   return {
+    version: VERSION,
     mode: identity.mode,
     owner: identity.owner,
     paths: identity.paths,
@@ -49,6 +51,7 @@ export function recordStatus(record: ReconcileRecord, identity: DaemonIdentity):
     lastPlan: record.plan?.summary ?? null,
     lastApply: record.apply,
     skippedEntries: record.skippedEntries,
+    differences: record.differences,
     settle: {
       periodMs: record.settle.periodMs,
       settled: record.settle.settled,

@@ -2,19 +2,23 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import type { RequestEvent } from '../api/client.js';
 import type { Kind } from '../kinds/kind.js';
 import type { KindName } from '../kinds/kind-name.js';
-import { VERSION } from '../version.js';
+import { DIFFERENCES } from '../sync-state.js';
+import { BUILD_FACTS } from '../version.js';
 import { purposeOf, REQUEST_PURPOSES, type RequestPurpose } from './request-purpose.js';
 import { RequestHistory } from './status-page/request-history.js';
 
 /**
  * Outcomes of one reconcile, as counted and reported. `partial`: applied all
  * but the entries it had to skip (`/status` `skipped_entries`); `settling`:
- * applied all but the deletes that wait for the manifests to settle.
+ * applied all but the deletes that wait for the manifests to settle;
+ * `drift` and `pending` (observe mode): it found the account changed behind
+ * edgesync's back, or only changes from Git not applied yet.
  */
 export const RECONCILE_RESULTS = [
   'in-sync',
   'applied',
   'drift',
+  'pending',
   'settling',
   'partial',
   'refused',
@@ -52,9 +56,20 @@ export class WatchMetrics {
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
     registers: [this.registry],
   });
+  readonly differences = this.#gauge(
+    'edgesync_differences',
+    "What still differs from the manifests after the last reconcile that planned, by state: pending (Git asks for it), drift (changed behind edgesync's back), held (a delete waiting to settle), skipped (entries that cannot be applied).",
+    ['state'],
+  );
+  readonly appliedChanges = this.#counter(
+    'edgesync_applied_changes_total',
+    "Changes applied whole, by the state they were in: pending (from Git) or drift (put back after a change behind edgesync's back).",
+    ['state'],
+  );
+  /** Deprecated: kept through the next minor release for dashboards that read it; edgesync_differences replaces it. */
   readonly driftedObjects = this.#gauge(
     'edgesync_drifted_objects',
-    'Objects whose live state differed from the manifests at the last reconcile, by kind.',
+    'DEPRECATED (removed after the next minor release): use edgesync_differences{state=~"pending|drift"}. Objects with a change in the last plan, pending or drift alike, by kind.',
     ['kind'],
   );
   readonly ownedObjects = this.#gauge(
@@ -167,13 +182,24 @@ export class WatchMetrics {
             ],
       ),
     );
+    // Every state from the start, so that rate() and alerts see a series before the first difference.
+    for (const state of ['pending', 'drift'] as const) this.appliedChanges.inc({ state }, 0);
+    for (const state of DIFFERENCES) this.differences.set({ state }, 0);
     // What runs, as an info metric (value 1): dashboards join on it, alerts spot a mixed fleet.
     new Gauge({
       name: 'edgesync_build_info',
-      help: 'The edgesync version and the Node.js version running it; always 1.',
-      labelNames: ['version', 'node'],
+      help: 'The edgesync version, the Node.js version running it and the platform (edgesync version); always 1.',
+      labelNames: ['version', 'node', 'platform', 'arch'],
       registers: [this.registry],
-    }).set({ version: VERSION, node: process.versions.node }, 1);
+    }).set(
+      {
+        version: BUILD_FACTS.edgesync,
+        node: BUILD_FACTS.node,
+        platform: BUILD_FACTS.platform,
+        arch: BUILD_FACTS.arch,
+      },
+      1,
+    );
     collectDefaultMetrics({ register: this.registry });
     // prom-client's totals of active handles, requests and resources are gauges named like counters,
     // which `promtool check metrics` rejects; the same counts stay, by type, in the labelled gauges

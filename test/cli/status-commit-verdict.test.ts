@@ -30,6 +30,8 @@ function status(overrides: {
     lastError: null,
     lastPlan: null,
     lastApplyFailures: [],
+    differences: null,
+    version: null,
     skippedEntries: Array.from({ length: overrides.skipped ?? 0 }, (_, index) => ({
       kind: 'ip_policy_rules',
       name: `r${index}`,

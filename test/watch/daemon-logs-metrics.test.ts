@@ -99,7 +99,8 @@ describe('logs and metrics an operator reads', () => {
     const { stderr, metrics, code } = await watchUntil(
       [...seed, '--mode', 'observe', '--interval', '1h', 'examples/manifests'],
       dir,
-      (_stderr, text) => /edgesync_reconciles_total\{result="drift"\} 1/.test(text),
+      // Observe mode on a fresh account: everything the examples hold is pending (Git has it, the account not yet).
+      (_stderr, text) => /edgesync_reconciles_total\{result="pending"\} 1/.test(text),
     );
     const samples = parsePrometheusText(metrics);
     const drifted = samples.filter((sample) => sample.name === 'edgesync_drifted_objects');
@@ -114,7 +115,12 @@ describe('logs and metrics an operator reads', () => {
     expect(jsonLines(stderr).length).toBeGreaterThan(3);
     expect(jsonLines(stderr).every((line) => typeof line.level === 'string')).toBe(true);
     expect(jsonLines(stderr).find((line) => line.msg === 'reconcile finished')?.level).toBe('info');
-    expect(buildInfo?.labels).toEqual({ version: VERSION, node: process.versions.node });
+    expect(buildInfo?.labels).toEqual({
+      version: VERSION,
+      node: process.versions.node,
+      platform: process.platform,
+      arch: process.arch,
+    });
     expect(buildInfo?.value).toBe(1);
     expect(requestKinds.has('tcp_edges')).toBe(true);
     expect([...requestKinds].filter((kind) => kind?.includes('.'))).toEqual([]);

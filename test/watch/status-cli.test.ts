@@ -104,7 +104,9 @@ describe.skipIf(!HAS_GIT)('edgesync status against a running daemon', () => {
       skipped_entries: [],
     });
     expect(fromEnv.code).toBe(0);
-    expect(fromEnv.stdout).toMatch(new RegExp(`^daemon +${daemon.url}$`, 'm'));
+    expect(fromEnv.stdout).toMatch(
+      new RegExp(`^daemon +${daemon.url} \\(edgesync \\d+\\.\\d+\\.\\d+\\)$`, 'm'),
+    );
   });
 
   it('--wait-commit exits 0 once the commit is live, and for an older commit once a descendant is', async () => {

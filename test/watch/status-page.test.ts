@@ -17,6 +17,7 @@ const MINUTE = 60_000;
 /** A status with every part the page shows, its free text (messages, names, files) all `text`. */
 function statusWith(text: string): DaemonStatus {
   return {
+    version: text,
     mode: 'observe',
     owner: 'platform-prod',
     paths: [text],
@@ -59,6 +60,7 @@ function statusWith(text: string): DaemonStatus {
       interrupted: false,
       failures: [{ action: text, message: text }],
     },
+    differences: { pending: [text], drift: [`ip_policy_rules.${text}`], held: [text], skipped: [text] },
     skippedEntries: [
       {
         kind: 'ip_policy_rules',
@@ -178,7 +180,13 @@ describe('the status page', () => {
       },
       lastPlan: {
         ...(statusWith('x').lastPlan as NonNullable<DaemonStatus['lastPlan']>),
-        changes: ['ip_policy_rules.office'],
+        changes: ['ip_policy_rules.office', 'ip_policy_rules.lab'],
+      },
+      differences: {
+        pending: ['ip_policy_rules.lab'],
+        drift: ['ip_policy_rules.office'],
+        held: [],
+        skipped: [],
       },
     };
 
@@ -188,8 +196,14 @@ describe('the status page', () => {
     expect(html).toContain('observe mode');
     expect(html).toContain('c0ffee');
     expect(html).toMatch(/result<\/dt><dd><span class="badge warn">drift</);
-    expect(html).toContain('pending: 1 change(s)');
-    expect(html).toContain('ip_policy_rules.office');
+    // Each difference under its word of the vocabulary: a new entry is pending, a change behind edgesync's back drift.
+    expect(html).toContain('1 pending, 1 drift: refused: x');
+    expect(html).toMatch(
+      /pending: Git says so and the account does not have it yet<\/h3><ul class="changes"><li><code>ip_policy_rules\.lab</,
+    );
+    expect(html).toMatch(
+      /drift: the account changed behind edgesync&#39;s back<\/h3><ul class="changes"><li><code>ip_policy_rules\.office</,
+    );
     expect(html).toContain('manifests/rules.yaml:12:7');
     expect(html).toContain('95 s since the oldest full read');
     expect(html).toContain('<svg class="chart"');
@@ -243,6 +257,7 @@ describe('the status page', () => {
     const html = page({
       ...status,
       lastPlan: { ...(status.lastPlan as NonNullable<DaemonStatus['lastPlan']>), changes },
+      differences: { pending: changes, drift: [], held: [], skipped: [] },
     });
 
     expect(html.match(/<li>/g)).toHaveLength(100);

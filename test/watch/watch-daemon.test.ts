@@ -131,7 +131,7 @@ describe('edgesync watch (the daemon in process against the emulator)', () => {
     expect(ruleWithCidr('203.0.113.0/24')(await listRules(emulator))?.description).toBe('edited in Git');
   });
 
-  it('in observe mode only reports drift and changes nothing', async () => {
+  it('in observe mode only reports what differs and changes nothing: a new entry is pending', async () => {
     const running = await startDaemon({
       emulator: SEED,
       mode: 'observe',
@@ -145,8 +145,14 @@ describe('edgesync watch (the daemon in process against the emulator)', () => {
     const rules = await listRules(running.emulator);
 
     expect(status.mode).toBe('observe');
-    expect(status.last_reconcile?.result).toBe('drift');
+    expect(status.last_reconcile?.result).toBe('pending');
     expect(status.last_plan?.changes).toEqual(['ip_policy_rules.office']);
+    expect((status as { differences?: unknown }).differences).toEqual({
+      pending: ['ip_policy_rules.office'],
+      drift: [],
+      held: [],
+      skipped: [],
+    });
     expect(status.last_plan?.applied).toBe(false);
     expect(sampleSum(samples, 'edgesync_drifted_objects', { kind: 'ip_policy_rules' })).toBe(1);
     expect(sampleSum(samples, 'edgesync_api_requests_total', { method: 'POST' })).toBe(0);

@@ -3,6 +3,7 @@ import type { LiveState } from '../../kinds/live-state.js';
 import type { DesiredEntry, DesiredState } from '../../manifest/desired-state.js';
 import type { ObservedExpiry } from '../../notify/notification-tracker.js';
 import type { ResourceChange } from '../../plan/plan.js';
+import type { Difference } from '../../sync-state.js';
 import type {
   ApplyRecord,
   LastReconcile,
@@ -66,6 +67,8 @@ export interface RunRecord {
   readonly cacheSurprises: readonly KindName[];
   /** When held deletes may go, clock milliseconds from the run's end; null when it held none. */
   readonly settleCheckInMs: number | null;
+  /** Changes the run applied whole, by the state they were in: what came from Git, and what it put back after drift. */
+  readonly appliedChanges: { readonly pending: number; readonly drift: number };
 }
 
 /** The manifests as the last load left them. */
@@ -123,6 +126,18 @@ export interface ObjectCounts {
   readonly expiring: readonly ExpiringObject[];
 }
 
+/**
+ * What still differs from the manifests after the last run that planned, in
+ * the one vocabulary (src/sync-state.ts): the change addresses left pending
+ * (Git asks for them), drifted (the account moved under an unchanged entry)
+ * or held (a delete waiting to settle), and the entries skipped (`kind.name`).
+ * A change the run applied whole is in none of them.
+ */
+export type DifferencesRecord = Readonly<Record<Difference, readonly string[]>>;
+
+/** No difference: before the first plan, and after a run that left the account as the manifests say. */
+export const NO_DIFFERENCES: DifferencesRecord = { pending: [], drift: [], held: [], skipped: [] };
+
 /** The last plan, whole: what the per-object inventory is derived from. */
 export interface PlannedRecord {
   /** What `/status` shows of it. */
@@ -161,6 +176,8 @@ export interface ReconcileRecord {
   /** The last plan; null before one, and after a load that left no desired state. */
   readonly plan: PlannedRecord | null;
   readonly skippedEntries: readonly SkippedEntryRecord[];
+  /** What still differs after the last run that planned, by state. */
+  readonly differences: DifferencesRecord;
   readonly apply: ApplyRecord | null;
   readonly objects: ObjectCounts | null;
   /** Each entry of the last valid manifests that expires, with its place (the notifications' input). */
@@ -201,6 +218,7 @@ export function firstRecord(settlePeriodMs: number, ledger: InSyncLedger): Recon
     },
     plan: null,
     skippedEntries: [],
+    differences: NO_DIFFERENCES,
     apply: null,
     objects: null,
     expiries: null,

@@ -5,12 +5,14 @@ import type { LiveState } from '../../kinds/live-state.js';
 import type { DesiredEntry, DesiredState } from '../../manifest/desired-state.js';
 import type { ObservedExpiry } from '../../notify/notification-tracker.js';
 import type { Plan } from '../../plan/plan.js';
+import type { Difference } from '../../sync-state.js';
 import { READY_RESULTS, SUCCESS_RESULTS } from '../daemon-status.js';
 import type { AppliedRun } from './apply-stage.js';
 import type { Settling } from './desired-settling.js';
 import type { InSyncLedger } from './in-sync-ledger.js';
 import type { PlannedRun } from './plan-stage.js';
 import type {
+  DifferencesRecord,
   ExpiringObject,
   GitRecord,
   ManifestsRecord,
@@ -83,6 +85,7 @@ export function recordRun(
       rateLimitWaitMs: Math.max(0, facts.rateLimitWaitMs - previous.rateLimitWaitMs),
       cacheSurprises: applied?.surprises ?? [],
       settleCheckInMs: settleCheckInMs(facts),
+      appliedChanges: appliedChanges(aside, applied),
     },
     lastReconcile: {
       trigger: input.trigger,
@@ -99,6 +102,7 @@ export function recordRun(
     settle: settleRecord(previous.settle, manifests, facts),
     plan: planRecord(previous, facts),
     skippedEntries: aside?.skippedRecords ?? previous.skippedEntries,
+    differences: aside === undefined ? previous.differences : differencesLeft(aside, applied),
     apply: applied?.record ?? previous.apply,
     objects: planned === undefined ? previous.objects : objectCounts(context, planned, facts),
     expiries: expiriesOf(context.kinds, manifests.desired, previous.expiries),
@@ -150,6 +154,38 @@ function planRecord(previous: ReconcileRecord, facts: RunFacts): ReconcileRecord
   // A load that left no desired state leaves no plan either.
   if (facts.manifests !== undefined && facts.manifests.desired === null) return null;
   return previous.plan;
+}
+
+/** The changes the run applied whole, by the state they were in when planned. */
+function appliedChanges(
+  aside: SetAside | undefined,
+  applied: AppliedRun | undefined,
+): { readonly pending: number; readonly drift: number } {
+  const counts = { pending: 0, drift: 0 };
+  if (aside === undefined || applied === undefined) return counts;
+  const done = doneKeys(applied);
+  for (const { change, state } of aside.differences) {
+    if ((state === 'pending' || state === 'drift') && change.actionKeys.every((key) => done.has(key)))
+      counts[state] += 1;
+  }
+  return counts;
+}
+
+function doneKeys(applied: AppliedRun | undefined): Set<string> {
+  return new Set(
+    applied?.result.actions.flatMap((action) => (action.outcome === 'done' ? [action.key] : [])) ?? [],
+  );
+}
+
+/** What the run left different, by state: its stated changes but those it applied whole, and its skipped entries. */
+function differencesLeft(aside: SetAside, applied: AppliedRun | undefined): DifferencesRecord {
+  const done = doneKeys(applied);
+  const left: Record<Difference, string[]> = { pending: [], drift: [], held: [], skipped: [] };
+  for (const { change, state } of aside.differences) {
+    if (!change.actionKeys.every((key) => done.has(key))) left[state].push(change.address);
+  }
+  left.skipped = aside.skippedRecords.map((entry) => `${entry.kind}.${entry.name}`);
+  return left;
 }
 
 /** The entries the account holds as the manifests say after the run: every one with no change left undone. */

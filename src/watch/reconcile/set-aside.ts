@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
+import type { KindName } from '../../kinds/kind-name.js';
 import type { Plan, PlanError, ResourceChange } from '../../plan/plan.js';
 import type { PlanRefusal } from '../../plan/safety-policy.js';
+import { type Difference, differenceState } from '../../sync-state.js';
 import type { PlanRecord, SkippedEntryRecord, WatchMode } from '../daemon-status.js';
 import { holdDeletes, type Settling } from './desired-settling.js';
 import type { ErrorRecord, RunOutcome } from './reconcile-record.js';
@@ -19,6 +21,14 @@ export interface SetAsideInput {
   readonly skippedBefore: readonly SkippedEntryRecord[];
   /** RFC 3339: now. */
   readonly at: string;
+  /** Whether the entry reads as it did when the account last matched it, before this run: a change for it is drift. */
+  readonly unchangedSinceInSync: (kind: KindName, name: string) => boolean;
+}
+
+/** A change the plan holds, in the one vocabulary (src/sync-state.ts). */
+export interface StatedChange {
+  readonly change: ResourceChange;
+  readonly state: Difference;
 }
 
 /** Why the whole plan stops, when it does. */
@@ -40,8 +50,12 @@ export interface SetAside {
   readonly toApply: Plan | null;
   /** The run's outcome when nothing is applied, or once what is applied all went. */
   readonly outcome: RunOutcome;
-  /** The changes left to make, logged as drift; empty when none is. */
-  readonly drift: readonly ResourceChange[];
+  /**
+   * The changes of the entries not skipped, each pending (Git asks for it),
+   * drift (the account moved under an unchanged entry) or held (a delete
+   * waiting for the manifests to settle); empty when there are none.
+   */
+  readonly differences: readonly StatedChange[];
   readonly stop: Stop | null;
 }
 
@@ -70,7 +84,8 @@ export function setAside(input: SetAsideInput): SetAside {
     ...(candidates.find((candidate) => candidate !== null) ?? outcome('in-sync', null)),
     error: error ?? stuck?.error ?? null,
   });
-  const base = { summary, skipped, skippedRecords, held: [], drift: [], stop: null, toApply: null };
+  const base = { summary, skipped, skippedRecords, held: [], differences: [], stop: null, toApply: null };
+  const stated = (held: readonly string[]): StatedChange[] => statedChanges(rest.changes, held, input);
   if (rest.errors.length > 0) {
     const first = rest.errors[0]?.message ?? '';
     const error = errorAt('plan_error', first, input.at);
@@ -84,21 +99,41 @@ export function setAside(input: SetAsideInput): SetAside {
     return { ...base, outcome: refused, stop: { why: 'refused', refusal } };
   }
   if (rest.actions.length === 0) return { ...base, outcome: ending(null, invalid, stuck) };
-  const drift = rest.changes;
-  if (input.mode === 'observe')
-    return { ...base, drift, outcome: ending(null, invalid, stuck, outcome('drift', null)) };
+  if (input.mode === 'observe') {
+    const differences = stated([]);
+    // Observe mode reports what it found: drift when the account moved, else only Git is ahead (pending).
+    const found = differences.some(({ state }) => state === 'drift') ? 'drift' : 'pending';
+    return { ...base, differences, outcome: ending(null, invalid, stuck, outcome(found, null)) };
+  }
   if (refusal) {
     // incomplete-read is no person's decision: the next read is likely complete, so retry as after a failure.
     const error = errorAt('live_state_incomplete', refusal.message, input.at);
     const failed = ending(error, outcome('failed', 'live listing incomplete'));
-    return { ...base, drift, outcome: failed, stop: { why: 'incomplete', refusal } };
+    return { ...base, differences: stated([]), outcome: failed, stop: { why: 'incomplete', refusal } };
   }
   const { plan: now, held } = input.settling.settled ? { plan: rest, held: [] } : holdDeletes(rest);
+  const differences = stated(held);
   const waiting = held.length === 0 ? null : outcome('settling', null);
   if (now.actions.length === 0)
-    return { ...base, drift, held, outcome: ending(null, invalid, stuck, waiting) };
+    return { ...base, differences, held, outcome: ending(null, invalid, stuck, waiting) };
   const applied = ending(null, invalid, stuck, waiting, outcome('applied', null));
-  return { ...base, drift, held, toApply: now, outcome: applied };
+  return { ...base, differences, held, toApply: now, outcome: applied };
+}
+
+/** Each change with its state: held when its delete waits to settle, drift when its entry is unchanged since in sync, else pending. */
+function statedChanges(
+  changes: readonly ResourceChange[],
+  held: readonly string[],
+  input: SetAsideInput,
+): StatedChange[] {
+  const waiting = new Set(held);
+  return changes.map((change) => ({
+    change,
+    state: differenceState({
+      heldForSettle: waiting.has(change.address),
+      desiredUnchangedSinceInSync: input.unchangedSinceInSync(change.kind, change.name),
+    }),
+  }));
 }
 
 /** Logs what `setAside` decided, in the order it decided it. */
@@ -123,8 +158,9 @@ export function logSetAside(log: Logger, aside: SetAside, settlesInMs: number | 
       { refusal: stop.refusal },
       'plan refused by the safety rules; nothing applied (the daemon never forces)',
     );
-  for (const change of aside.drift) {
-    log.info({ address: change.address, op: change.op, reason: change.reason }, 'drift');
+  // One line a change, its message the state's name: a create from a new commit says `pending`, not `drift`.
+  for (const { change, state } of aside.differences) {
+    log.info({ address: change.address, op: change.op, reason: change.reason, state }, state);
   }
   if (stop?.why === 'incomplete')
     log.error({ refusal: stop.refusal }, 'live state incomplete; a plan with deletes is not applied');

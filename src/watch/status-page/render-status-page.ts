@@ -1,4 +1,5 @@
 import { OPERATIONS } from '../../plan/plan.js';
+import { DIFFERENCES, formatDifferences, SYNC_STATE_MEANINGS, SYNC_STATE_WORDS } from '../../sync-state.js';
 import type { DaemonStatus, ManifestProblem } from '../daemon-status.js';
 import type { ReconcileResult } from '../watch-metrics.js';
 import { htmlText } from './html-text.js';
@@ -26,6 +27,7 @@ const RESULT_CLASS: Readonly<Record<ReconcileResult, 'ok' | 'warn' | 'bad'>> = {
   'in-sync': 'ok',
   applied: 'ok',
   drift: 'warn',
+  pending: 'warn',
   settling: 'warn',
   partial: 'warn',
   refused: 'bad',
@@ -129,27 +131,35 @@ function planSection(status: DaemonStatus): string {
     (operation) => `${plan.summary[operation]} ${operation}`,
   );
   const summary = `${counts.length === 0 ? 'no change' : counts.join(', ')}; ${plan.summary.unchanged} unchanged, ${plan.summary.unmanaged} unmanaged`;
-  const pending = !plan.applied && plan.changes.length > 0;
+  const left = status.differences ?? { pending: [], drift: [], held: [], skipped: [] };
+  const counted = Object.fromEntries(DIFFERENCES.map((state) => [state, left[state].length]));
+  const differing = DIFFERENCES.some((state) => left[state].length > 0);
   const why =
     plan.refusal !== undefined
-      ? `refused: ${plan.refusal.message}`
+      ? `: refused: ${plan.refusal.message}`
       : plan.errors.length > 0
-        ? 'the plan has errors'
-        : status.mode === 'observe'
-          ? 'observe mode applies nothing: this is drift'
-          : 'not applied';
-  const state = pending
-    ? badge('warn', `pending: ${plan.changes.length} change(s), ${why}`)
+        ? ': the plan has errors'
+        : status.mode === 'observe' && (left.pending.length > 0 || left.drift.length > 0)
+          ? ': observe mode applies nothing'
+          : '';
+  const state = differing
+    ? badge('warn', `${formatDifferences(counted)}${why}`)
     : plan.applied
-      ? badge('ok', `applied ${plan.changes.length} change(s)`)
-      : badge('ok', 'nothing to change');
-  const changes =
-    plan.changes.length === 0
-      ? ''
-      : `<h3 class="muted">${pending ? 'Pending changes' : 'Changes of the last plan'}</h3><ul class="changes">${plan.changes
+      ? badge('ok', `in sync: applied ${plan.changes.length} change(s)`)
+      : badge('ok', 'in sync: nothing to change');
+  // Each state's addresses under its own word (docs/glossary.md): skipped entries have a table of their own.
+  const changes = (['pending', 'drift', 'held'] as const)
+    .filter((difference) => left[difference].length > 0)
+    .map(
+      (difference) =>
+        `<h3 class="muted">${htmlText(`${SYNC_STATE_WORDS[difference]}: ${SYNC_STATE_MEANINGS[difference]}`)}</h3><ul class="changes">${left[
+          difference
+        ]
           .slice(0, LIST_LIMIT)
           .map((address) => `<li><code>${htmlText(address)}</code></li>`)
-          .join('')}</ul>${more(plan.changes.length)}`;
+          .join('')}</ul>${more(left[difference].length)}`,
+    )
+    .join('');
   const errors =
     plan.errors.length === 0
       ? ''
@@ -276,7 +286,7 @@ export function renderStatusPage(view: StatusPageView): string {
       readSharePerMinute: readShare,
     }),
     renderChartLegend(),
-    `<footer>Refreshes every ${STATUS_PAGE_REFRESH_SECONDS} s · made ${htmlText(new Date(nowMs).toISOString())} · <a href="status">/status</a> (JSON) · <a href="metrics">/metrics</a></footer>`,
+    `<footer>${htmlText(status.version === undefined ? 'edgesync' : `edgesync ${status.version}`)} · refreshes every ${STATUS_PAGE_REFRESH_SECONDS} s · made ${htmlText(new Date(nowMs).toISOString())} · <a href="status">/status</a> (JSON) · <a href="metrics">/metrics</a></footer>`,
     '</body></html>\n',
   ].join('');
 }
