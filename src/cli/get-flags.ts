@@ -1,4 +1,5 @@
 import { Option } from 'commander';
+import { NO_COLOR_ACCEPTED } from './color-choice.js';
 import type { AddCommandFlags } from './command-context.js';
 import { addConnectionOptions, type ConnectionFlags } from './connection-flags.js';
 import { addLogOptions, type LogFlags } from './log-flags.js';
@@ -33,7 +34,8 @@ export const addGetFlags: AddCommandFlags<[paths: string[], flags: GetFlags]> = 
     .option('--kind <kinds>', 'only these kinds, comma-separated (collection keys of the manifests)')
     .option('--state <states>', 'only objects in these states, comma-separated (e.g. pending,skipped)')
     .addOption(new Option('--format <format>', 'output on stdout').choices(GET_FORMATS).default('text'))
-    .option('--allow-outside-root', 'let { file: } references leave the manifest directory');
+    .option('--allow-outside-root', 'let { file: } references leave the manifest directory')
+    .option(...NO_COLOR_ACCEPTED);
   addLogOptions(command, 'warn');
   addConnectionOptions(command);
   return command;
