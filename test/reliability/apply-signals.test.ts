@@ -58,7 +58,8 @@ describe('edgesync apply interrupted by signals (CLI process)', () => {
     const child = spawnCli(target, ['--yes', '--rate-limit', '8/60s', '--grace-timeout', '600000', dir]);
     const run = finished(child);
 
-    await waitFor(() => (run.output().stderr.match(/"action finished"/g)?.length ?? 0) === 3);
+    // Off a terminal each finished action is a human line on stderr: `create:ip_policy_rules.r0: done in 12ms [id=…]`.
+    await waitFor(() => (run.output().stderr.match(/^create:\S+: done in /gm)?.length ?? 0) === 3);
     child.kill('SIGINT');
     const result = await run;
 

@@ -27,9 +27,10 @@ echo "$URL" > "$OUT/url"
 export EDGE_API_URL="$URL" EDGE_API_KEY=dev-key
 npx edgesync plan examples/manifests > "$OUT/plan.txt"
 npx edgesync plan examples/manifests --format json > "$OUT/plan.json"
-npx edgesync plan examples/manifests --out "$OUT/saved-plan.json" > /dev/null 2>&1
+(umask 077; head -c 32 /dev/urandom | base64 > "$OUT/plan.key")
+npx edgesync plan examples/manifests --out "$OUT/saved-plan.json" --plan-key-file "$OUT/plan.key" > /dev/null 2>&1
 npx edgesync apply examples/manifests --yes --log-format json > "$OUT/apply.out" 2> "$OUT/apply.log"
-npx edgesync apply --plan "$OUT/saved-plan.json" examples/manifests --yes > "$OUT/apply-plan.out" 2> "$OUT/apply-plan.err"
+npx edgesync apply --plan "$OUT/saved-plan.json" --plan-key-file "$OUT/plan.key" examples/manifests --yes > "$OUT/apply-plan.out" 2> "$OUT/apply-plan.err"
 echo $? > "$OUT/apply-plan.code"
 npx edgesync plan examples/manifests --detailed-exitcode > "$OUT/replan.txt"
 echo $? > "$OUT/replan.code"

@@ -160,6 +160,14 @@ function planSection(status: DaemonStatus): string {
           .join('')}</ul>${more(left[difference].length)}`,
     )
     .join('');
+  // Nothing left to do: what the last reconcile applied is still worth a look.
+  const applied =
+    differing || !plan.applied || plan.changes.length === 0
+      ? ''
+      : `<h3 class="muted">Applied by the last reconcile</h3><ul class="changes">${plan.changes
+          .slice(0, LIST_LIMIT)
+          .map((address) => `<li><code>${htmlText(address)}</code></li>`)
+          .join('')}</ul>${more(plan.changes.length)}`;
   const errors =
     plan.errors.length === 0
       ? ''
@@ -170,7 +178,7 @@ function planSection(status: DaemonStatus): string {
               `<tr><td><code>${htmlText(error.code)}</code></td><td>${htmlText(error.message)}</td></tr>`,
           )
           .join('')}</table>${more(plan.errors.length)}`;
-  return `<p>${state} ${htmlText(summary)}</p>${changes}${errors}`;
+  return `<p>${state} ${htmlText(summary)}</p>${changes}${applied}${errors}`;
 }
 
 function skippedSection(status: DaemonStatus): string {
