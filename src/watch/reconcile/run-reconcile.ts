@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { applySucceeded } from '../../apply/apply-result.js';
 import { EdgesyncError } from '../../errors.js';
 import type { KindName } from '../../kinds/kind-name.js';
-import type { DesiredState } from '../../manifest/desired-state.js';
+import type { DesiredEntry, DesiredState } from '../../manifest/desired-state.js';
 import { summaryToJson } from '../../plan/render-json.js';
 import type { DaemonClock } from '../daemon-clock.js';
 import { isForcedTrigger, type ReconcileVerdict } from '../reconcile-loop.js';
@@ -125,7 +125,7 @@ async function throughStages(
     invalid,
     skippedBefore: previous.skippedEntries,
     at: new Date(now).toISOString(),
-    unchangedSinceInSync: unchangedSinceInSync(previous, desired),
+    unchangedSinceInSync: unchangedSinceInSync(parts.ledger.asOf(previous.runs), desired),
   });
   reached.aside = aside;
   logSetAside(
@@ -186,11 +186,12 @@ function logFinished(log: Logger, record: ReconcileRecord, outcome: RunOutcome):
 
 /**
  * Whether an entry of `desired` is the one the account last matched before
- * this run: the ledger as of the previous record, since what this run
+ * this run: the ledger as of the end of the previous run (not the previous
+ * record's own view, which is as of that run's start), since what this run
  * matches must not turn its own plan's changes into drift.
  */
 function unchangedSinceInSync(
-  previous: ReconcileRecord,
+  matchedBefore: (entry: DesiredEntry) => boolean,
   desired: DesiredState,
 ): (kind: KindName, name: string) => boolean {
   // Made on the first question: a run whose plan has no change asks none, and an account of 100,000 entries pays nothing.
@@ -198,6 +199,6 @@ function unchangedSinceInSync(
   return (kind, name) => {
     byName ??= new Map(desired.entries.map((entry) => [`${entry.kind}\u0000${entry.name}`, entry]));
     const entry = byName.get(`${kind}\u0000${name}`);
-    return entry !== undefined && previous.desiredUnchangedSinceInSync(entry);
+    return entry !== undefined && matchedBefore(entry);
   };
 }
