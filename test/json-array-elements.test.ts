@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { JsonArrayElements, JsonLimitError, type JsonLimits } from '../src/json-array-elements.js';
+import { propertyRuns } from './support/property-runs.js';
 
 const PATHS = [
   ['plan', 'changes'],
@@ -66,7 +67,7 @@ describe('JsonArrayElements', () => {
           ),
         ).toEqual(JSON.parse(text));
       }),
-      { numRuns: 300 },
+      { numRuns: propertyRuns({ small: 60, large: 300 }) },
     );
   });
 
@@ -107,7 +108,7 @@ describe('JsonArrayElements', () => {
           ).toEqual(expected);
         },
       ),
-      { numRuns: 1000 },
+      { numRuns: propertyRuns({ small: 200, large: 1000 }) },
     );
   });
 

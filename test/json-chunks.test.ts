@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { jsonChunks, lazyJsonArray, lazyJsonEntries } from '../src/json-chunks.js';
+import { propertyRuns } from './support/property-runs.js';
 
 const joined = (value: unknown, indent: number, streamDepth?: number): string =>
   [...jsonChunks(value, indent, streamDepth)].join('');
@@ -27,7 +28,7 @@ describe('jsonChunks', () => {
           expect(joined(value, indent, streamDepth)).toBe(JSON.stringify(value, null, indent) ?? 'null');
         },
       ),
-      { numRuns: 500 },
+      { numRuns: propertyRuns({ small: 100, large: 500 }) },
     );
   });
 
@@ -50,6 +51,7 @@ describe('jsonChunks', () => {
           expect(made).toEqual(items);
         },
       ),
+      { numRuns: propertyRuns({ small: 100, large: 1000 }) },
     );
   });
 

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../src/canonical-json.js';
 import { sameCanonicalJson } from '../src/json-equality.js';
+import { propertyRuns } from './support/property-runs.js';
 
 /** JSON-like values with what JSON prints differently: undefined, numbers that are not finite, -0. */
 const { json: jsonArbitrary } = fc.letrec<{ json: unknown }>((tie) => ({
@@ -32,7 +33,7 @@ describe('sameCanonicalJson', () => {
 
         expect(sameCanonicalJson(a, other)).toBe(canonicalJson(a) === canonicalJson(other));
       }),
-      { numRuns: 2000 },
+      { numRuns: propertyRuns({ small: 500, large: 2000 }) },
     );
   });
 

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
+import { propertyRuns, propertySeed } from '../support/property-runs.js';
 import { type AccessScenario, checkScenario, scenarioArb } from './access-scenario.js';
 
 /**
@@ -9,7 +10,7 @@ import { type AccessScenario, checkScenario, scenarioArb } from './access-scenar
  * overlapping v4 and v6 ranges in two policies, module and CA changes),
  * applied A → B → A → B-killed-then-B through the real executor, every
  * answer replayed through the access checker. `npm test` runs a few;
- * `npm run test:reliability` runs more (test/reliability/access-property.test.ts).
+ * `npm run test:reliability` runs 100 (test/support/property-runs.ts).
  */
 
 /** Cases the property found once, kept as named tests. */
@@ -23,7 +24,8 @@ describe('access never widens: found cases', () => {
   });
 });
 
-const RUNS = Number(process.env.ACCESS_PROPERTY_RUNS ?? 3);
+const RUNS = propertyRuns({ small: 3, large: 100 });
+const SEED = propertySeed(13);
 
 describe('access never widens: property', () => {
   // About a second a run: five plans and applies against a fresh emulator.
@@ -34,10 +36,7 @@ describe('access never widens: property', () => {
       fc.asyncProperty(scenarioArb, async (scenario) => {
         await checkScenario(scenario);
       }),
-      {
-        numRuns: Number(process.env.ACCESS_PROPERTY_RUNS ?? 6),
-        seed: Number(process.env.ACCESS_PROPERTY_SEED ?? 13),
-      },
+      { numRuns: RUNS, ...(SEED === undefined ? {} : { seed: SEED }) },
     );
   });
 });

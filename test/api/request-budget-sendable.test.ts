@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RequestBudget } from '../../src/api/request-budget.js';
+import { propertyRuns } from '../support/property-runs.js';
 import { FakeTime } from './fake-time.js';
 
 describe('RequestBudget.sendableInMs', () => {
@@ -28,7 +29,7 @@ describe('RequestBudget.sendableInMs', () => {
           expect(predicted).toBe(time.now - askedAt);
         },
       ),
-      { seed: 20261126, numRuns: 300 },
+      { seed: 20261126, numRuns: propertyRuns({ small: 300, large: 3000 }) },
     );
   });
 

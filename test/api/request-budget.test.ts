@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RequestAbortedError } from '../../src/api/request-aborted-error.js';
 import { RequestBudget } from '../../src/api/request-budget.js';
+import { propertyRuns } from '../support/property-runs.js';
 import { FakeTime, sleepUntilAborted } from './fake-time.js';
 
 describe('RequestBudget', () => {
@@ -82,7 +83,7 @@ describe('RequestBudget', () => {
           }
         },
       ),
-      { seed: 20260301, numRuns: 200 },
+      { seed: 20260301, numRuns: propertyRuns({ small: 200, large: 2000 }) },
     );
   });
 

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { judgeCommit } from '../../src/cli/status-commit-verdict.js';
 import type { StatusView } from '../../src/cli/status-read.js';
+import { propertyRuns } from '../support/property-runs.js';
 
 const A = 'a'.repeat(40);
 const B = 'b'.repeat(40);
@@ -113,6 +114,7 @@ describe('judgeCommit: is a commit live on the daemon', () => {
           }
         },
       ),
+      { numRuns: propertyRuns({ small: 100, large: 1000 }) },
     );
   });
 });

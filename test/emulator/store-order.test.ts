@@ -8,6 +8,7 @@ import {
   type IpPolicyRuleRecord,
   ruleKey,
 } from '../../src/kinds/ip-policy-rules/emulator.js';
+import { propertyRuns } from '../support/property-runs.js';
 import { type EmulatorHandle, openEmulator } from './emulator-client.js';
 
 function record(seq: number): BaseRecord {
@@ -56,6 +57,7 @@ describe('OrderedCollection', () => {
           for (const id of model.keys()) expect(collection.has(id)).toBe(true);
         },
       ),
+      { numRuns: propertyRuns({ small: 100, large: 1000 }) },
     );
   });
 

@@ -13,6 +13,7 @@ import {
   supersededStatus,
   supersedingCommit,
 } from '../../src/git-host/commit-status-text.js';
+import { propertyRuns } from '../support/property-runs.js';
 
 const NEWER = '0123456789abcdef0123456789abcdef01234567';
 
@@ -33,6 +34,7 @@ describe('what a commit status says', () => {
         if ([...text.replace(/\s+/g, ' ').trim()].length > DESCRIPTION_MAX)
           expect(fitted.endsWith('…')).toBe(true);
       }),
+      { numRuns: propertyRuns({ small: 100, large: 1000 }) },
     );
   });
 

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/canonical-json.js';
 import { checkCidr } from '../../src/kinds/ip-policy-rules/check-cidr.js';
 import { canonicalCidr } from '../../src/kinds/ip-policy-rules/cidr.js';
+import { propertyRuns } from '../support/property-runs.js';
 
 /** The sorted-copy-then-JSON.stringify implementation the fast serializer replaced. */
 function sortedCopyJson(value: unknown): string {
@@ -85,7 +86,7 @@ describe('canonicalJson', () => {
           expect(canonicalJson(value)).toBe(sortedCopyJson(value));
         },
       ),
-      { numRuns: 2000 },
+      { numRuns: propertyRuns({ small: 300, large: 2000 }) },
     );
   });
 });
@@ -126,7 +127,7 @@ describe('IPv6 shortcut', () => {
       fc.property(ipv6ish, (value) => {
         expect(canonicalCidr(value)).toBe(ipaddrCanonicalCidr(value));
       }),
-      { numRuns: 5000 },
+      { numRuns: propertyRuns({ small: 600, large: 5000 }) },
     );
   });
 
@@ -155,7 +156,7 @@ describe('IPv4 shortcut', () => {
       fc.property(ipv4ish, fc.constantFrom('', ' '), (value, pad) => {
         expect(canonicalCidr(`${pad}${value}${pad}`)).toBe(ipaddrCanonicalCidr(`${pad}${value}${pad}`));
       }),
-      { numRuns: 3000 },
+      { numRuns: propertyRuns({ small: 400, large: 3000 }) },
     );
   });
 
@@ -174,7 +175,7 @@ describe('IPv4 shortcut', () => {
             message: expect.stringContaining(`: ${expected}`),
           });
       }),
-      { numRuns: 3000 },
+      { numRuns: propertyRuns({ small: 400, large: 3000 }) },
     );
   });
 });

@@ -8,6 +8,7 @@ import { loadDesiredState } from '../../src/manifest/load-desired-state.js';
 import { ManifestError } from '../../src/manifest/manifest-error.js';
 import { compileManifestSchema } from '../../src/manifest/manifest-schema.js';
 import { BUILT_IN_LOAD } from '../support/built-in-load.js';
+import { propertyRuns } from '../support/property-runs.js';
 
 const validator = compileManifestSchema();
 const SEED = 20240611;
@@ -118,7 +119,7 @@ describe('loader properties', () => {
           Object.keys(manifest.tls_edges).length;
         expect(result.value.entries).toHaveLength(count);
       }),
-      { numRuns: 40, seed: SEED },
+      { numRuns: propertyRuns({ small: 10, large: 40 }), seed: SEED },
     );
   });
 
@@ -173,7 +174,7 @@ describe('loader properties', () => {
           }
         }
       }),
-      { numRuns: 150, seed: SEED },
+      { numRuns: propertyRuns({ small: 40, large: 150 }), seed: SEED },
     );
   });
 
@@ -215,7 +216,7 @@ describe('loader properties', () => {
           }
         }
       }),
-      { numRuns: 150, seed: SEED },
+      { numRuns: propertyRuns({ small: 40, large: 150 }), seed: SEED },
     );
   });
 });

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { Document, isMap, isSeq, stringify, visit } from 'yaml';
 import { composeManifest, parseManifestCst } from '../../src/manifest/parse-manifest-file.js';
 import type { ParseOutcome } from '../../src/manifest/parsed-manifest.js';
+import { propertyRuns } from '../support/property-runs.js';
 import { yamlStyles } from './yaml-styles.js';
 
 const FILE = { display: 'm.yaml', absolute: '/m.yaml', root: '/', confined: false };
@@ -276,7 +277,7 @@ describe('the CST fast path answers what composing the document answers, or refu
         if (parseManifestCst(FILE, text) !== undefined) answered += 1;
         expect(disagreement(text)).toBeNull();
       }),
-      { numRuns: 400 },
+      { numRuns: propertyRuns({ small: 60, large: 400 }) },
     );
 
     // Refusing everything would pass the property above. About a third of these documents are in
@@ -289,7 +290,7 @@ describe('the CST fast path answers what composing the document answers, or refu
       fc.property(anyDocument, fc.array(edit, { minLength: 1, maxLength: 4 }), (text, edits) => {
         expect(disagreement(edits.reduce(applyEdit, text))).toBeNull();
       }),
-      { numRuns: 1500 },
+      { numRuns: propertyRuns({ small: 200, large: 1500 }) },
     );
   });
 

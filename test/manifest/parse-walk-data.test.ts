@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { parseManifestBytes } from '../../src/manifest/parse-manifest-file.js';
+import { propertyRuns } from '../support/property-runs.js';
 import { yamlStyles } from './yaml-styles.js';
 
 const FILE = { display: 'm.yaml', absolute: '/m.yaml', root: '/', confined: false };
@@ -58,7 +59,7 @@ describe('the manifest parser builds the same data as the yaml package', () => {
           expect(ordered(loaderData(text))).toBe(ordered(parse(text)));
         },
       ),
-      { numRuns: 300 },
+      { numRuns: propertyRuns({ small: 60, large: 300 }) },
     );
   });
 
@@ -91,7 +92,7 @@ describe('the manifest parser builds the same data as the yaml package', () => {
           expect(ordered(data)).toBe(ordered(expected));
         },
       ),
-      { numRuns: 300 },
+      { numRuns: propertyRuns({ small: 60, large: 300 }) },
     );
   });
 });

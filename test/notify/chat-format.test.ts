@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CHAT_ESCAPES, clipText, NOTIFY_FORMATS } from '../../src/notify/chat-format.js';
 import { type Notification, webhookBody } from '../../src/notify/notification.js';
+import { propertyRuns } from '../support/property-runs.js';
 
 /** What people put in a value to make a chat ping, link or shout: mentions, masked links, emphasis. */
 const HOSTILE = [
@@ -69,6 +70,7 @@ describe('notification text escaped for the chat that renders it', () => {
             expect(SHOWN[format](escaped)).toBe(value);
           },
         ),
+        { numRuns: propertyRuns({ small: 100, large: 1000 }) },
       );
     },
   );

@@ -15,6 +15,7 @@ import { isVisibleText, visibleJson, visibleText } from '../../src/visible-text.
 import type { DaemonStatus, DaemonStatusJson } from '../../src/watch/daemon-status.js';
 import { WatchMetrics } from '../../src/watch/watch-metrics.js';
 import { startWatchServer } from '../../src/watch/watch-server.js';
+import { propertyRuns } from '../support/property-runs.js';
 
 /** What may never reach output raw (visible-text.ts), spelled out again here so the test does not trust the module. */
 const HOSTILE = [
@@ -134,7 +135,10 @@ describe('no control or bidi character from user data reaches any output raw (fa
       'bell\\x07 esc\\x1b[2J nl\\nx \\u202eevil \\u2066 del\\x7f c1\\x85 tab\\t',
     );
     expect(visibleText('café ش 😀 | `x`')).toBe('café ش 😀 | `x`');
-    fc.assert(fc.property(userText, (text) => isVisibleText(visibleText(text))));
+    fc.assert(
+      fc.property(userText, (text) => isVisibleText(visibleText(text))),
+      { numRuns: propertyRuns({ small: 100, large: 1000 }) },
+    );
   });
 
   it('plan text (with and without colour) and markdown: no raw control, and a newline never adds a line', () => {
@@ -147,7 +151,7 @@ describe('no control or bidi character from user data reaches any output raw (fa
         expectVisible(coloured);
         expectVisible(renderPlanMarkdown(value));
       }),
-      { numRuns: 300 },
+      { numRuns: propertyRuns({ small: 60, large: 300 }) },
     );
   });
 
@@ -162,7 +166,7 @@ describe('no control or bidi character from user data reaches any output raw (fa
           value.changes.map((item) => [item.address, item.reason]),
         );
       }),
-      { numRuns: 200 },
+      { numRuns: propertyRuns({ small: 50, large: 200 }) },
     );
   });
 
@@ -184,7 +188,7 @@ describe('no control or bidi character from user data reaches any output raw (fa
         );
         expect((JSON.parse(visibleJson(error.toJSON())) as { message: string }).message).toBe(detail);
       }),
-      { numRuns: 300 },
+      { numRuns: propertyRuns({ small: 60, large: 300 }) },
     );
   });
 
@@ -203,7 +207,7 @@ describe('no control or bidi character from user data reaches any output raw (fa
           expect(line).not.toContain('\n');
         }
       }),
-      { numRuns: 200 },
+      { numRuns: propertyRuns({ small: 50, large: 200 }) },
     );
   });
 
@@ -231,7 +235,7 @@ describe('no control or bidi character from user data reaches any output raw (fa
           }
         }
       }),
-      { numRuns: 100 },
+      { numRuns: propertyRuns({ small: 25, large: 100 }) },
     );
   });
 
@@ -270,7 +274,7 @@ describe('no control or bidi character from user data reaches any output raw (fa
           expectVisible(ready.trimEnd());
           expect(ready.trimEnd().split('\n')).toHaveLength(1);
         }),
-        { numRuns: 50 },
+        { numRuns: propertyRuns({ small: 15, large: 50 }) },
       );
     } finally {
       await server.close();

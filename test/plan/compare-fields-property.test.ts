@@ -4,6 +4,7 @@ import { canonicalJson } from '../../src/canonical-json.js';
 import type { FieldRule } from '../../src/kinds/kind.js';
 import { normalizeSetLike } from '../../src/kinds/set-like.js';
 import { diffFields, fieldEquals, removalChanges } from '../../src/plan/compare-fields.js';
+import { propertyRuns } from '../support/property-runs.js';
 
 /** Field rules of every shape the comparison looks at: sensitive, set-like, replacing. */
 const ruleArbitrary: fc.Arbitrary<FieldRule> = fc.record(
@@ -34,7 +35,7 @@ describe('field comparison', () => {
       fc.property(rulesArbitrary, specArbitrary, (rules, live) => {
         expect(removalChanges(rules, live)).toEqual(diffFields(rules, undefined, live, ''));
       }),
-      { numRuns: 500 },
+      { numRuns: propertyRuns({ small: 100, large: 500 }) },
     );
   });
 
@@ -44,7 +45,7 @@ describe('field comparison', () => {
         const unchanged = diffFields(rules, desired, live, '').length === 0;
         expect(rules.every((rule) => fieldEquals(rule, desired[rule.name], live[rule.name]))).toBe(unchanged);
       }),
-      { numRuns: 500 },
+      { numRuns: propertyRuns({ small: 100, large: 500 }) },
     );
   });
 
@@ -57,7 +58,7 @@ describe('field comparison', () => {
 
         expect(fieldEquals(rule, desired, live)).toBe(printedEqual(rule, desired, live));
       }),
-      { numRuns: 2000 },
+      { numRuns: propertyRuns({ small: 300, large: 2000 }) },
     );
   });
 

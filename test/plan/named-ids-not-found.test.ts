@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { KINDS } from '../../src/kinds/registry.js';
 import { planChanges } from '../../src/plan/plan-changes.js';
+import { propertyRuns } from '../support/property-runs.js';
 import { desiredState, entry, liveState, OWNER } from './builders.js';
 
 const POLICIES = ['A', 'B', 'C', 'D'].map((word) => `ipp_${`Prop${word}`.padEnd(27, '0')}`);
@@ -62,7 +63,7 @@ describe('the plan reports exactly the named IDs the account lacks', () => {
           expect(reported).toEqual(expected);
         },
       ),
-      { seed: 30, numRuns: 200 },
+      { seed: 30, numRuns: propertyRuns({ small: 50, large: 200 }) },
     );
   });
 });

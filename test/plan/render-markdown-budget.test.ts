@@ -9,6 +9,7 @@ import {
   MIN_MARKDOWN_MAX_CHARS,
   renderPlanMarkdown,
 } from '../../src/plan/render-markdown.js';
+import { propertyRuns } from '../support/property-runs.js';
 import { desiredState, entry, liveRule, liveState, marked, OWNER, POLICY } from './builders.js';
 
 /** `creates` new rules and `deletes` owned rules no longer in the manifests, each with a long description. */
@@ -145,7 +146,7 @@ describe('plan --format markdown within a size budget', () => {
           }
         },
       ),
-      { numRuns: 40, seed: 16 },
+      { numRuns: propertyRuns({ small: 10, large: 40 }), seed: 16 },
     );
   });
 });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fenced, main, readInputs } from '../../scripts/action/edgesync-action.mjs';
+import { propertyRuns } from '../support/property-runs.js';
 
 /**
  * The action's script on its own: its inputs checked once with a message
@@ -127,6 +128,7 @@ process.exitCode = 1;
         expect(block.at(-1)).toBe(fence);
         expect(block.slice(1, -1).some((line) => line.trimStart().startsWith(fence))).toBe(false);
       }),
+      { numRuns: propertyRuns({ small: 100, large: 1000 }) },
     );
   });
 });

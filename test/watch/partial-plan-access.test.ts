@@ -14,6 +14,7 @@ import {
 } from '../access/access-harness.js';
 import { findLostValues, findWidenings, momentsOf } from '../access/access-model.js';
 import { ACCESS_SEED, entriesOf, scenarioArb } from '../access/access-scenario.js';
+import { propertyRuns, propertySeed } from '../support/property-runs.js';
 import { seededRandom } from '../support/seeded-random.js';
 
 /**
@@ -28,7 +29,8 @@ import { seededRandom } from '../support/seeded-random.js';
  * hold is lost, while entries stay skipped, while deletes wait, and after.
  */
 
-const RUNS = Number(process.env.ACCESS_PROPERTY_RUNS ?? 4);
+const RUNS = propertyRuns({ small: 2, large: 40 });
+const SEED = propertySeed(29);
 
 async function applied(harness: AccessHarness, plan: Plan, random: () => number): Promise<void> {
   const result = await applyPlan(harness, shuffledPlan(plan, random), { concurrency: 1 });
@@ -76,10 +78,7 @@ describe('a plan applied in part, as the daemon does, never widens access', () =
           await harness.emulator.close();
         }
       }),
-      {
-        numRuns: RUNS,
-        seed: Number(process.env.ACCESS_PROPERTY_SEED ?? 29),
-      },
+      { numRuns: RUNS, ...(SEED === undefined ? {} : { seed: SEED }) },
     );
   });
 });

@@ -10,6 +10,7 @@ import { statusPageRenderer } from '../../src/watch/status-page/status-page-endp
 import { STATUS_PAGE_CSP, STATUS_PAGE_STYLE } from '../../src/watch/status-page/status-page-style.js';
 import { WatchMetrics } from '../../src/watch/watch-metrics.js';
 import { type RunningWatchServer, startWatchServer } from '../../src/watch/watch-server.js';
+import { propertyRuns } from '../support/property-runs.js';
 
 const NOW = Date.parse('2026-03-01T12:30:20.000Z');
 const MINUTE = 60_000;
@@ -152,7 +153,7 @@ describe('RequestHistory', () => {
           expect(minutes).toEqual(expected);
         },
       ),
-      { numRuns: 200 },
+      { numRuns: propertyRuns({ small: 50, large: 200 }) },
     );
   });
 });
@@ -246,7 +247,7 @@ describe('the status page', () => {
         // biome-ignore lint/suspicious/noControlCharactersInRegex: raw control characters are what must not appear.
         expect(html).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u202a-\u202e]/);
       }),
-      { numRuns: 200 },
+      { numRuns: propertyRuns({ small: 50, large: 200 }) },
     );
   });
 
