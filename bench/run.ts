@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { runApiCostBench } from './api-cost-bench.js';
 import { type BenchSection, renderTable } from './bench-figure.js';
 import { runCliStartBench } from './cli-start-bench.js';
+import { runDaemonInventoryBench } from './daemon-inventory-bench.js';
 import { runDaemonLatencyBench } from './daemon-latency-bench.js';
 import { runDaemonMemoryBench } from './daemon-memory-bench.js';
 import { runDaemonNotifyBench } from './daemon-notify-bench.js';
@@ -22,6 +23,7 @@ const RUNNERS: Readonly<Record<string, BenchRunner>> = {
   daemon: runDaemonLatencyBench,
   'daemon-notify': runDaemonNotifyBench,
   'daemon-memory': runDaemonMemoryBench,
+  'daemon-inventory': runDaemonInventoryBench,
   'cli-start': runCliStartBench,
   scale: runScaleBench,
   'saved-plan': runSavedPlanBench,

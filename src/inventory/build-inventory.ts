@@ -26,7 +26,8 @@ export interface DaemonFacts {
 export interface InventoryInputs {
   readonly desired: DesiredState;
   readonly live: LiveState;
-  readonly plan: Plan;
+  /** The plan's changes and errors; a daemon passes what its last run left undone. */
+  readonly plan: Pick<Plan, 'changes' | 'errors'>;
   readonly owner: string;
   /** The registry's kinds, in its order: the inventory's order. */
   readonly kinds: readonly Kind[];
@@ -109,7 +110,14 @@ function row(
       : {}),
   };
   const state = differenceState(facts);
-  const fields = [...new Set(own.flatMap((change) => change.changes.map((field) => field.path)))];
+  // A create or a delete differs in every field: naming them all says nothing.
+  const fields = [
+    ...new Set(
+      own
+        .filter((change) => change.op !== 'create' && change.op !== 'delete')
+        .flatMap((change) => change.changes.map((field) => field.path)),
+    ),
+  ];
   const reason = skip !== undefined ? `${skip.code}: ${skip.message}` : describeChanges(own);
   return {
     kind,

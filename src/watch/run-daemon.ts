@@ -15,6 +15,7 @@ import type { DaemonStatus, WatchMode } from './daemon-status.js';
 import { ForcedReads } from './forced-read.js';
 import { FullReadCycle } from './full-read-cycle.js';
 import { checkedOutCommit } from './git-commit.js';
+import { inventoryAnswer } from './inventory-endpoint.js';
 import type { ListenAddress } from './listen-address.js';
 import { LiveCacheWriter } from './live-cache-writer.js';
 import { ManifestWatcher } from './manifest-watcher.js';
@@ -33,6 +34,7 @@ import {
   type ReconcileRun,
   type StopOutcome,
 } from './reconcile-loop.js';
+import { RecordInventories } from './record-inventory.js';
 import { publishRecordMetrics } from './record-metrics.js';
 import { daemonStatus } from './record-status.js';
 import { statusPageRenderer } from './status-page/status-page-endpoint.js';
@@ -144,6 +146,8 @@ export async function runDaemon(options: DaemonOptions): Promise<StopOutcome> {
     const state = loop.requestForced(trigger);
     return { ticket: parts.forcedReads.requested(trigger, state), state };
   };
+  // What the owner manages, as the current record knows it: `/inventory` and the page's table.
+  const inventories = new RecordInventories(options.kinds, options.plan.owner);
   const server = await startWatchServer({
     listen: options.listen,
     registry: options.metrics.registry,
@@ -159,6 +163,15 @@ export async function runDaemon(options: DaemonOptions): Promise<StopOutcome> {
             logger: options.logger,
           },
         }),
+    inventory: (query) =>
+      inventoryAnswer(
+        {
+          owner: options.plan.owner,
+          inventory: () => inventories.of(parts.records.record),
+          manifestsValid: () => parts.records.record.manifests.valid,
+        },
+        query,
+      ),
     statusPage: statusPageRenderer({
       status: parts.status,
       history: options.metrics.requestHistory,

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { visibleJson, visibleText } from '../visible-text.js';
 import { type DaemonStatus, statusToJson } from './daemon-status.js';
+import type { InventoryAnswer } from './inventory-endpoint.js';
 import { formatHttpUrl, type ListenAddress } from './listen-address.js';
 import { handleReconcileRequest, type ReconcileEndpointOptions } from './reconcile-endpoint.js';
 import type { LoopHealth } from './reconcile-loop.js';
@@ -19,8 +20,10 @@ export interface WatchServerOptions {
   readonly health?: () => LoopHealth;
   /** `POST /reconcile`, when --reconcile-token-file enables it (reconcile-endpoint.ts). */
   readonly reconcile?: ReconcileEndpointOptions;
-  /** The status page's HTML, per `/` request. @default none: `/` is not found */
-  readonly statusPage?: () => string;
+  /** The status page's HTML, per `/` request, from its query string (the table's filter). @default none: `/` is not found */
+  readonly statusPage?: (query: URLSearchParams) => string;
+  /** A page of `/inventory`, from its query string (inventory-endpoint.ts). @default none: `/inventory` is not found */
+  readonly inventory?: (query: URLSearchParams) => InventoryAnswer;
 }
 
 export interface RunningWatchServer {
@@ -61,7 +64,8 @@ export async function startWatchServer(options: WatchServerOptions): Promise<Run
 }
 
 async function handle(req: IncomingMessage, res: ServerResponse, options: WatchServerOptions): Promise<void> {
-  const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  const path = url.pathname;
   if (path === '/reconcile') {
     await handleReconcileRequest(req, res, options.reconcile);
     return;
@@ -73,7 +77,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: WatchS
   }
   switch (path) {
     case '/':
-      if (options.statusPage) sendStatusPage(res, options.statusPage());
+      if (options.statusPage) sendStatusPage(res, options.statusPage(url.searchParams));
       else sendText(res, 404, 'not found\n');
       return;
     case '/healthz': {
@@ -98,6 +102,16 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: WatchS
       const body = `${visibleJson(statusToJson(options.status()), 2)}\n`;
       res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8' });
       res.end(body);
+      return;
+    }
+    case '/inventory': {
+      if (options.inventory === undefined) {
+        sendText(res, 404, 'not found\n');
+        return;
+      }
+      const answer = options.inventory(url.searchParams);
+      res.writeHead(answer.status, { 'Content-Type': 'application/json; charset=utf-8' });
+      res.end(`${visibleJson(answer.body)}\n`);
       return;
     }
     default:

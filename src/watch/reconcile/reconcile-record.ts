@@ -1,3 +1,4 @@
+import type { ActionResult } from '../../apply/apply-result.js';
 import type { KindName } from '../../kinds/kind-name.js';
 import type { LiveState } from '../../kinds/live-state.js';
 import type { DesiredEntry, DesiredState } from '../../manifest/desired-state.js';
@@ -148,6 +149,11 @@ export interface PlannedRecord {
   readonly live: LiveState;
   /** The desired state it was made from. */
   readonly desired: DesiredState;
+  /** The run that made it (`runs` of its record), and when that run finished, RFC 3339: what the inventory is as of. */
+  readonly run: number;
+  readonly finishedAt: string;
+  /** The actions of its apply that were done (the IDs creates got, the objects deletes removed); [] when none was applied. */
+  readonly appliedActions: readonly ActionResult[];
 }
 
 /**

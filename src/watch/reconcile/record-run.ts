@@ -100,7 +100,7 @@ export function recordRun(
     lastError: success ? null : (outcome.error ?? previous.lastError),
     manifests,
     settle: settleRecord(previous.settle, manifests, facts),
-    plan: planRecord(previous, facts),
+    plan: planRecord(previous, facts, runs, finishedAtIso),
     skippedEntries: aside?.skippedRecords ?? previous.skippedEntries,
     differences: aside === undefined ? previous.differences : differencesLeft(aside, applied),
     apply: applied?.record ?? previous.apply,
@@ -141,7 +141,12 @@ function settleCheckInMs(facts: RunFacts): number | null {
   return Math.max(0, settlesAt - facts.finishedAt);
 }
 
-function planRecord(previous: ReconcileRecord, facts: RunFacts): ReconcileRecord['plan'] {
+function planRecord(
+  previous: ReconcileRecord,
+  facts: RunFacts,
+  run: number,
+  finishedAt: string,
+): ReconcileRecord['plan'] {
   const { planned, aside } = facts;
   if (planned !== undefined && aside !== undefined) {
     return {
@@ -149,6 +154,9 @@ function planRecord(previous: ReconcileRecord, facts: RunFacts): ReconcileRecord
       changes: planned.plan.changes,
       live: planned.live,
       desired: planned.desired,
+      run,
+      finishedAt,
+      appliedActions: facts.applied?.result.actions.filter((action) => action.outcome === 'done') ?? [],
     };
   }
   // A load that left no desired state leaves no plan either.
