@@ -3,14 +3,14 @@ import { CREDENTIAL_FIX, readCredentialFile } from '../credential-file.js';
 import { EdgesyncError, OptionError } from '../errors.js';
 import { KINDS } from '../kinds/registry.js';
 import { compileManifestSchema } from '../manifest/manifest-schema.js';
-import { secretPartsOf, webhookTargets } from '../notify/webhook-target.js';
+import { parseEventList, secretPartsOf, webhookTargets } from '../notify/webhook-target.js';
 import { systemClock } from '../watch/daemon-clock.js';
 import { type ListenAddress, parseListenAddress } from '../watch/listen-address.js';
 import { readReconcileToken } from '../watch/reconcile-endpoint.js';
 import { runDaemon } from '../watch/run-daemon.js';
 import { WatchMetrics } from '../watch/watch-metrics.js';
 import type { CommandContext, CommandOutcome } from './command-context.js';
-import { commitStatusTarget } from './commit-status-target.js';
+import { commitStatusTarget, parseInstance } from './commit-status-target.js';
 import { openConnection } from './connection.js';
 import { parseDuration, parsePercentage, parsePositiveInteger } from './duration-option.js';
 import { limitHeapGrowth } from './heap-growth.js';
@@ -55,6 +55,7 @@ export async function runWatch(
     notifyFile === undefined
       ? undefined
       : { name: flags.notifyFile as string, text: notifyFile.bytes.toString('utf8') },
+    flags.notifyEvents === undefined ? null : parseEventList(flags.notifyEvents, '--notify-events'),
   );
   const reconcileToken =
     reconcileTokenFile === undefined ? undefined : await readReconcileToken(reconcileTokenFile);
@@ -148,6 +149,9 @@ export async function runWatch(
               retries: notifyRetries,
               expiryWindowMs: caExpiryWarningMs,
               scrub: (text: string) => connection.secrets.scrub(text),
+              statusPageUrl,
+              instance: parseInstance(flags.instance) ?? null,
+              service: new URL(connection.baseUrl).host,
             },
           }),
       ...(reconcileTokenFile === undefined ? {} : { reconcileTokenFile }),

@@ -31,6 +31,8 @@ export interface WatchFlags extends ConnectionFlags, PlanFlags, CommitStatusFlag
   readonly notify: readonly string[];
   readonly notifyFormat: NotifyFormat;
   readonly notifyFile?: string;
+  /** --notify-events: the events the --notify targets get, comma-separated; all when absent. */
+  readonly notifyEvents?: string;
   readonly notifyTimeout: string;
   readonly notifyRetries: string;
   readonly caExpiryWarning: string;
@@ -78,7 +80,7 @@ export const addWatchFlags: AddCommandFlags<[paths: string[], flags: WatchFlags]
     .addOption(
       new Option(
         '--notify <url>',
-        'post events (failed, refused, recovered, invalid manifests, drift, CA expiry, stuck) to this webhook; repeatable. The URL is a secret: prefer EDGESYNC_NOTIFY or --notify-file',
+        'post events (commit live, failed, refused, recovered, invalid manifests, drift, CA expiry, stuck) to this webhook; repeatable. The URL is a secret: prefer EDGESYNC_NOTIFY or --notify-file',
       )
         .argParser(collectUrls)
         .default([]),
@@ -92,8 +94,12 @@ export const addWatchFlags: AddCommandFlags<[paths: string[], flags: WatchFlags]
         .default('slack'),
     )
     .option(
+      '--notify-events <events>',
+      'the events the --notify targets get, comma-separated (e.g. commit_live,reconcile_failed,daemon_stuck); default: every event',
+    )
+    .option(
       '--notify-file <file>',
-      'webhook targets to post events to, one a line: URL, or FORMAT URL (slack, discord, teams, json); # comments',
+      'webhook targets to post events to, one a line: URL, or FORMAT URL (slack, discord, teams, json), then events=EVENT,… to choose its events; # comments',
     )
     .option('--notify-timeout <duration>', 'how long one webhook post may take', '10s')
     .option('--notify-retries <n>', 'posts again after a failed one, with backoff from 1s', '3')

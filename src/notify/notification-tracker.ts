@@ -1,4 +1,11 @@
-import type { Notification, NotificationError, NotificationEvent } from './notification.js';
+import {
+  type DaemonIdentity,
+  EVENT_SEVERITY,
+  type Notification,
+  type NotificationError,
+  type NotificationEvent,
+  type ObservedChanges,
+} from './notification.js';
 
 /** A skipped entry, as the daemon's status holds it. */
 export interface ObservedSkippedEntry {
@@ -38,7 +45,11 @@ export interface ObservedStatus {
     readonly failures: readonly { readonly action: string; readonly message: string }[];
   } | null;
   readonly skippedEntries?: readonly ObservedSkippedEntry[];
-  readonly git?: { readonly checkoutCommit: string | null };
+  readonly git?: { readonly checkoutCommit: string | null; readonly lastAppliedCommit?: string | null };
+  /** What `/readyz` answers: false (503) leaves a failure open whatever the result. */
+  readonly ready?: boolean;
+  /** What still differs, by state: `drift` is what changed behind edgesync's back. */
+  readonly differences?: { readonly drift: readonly string[] };
 }
 
 /** An object that stops working by itself on a date (a CA's certificate), with its manifest place. */
@@ -59,8 +70,10 @@ export interface ObservedHealth {
 }
 
 export interface NotificationTrackerOptions {
-  readonly owner: string;
+  readonly identity: DaemonIdentity;
   readonly mode: string;
+  /** `--status-page-url`, carried by every notification; null when not set. */
+  readonly statusPageUrl: string | null;
   /** Skipped this many reconciles in a row, an entry counts as stuck. @default 3 */
   readonly stuckAfterReconciles?: number;
 }
@@ -68,14 +81,17 @@ export interface NotificationTrackerOptions {
 /** Addresses a drift summary names before it says how many more there are. */
 const SUMMARY_ADDRESSES = 10;
 
-/** Results that end a failure or a refusal. An invalid manifest set says nothing about either. */
-const RECOVERED_RESULTS: ReadonlySet<string> = new Set([
-  'in-sync',
-  'applied',
-  'drift',
-  'settling',
-  'partial',
-]);
+/**
+ * Results that end a failure or a refusal: the account is as the manifests
+ * say (observe: the plan was made), SUCCESS_RESULTS of daemon-status.ts.
+ * Not `settling` (deletes still held) nor `partial` (entries skipped): a
+ * receiver that closes an incident on "recovered" must not close one that
+ * is still open. An invalid manifest set says nothing either way.
+ */
+const RECOVERED_RESULTS: ReadonlySet<string> = new Set(['in-sync', 'applied', 'drift', 'pending']);
+
+/** Observe-mode results that found no drift: a drift said before has ended. */
+const DRIFTLESS_RESULTS: ReadonlySet<string> = new Set(['in-sync', 'pending']);
 
 /**
  * Turns what the daemon sees into notifications, each condition once: a
@@ -95,24 +111,42 @@ export class NotificationTracker {
   #loopStuck = false;
   readonly #expiriesSaid = new Set<string>();
   #commit: string | null = null;
+  /** The live commit last announced; undefined before the first reconcile. */
+  #liveCommit: string | null | undefined;
 
   constructor(options: NotificationTrackerOptions) {
     this.#options = options;
   }
 
-  /** After each reconcile: what changed since the last one. */
-  observeReconcile(status: ObservedStatus, now: number): Notification[] {
+  /**
+   * After each reconcile: what changed since the last one. `changes` gives
+   * the last plan's changes at these addresses with their fields, asked
+   * only for a drift event.
+   */
+  observeReconcile(
+    status: ObservedStatus,
+    now: number,
+    changes: (addresses: readonly string[]) => ObservedChanges = () => ({ list: [], total: 0 }),
+  ): Notification[] {
     this.#commit = status.git?.checkoutCommit ?? null;
     const out: Notification[] = [];
     const say = (
       event: NotificationEvent,
       summary: string,
       errors: readonly NotificationError[] = [],
+      detail: { readonly changes?: ObservedChanges; readonly commit?: string | null } = {},
     ): void => {
-      out.push(this.#notification(event, summary, errors, now));
+      out.push(this.#notification(event, summary, errors, now, detail));
     };
     const result = status.lastReconcile?.result;
     if (result === undefined) return out;
+    const live = status.git?.lastAppliedCommit ?? null;
+    if (live !== null && live !== this.#liveCommit) {
+      say('commit_live', `commit ${live.slice(0, 12)} is live: the account holds what it says`, [], {
+        commit: live,
+      });
+    }
+    this.#liveCommit = live;
 
     if (status.manifestsValid === false && !this.#manifestsInvalid) {
       this.#manifestsInvalid = true;
@@ -141,35 +175,50 @@ export class NotificationTracker {
         'reconcile_refused',
         `plan refused, nothing applied: ${refusal?.message ?? status.lastError?.message ?? 'see /status'}`,
       );
-    } else if (RECOVERED_RESULTS.has(result) && this.#health !== 'ok') {
+    } else if (RECOVERED_RESULTS.has(result) && status.ready !== false && this.#health !== 'ok') {
       this.#health = 'ok';
       say('reconcile_recovered', `reconcile ${result} again after a ${this.#wasUnhealthy()}`);
     }
 
-    const changes = status.lastPlan?.changes ?? [];
+    const addresses = status.lastPlan?.changes ?? [];
     if (result === 'drift') {
-      const key = [...changes].sort().join('\n');
+      const drifted = status.differences?.drift ?? addresses;
+      const key = [...drifted].sort().join('\n');
       if (key !== this.#drift) {
         this.#drift = key;
-        say('drift_found', `drift found (observe mode, not corrected): ${describeChanges(changes)}`);
+        say('drift_found', `drift found (observe mode, not corrected): ${describeChanges(drifted)}`, [], {
+          changes: changes(drifted),
+        });
       }
-    } else if (result === 'in-sync' && this.#drift !== null) {
+    } else if (DRIFTLESS_RESULTS.has(result) && this.#drift !== null) {
       this.#drift = null;
-      say('drift_resolved', 'no drift any more: the account is as the manifests say');
+      say(
+        'drift_resolved',
+        result === 'in-sync'
+          ? 'no drift any more: the account is as the manifests say'
+          : 'no drift any more: what differs is from Git, not applied (observe mode)',
+      );
     }
     if (
       status.lastPlan?.applied === true &&
-      changes.length > 0 &&
+      addresses.length > 0 &&
       status.desiredHash !== null &&
       status.desiredHash === this.#syncedHash &&
       RECOVERED_RESULTS.has(result)
     ) {
-      say('drift_corrected', `drift corrected: ${describeChanges(changes)}`);
+      say('drift_corrected', `drift corrected: ${describeChanges(addresses)}`, [], {
+        changes: changes(addresses),
+      });
     }
     if (result === 'in-sync' || result === 'applied') this.#syncedHash = status.desiredHash;
 
     this.#observeSkipped(status.skippedEntries ?? [], say);
     return out;
+  }
+
+  /** An event the daemon tells of itself (a person suspended it): built like every other, with the commit checked out. */
+  observeEvent(event: NotificationEvent, summary: string, now: number): Notification {
+    return this.#notification(event, summary, [], now);
   }
 
   /** The loop's heartbeat, checked on a timer: stuck once, then recovered once. */
@@ -243,14 +292,19 @@ export class NotificationTracker {
     summary: string,
     errors: readonly NotificationError[],
     now: number,
+    detail: { readonly changes?: ObservedChanges; readonly commit?: string | null } = {},
   ): Notification {
     return {
       event,
-      owner: this.#options.owner,
+      severity: EVENT_SEVERITY[event],
+      identity: this.#options.identity,
       mode: this.#options.mode,
-      commit: this.#commit,
+      statusPageUrl: this.#options.statusPageUrl,
+      commit: detail.commit === undefined ? this.#commit : detail.commit,
       summary,
       errors,
+      changes: detail.changes?.list ?? [],
+      changeCount: detail.changes?.total ?? 0,
       at: new Date(now).toISOString(),
     };
   }

@@ -1,7 +1,15 @@
 import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
 import type { NotifyFormat } from './chat-format.js';
-import { NOTIFICATION_EVENTS, type Notification, scrubbedNotification, webhookBody } from './notification.js';
+import {
+  type DaemonIdentity,
+  NOTIFICATION_EVENTS,
+  type Notification,
+  type NotificationEvent,
+  type ObservedChanges,
+  scrubbedNotification,
+  webhookBody,
+} from './notification.js';
 import {
   NotificationTracker,
   type ObservedExpiry,
@@ -20,8 +28,11 @@ export interface NotifierClock {
 
 export interface NotifierOptions {
   readonly targets: readonly WebhookTarget[];
-  readonly owner: string;
+  /** Who speaks: owner, `--instance`, the service's host; in every body. */
+  readonly identity: DaemonIdentity;
   readonly mode: string;
+  /** `--status-page-url`, in every body; null when not set. */
+  readonly statusPageUrl: string | null;
   /** One delivery attempt's limit, milliseconds. */
   readonly timeoutMs: number;
   /** Attempts after a failed first one. */
@@ -78,7 +89,11 @@ export class Notifier {
   constructor(options: NotifierOptions) {
     this.#options = options;
     this.#log = options.logger.child({ component: 'notifications' });
-    this.#tracker = new NotificationTracker({ owner: options.owner, mode: options.mode });
+    this.#tracker = new NotificationTracker({
+      identity: options.identity,
+      mode: options.mode,
+      statusPageUrl: options.statusPageUrl,
+    });
     const registers = [options.registry];
     this.#made = new Counter({
       name: 'edgesync_notifications_total',
@@ -122,13 +137,25 @@ export class Notifier {
     this.#scheduleHealth();
   }
 
-  /** After each reconcile, with the daemon's status and what expires. Returns at once. */
-  afterReconcile(status: ObservedStatus, expiries: readonly ObservedExpiry[]): void {
+  /** After each reconcile, with the daemon's status, what expires and the last plan's changes. Returns at once. */
+  afterReconcile(
+    status: ObservedStatus,
+    expiries: readonly ObservedExpiry[],
+    changes?: (addresses: readonly string[]) => ObservedChanges,
+  ): void {
     const now = this.#options.clock.now();
     this.#post([
-      ...this.#tracker.observeReconcile(status, now),
+      ...this.#tracker.observeReconcile(status, now, changes),
       ...this.#tracker.observeExpiries(expiries, now, this.#options.expiryWindowMs),
     ]);
+  }
+
+  /**
+   * An event outside the reconciles (a person suspended the daemon): posted
+   * like the others to each target that takes it. Returns at once.
+   */
+  announce(event: NotificationEvent, summary: string): void {
+    this.#post([this.#tracker.observeEvent(event, summary, this.#options.clock.now())]);
   }
 
   status(): NotifierStatus {
@@ -160,7 +187,11 @@ export class Notifier {
     for (const notification of notifications) {
       this.#made.inc({ event: notification.event });
       this.#log.info(
-        { event: notification.event, summary: this.#options.scrub(notification.summary) },
+        {
+          event: notification.event,
+          severity: notification.severity,
+          summary: this.#options.scrub(notification.summary),
+        },
         'notify',
       );
       if (this.#options.targets.length === 0) continue;
@@ -168,6 +199,7 @@ export class Notifier {
       const scrubbed = scrubbedNotification(notification, this.#options.scrub);
       const bodies = new Map<NotifyFormat, string>();
       this.#delivery.send((target) => {
+        if (target.events !== null && !target.events.has(notification.event)) return null;
         let body = bodies.get(target.format);
         if (body === undefined) {
           body = this.#options.scrub(JSON.stringify(webhookBody(scrubbed, target.format)));

@@ -51,12 +51,14 @@ export class WebhookDelivery {
     this.#queues = options.targets.map((target) => ({ target, waiting: [], running: null }));
   }
 
-  /** Queues for every target the body (JSON text) `bodyFor` makes for it; returns at once. */
-  send(bodyFor: (target: WebhookTarget) => string): void {
+  /** Queues for every target the body (JSON text) `bodyFor` makes for it, none when it gives null; returns at once. */
+  send(bodyFor: (target: WebhookTarget) => string | null): void {
     if (this.#closing.signal.aborted) return;
     const limit = this.#options.queueLimit ?? 100;
     for (const queue of this.#queues) {
-      queue.waiting.push(bodyFor(queue.target));
+      const body = bodyFor(queue.target);
+      if (body === null) continue;
+      queue.waiting.push(body);
       if (queue.waiting.length > limit) {
         queue.waiting.shift();
         this.#fail(queue.target, 'dropped', { queued: limit });

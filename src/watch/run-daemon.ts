@@ -19,6 +19,7 @@ import { inventoryAnswer } from './inventory-endpoint.js';
 import type { ListenAddress } from './listen-address.js';
 import { LiveCacheWriter } from './live-cache-writer.js';
 import { ManifestWatcher } from './manifest-watcher.js';
+import { notificationChanges } from './notification-changes.js';
 import { BackgroundReadApi, type BudgetRate, ReadShare } from './read-share.js';
 import { DEFAULT_SETTLE_MS } from './reconcile/desired-settling.js';
 import { InSyncLedger } from './reconcile/in-sync-ledger.js';
@@ -98,8 +99,20 @@ export interface DaemonOptions {
 /** What the command line decides of the notifications; the daemon adds the rest. */
 export type DaemonNotifyOptions = Pick<
   NotifierOptions,
-  'targets' | 'timeoutMs' | 'retries' | 'expiryWindowMs' | 'scrub' | 'backoffMs' | 'healthCheckMs'
->;
+  | 'targets'
+  | 'timeoutMs'
+  | 'retries'
+  | 'expiryWindowMs'
+  | 'scrub'
+  | 'backoffMs'
+  | 'healthCheckMs'
+  | 'statusPageUrl'
+> & {
+  /** `--instance`; null when not set. */
+  readonly instance: string | null;
+  /** The service's host, which tells a staging daemon from a production one. */
+  readonly service: string;
+};
 
 /** The first file event not yet reconciled: the next run takes (and clears) it. */
 class PendingChange {
@@ -385,9 +398,10 @@ function budgetedHealth(health: LoopHealth, budget: DaemonOptions['budget'], int
 
 function notifierFor(options: DaemonOptions, health: () => LoopHealth): Notifier | null {
   if (options.notify === undefined) return null;
+  const { instance, service, ...notify } = options.notify;
   return new Notifier({
-    ...options.notify,
-    owner: options.plan.owner,
+    ...notify,
+    identity: { owner: options.plan.owner, instance, service },
     mode: options.mode,
     registry: options.metrics.registry,
     logger: options.logger,
@@ -460,7 +474,9 @@ function reconcileRun(
     const live = record.git.lastAppliedCommit;
     if (live !== previous.git.lastAppliedCommit)
       after.log.info({ commit: live, result: record.lastReconcile?.result }, 'commit live');
-    after.notifier?.afterReconcile(after.status(), record.expiries?.list ?? []);
+    after.notifier?.afterReconcile(after.status(), record.expiries?.list ?? [], (addresses) =>
+      notificationChanges(record.plan?.changes ?? [], addresses),
+    );
     const settleCheckInMs = record.run?.settleCheckInMs ?? null;
     if (settleCheckInMs !== null) after.loop.requestSettle(settleCheckInMs);
     after.onRecord?.(record);

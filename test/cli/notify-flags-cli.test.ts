@@ -35,6 +35,17 @@ describe('watch --notify: a bad webhook URL is refused without printing it (the 
       {},
       'urls:2: expected an http(s) URL (found ftp://…)',
     ],
+    [
+      '--notify-events, an unknown event',
+      [
+        '--notify',
+        `https://hooks.example.com/services/${SECRET}`,
+        '--notify-events',
+        'commit_live,comit_live',
+      ],
+      {},
+      '--notify-events: unknown event "comit_live"; expected a comma-separated list of commit_live, ',
+    ],
   ])('%s', async (_case, args, env: Record<string, string>, message) => {
     await writeFile(join(dir, 'urls'), `# hooks\nftp://hooks.example.com/${SECRET}\n`);
 

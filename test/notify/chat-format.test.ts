@@ -46,8 +46,19 @@ const MARKUP = {
 function notification(message: string, file = 'rules.yaml'): Notification {
   return {
     event: 'manifests_invalid',
-    owner: 'team-a',
+    severity: 'error',
+    identity: { owner: 'team-a', instance: null, service: 'api.edge.example.com' },
     mode: 'enforce',
+    statusPageUrl: null,
+    // A drifted value is the service's: outside text like the rest.
+    changes: [
+      {
+        address: 'ip_policy_rules.office',
+        op: 'update',
+        fields: [{ path: 'description', sensitive: false, before: message, after: 'office' }],
+      },
+    ],
+    changeCount: 1,
     commit: null,
     summary: `manifests invalid: 1 error(s) in ${message}`,
     errors: [{ file, line: 5, column: 5, message: `cidr: not a CIDR (found "${message}")` }],

@@ -54,7 +54,21 @@ describe('notifications carry no markup from outside (the daemon as a process)',
       { mode: 0o600 },
     );
 
-    daemon = await startDaemon(emulator, [manifests, '--notify-file', notifyFile, '--interval', '1h'], dir);
+    daemon = await startDaemon(
+      emulator,
+      [
+        manifests,
+        '--notify-file',
+        notifyFile,
+        '--interval',
+        '1h',
+        '--instance',
+        'eu-west',
+        '--status-page-url',
+        'https://edgesync.example.com/eu-west/',
+      ],
+      dir,
+    );
     const bodies = await eventually(() => {
       const got = receivers.map((receiver) => notifications(receiver)[0]);
       return got.every((body) => body !== undefined) ? (got as Record<string, unknown>[]) : undefined;
@@ -66,7 +80,20 @@ describe('notifications carry no markup from outside (the daemon as a process)',
       Record<string, unknown>,
     ];
 
-    for (const body of bodies) expect(body.event).toBe('manifests_invalid');
+    for (const body of bodies) {
+      expect(body).toMatchObject({
+        event: 'manifests_invalid',
+        severity: 'error',
+        instance: 'eu-west',
+        service: new URL(emulator.url).host,
+        status_page_url: 'https://edgesync.example.com/eu-west/',
+      });
+    }
+    expect(String(json.text)).toMatch(
+      new RegExp(
+        `^\\[error\\] edgesync ${json.owner}/eu-west on ${new URL(emulator.url).host}: manifests invalid`,
+      ),
+    );
     expect(String(slack.text)).toContain('&lt;!channel&gt; @everyone &lt;https://evil.example|your bank&gt;');
     expect(String(slack.text)).toContain('@here [x](https:evil) &lt;!here&gt;.yaml:5:');
     expect(String(slack.text)).not.toMatch(/[<>]/);

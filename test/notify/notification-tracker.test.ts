@@ -2,6 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { NotificationTracker, type ObservedStatus } from '../../src/notify/notification-tracker.js';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
+const TRACKER = {
+  identity: { owner: 'o', instance: null, service: 'api.edge.example.com' },
+  mode: 'enforce',
+  statusPageUrl: null,
+} as const;
 
 function status(result: string, more: Partial<ObservedStatus> = {}): ObservedStatus {
   return {
@@ -24,7 +29,7 @@ function events(tracker: NotificationTracker, results: readonly ObservedStatus[]
 
 describe('NotificationTracker', () => {
   it('says a failure repeated every cycle once, then its recovery once', () => {
-    const tracker = new NotificationTracker({ owner: 'o', mode: 'enforce' });
+    const tracker = new NotificationTracker(TRACKER);
 
     const seen = events(tracker, [
       status('in-sync'),
@@ -39,7 +44,7 @@ describe('NotificationTracker', () => {
   });
 
   it('keeps a failure through invalid manifests: only a reconcile that succeeds ends it', () => {
-    const tracker = new NotificationTracker({ owner: 'o', mode: 'enforce' });
+    const tracker = new NotificationTracker(TRACKER);
     const invalid = status('invalid', {
       manifestsValid: false,
       manifestErrors: [{ file: 'a.yaml', line: 3, column: 5, message: 'bad' }],
@@ -51,7 +56,7 @@ describe('NotificationTracker', () => {
   });
 
   it('tells a refusal from a failure, and a drift corrected from an edit applied', () => {
-    const tracker = new NotificationTracker({ owner: 'o', mode: 'enforce' });
+    const tracker = new NotificationTracker(TRACKER);
     const applied = (hash: string): ObservedStatus =>
       status('applied', { desiredHash: hash, lastPlan: { changes: ['x.a'], errors: [], applied: true } });
 
@@ -76,7 +81,7 @@ describe('NotificationTracker', () => {
   });
 
   it('does not take deletes held for the settle period, applied later for the same manifests, for drift', () => {
-    const tracker = new NotificationTracker({ owner: 'o', mode: 'enforce' });
+    const tracker = new NotificationTracker(TRACKER);
     const plan = { changes: ['x.a'], errors: [], applied: true };
 
     const seen = events(tracker, [
@@ -89,7 +94,7 @@ describe('NotificationTracker', () => {
   });
 
   it('says an entry is stuck at its third skip in a row, once, and when it is no longer skipped', () => {
-    const tracker = new NotificationTracker({ owner: 'o', mode: 'enforce' });
+    const tracker = new NotificationTracker(TRACKER);
     const skipped = (reconciles: number): ObservedStatus =>
       status('partial', {
         skippedEntries: [
@@ -125,7 +130,7 @@ describe('NotificationTracker', () => {
   });
 
   it('says a stuck loop once, and once when it turns again', () => {
-    const tracker = new NotificationTracker({ owner: 'o', mode: 'enforce' });
+    const tracker = new NotificationTracker(TRACKER);
     const stuck = { alive: false, detail: 'stuck: reconcile running for 900 s' };
 
     const seen = [
@@ -142,7 +147,7 @@ describe('NotificationTracker', () => {
   });
 
   it('says each expiry inside the window once per date, and none outside it', () => {
-    const tracker = new NotificationTracker({ owner: 'o', mode: 'enforce' });
+    const tracker = new NotificationTracker(TRACKER);
     const day = 86_400_000;
     const place = { file: 'ca.yaml', line: 3, column: 3 };
     const soon = { kind: 'k', name: 'soon', notAfter: NOW + 10 * day, ...place };

@@ -25,8 +25,9 @@ describe('Notifier and WebhookDelivery (local receivers)', () => {
     let health = { alive: true, detail: 'idle' };
     const notifier = new Notifier({
       targets: [parseWebhookUrl(hook.url, 'test')],
-      owner: 'team',
+      identity: { owner: 'team', instance: null, service: 'api.edge.example.com' },
       mode: 'enforce',
+      statusPageUrl: null,
       timeoutMs: 5000,
       retries: 0,
       expiryWindowMs: 0,

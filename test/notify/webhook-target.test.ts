@@ -47,8 +47,12 @@ describe('webhook targets', () => {
     const body = webhookBody(
       {
         event: 'manifests_invalid',
-        owner: 'team-a',
+        severity: 'error',
+        identity: { owner: 'team-a', instance: null, service: 'api.edge.example.com' },
         mode: 'enforce',
+        statusPageUrl: null,
+        changes: [],
+        changeCount: 0,
         commit: '0123456789abcdef0123',
         summary: 'manifests invalid: 1 error(s)',
         errors: [{ file: 'rules.yaml', line: 9, column: 5, message: 'cidr: not a CIDR' }],
@@ -65,7 +69,7 @@ describe('webhook targets', () => {
       error_count: 1,
     });
     expect(body.text).toBe(
-      'edgesync (team-a): manifests invalid: 1 error(s)\ncommit 0123456789ab\n• rules.yaml:9:5: cidr: not a CIDR',
+      '[error] edgesync team-a on api.edge.example.com: manifests invalid: 1 error(s)\ncommit 0123456789ab\n• rules.yaml:9:5: cidr: not a CIDR',
     );
   });
 });

@@ -198,8 +198,10 @@ describe('edgesync watch --notify (the daemon as a process, local webhook receiv
     expect(events.filter((event) => event === 'entry_stuck')).toHaveLength(1);
     expect(events.indexOf('reconcile_failed')).toBeLessThan(events.indexOf('reconcile_recovered'));
     for (const body of bodies) {
-      expect(body).toMatchObject({ owner: OWNER, mode: 'enforce', text: expect.any(String) });
-      expect(String(body.text)).toContain(`edgesync (${OWNER})`);
+      expect(body).toMatchObject({ owner: OWNER, mode: 'enforce', instance: null, text: expect.any(String) });
+      expect(String(body.text)).toMatch(
+        new RegExp(`^\\[${String(body.severity)}\\] edgesync ${OWNER} on ${String(body.service)}: `),
+      );
     }
     const invalid = bodies.find((body) => body.event === 'manifests_invalid');
     expect(invalid?.errors).toEqual([

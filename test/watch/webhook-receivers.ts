@@ -13,6 +13,8 @@ export interface WebhookReceiver {
   readonly bodies: string[];
   /** Requests whose answer has not been sent (a hanging receiver holds every one). */
   open(): number;
+  /** Resolves once `check` holds, tried now and after each body received: a wait on the receiver, not on time. */
+  until(check: () => boolean): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -20,11 +22,13 @@ export interface WebhookReceiver {
 export async function startReceiver(behaviour: ReceiverBehaviour, token: string): Promise<WebhookReceiver> {
   const bodies: string[] = [];
   const held = new Set<ServerResponse>();
+  const waiting = new Set<() => void>();
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       bodies.push(Buffer.concat(chunks).toString('utf8'));
+      for (const wake of [...waiting]) wake();
       if (behaviour === 'hang') {
         held.add(res);
         res.on('close', () => held.delete(res));
@@ -48,6 +52,16 @@ export async function startReceiver(behaviour: ReceiverBehaviour, token: string)
     token,
     bodies,
     open: () => held.size,
+    until: (check) =>
+      new Promise<void>((resolve) => {
+        const wake = (): void => {
+          if (!check()) return;
+          waiting.delete(wake);
+          resolve();
+        };
+        waiting.add(wake);
+        wake();
+      }),
     close: behaviour === 'gone' ? async () => {} : close,
   };
 }
