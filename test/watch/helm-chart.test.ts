@@ -419,6 +419,25 @@ describe.skipIf('missing' in HELM)(
       );
     });
 
+    it.each(['notifyFileKey', 'reconcileTokenKey'])(
+      'refuses credentials.%s without the Secret it is a key of, rather than dropping its flag',
+      async (key) => {
+        const result = await helm([
+          'template',
+          'x',
+          CHART,
+          '--kube-version',
+          '1.30.0',
+          ...setFlags({ ...REQUIRED, [`credentials.${key}`]: 'notify' }),
+        ]);
+
+        expect(result.code).not.toBe(0);
+        expect(result.stderr).toContain(
+          'credentials.existingSecret: String length must be greater than or equal to 1',
+        );
+      },
+    );
+
     it('keeps the Service answering while the daemon reports itself not ready, so that it can be asked why', async () => {
       const service = (await render('prod-platform', REQUIRED)).find(
         (object) => object.kind === 'Service',
