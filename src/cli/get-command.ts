@@ -13,13 +13,16 @@ import { visibleText } from '../visible-text.js';
 import { builtInLoad } from './built-in-registry.js';
 import type { CommandContext, CommandOutcome } from './command-context.js';
 import { openConnection } from './connection.js';
+import { parseDuration } from './duration-option.js';
 import type { GetFlags } from './get-flags.js';
 import { limitHeapGrowth } from './heap-growth.js';
+import { inventoryUrl, readDaemonInventory } from './inventory-read.js';
 import { renderDiagnostics } from './json-diagnostics.js';
 import { wantsDetail } from './log-level.js';
 import { loggerFor } from './logger.js';
 import { manifestErrorLines } from './manifest-error-lines.js';
 import { parseOwner } from './plan-options.js';
+import { shownUrl } from './status-read.js';
 import { TerminalRow, writingAboveRow } from './terminal-row.js';
 import { writePieces } from './write-pieces.js';
 
@@ -43,6 +46,7 @@ export async function runGet(
 ): Promise<CommandOutcome> {
   const owner = parseOwner(flags.owner);
   const filter = parseInventoryFilter(flags, KINDS);
+  if (flags.daemonUrl !== undefined) return getFromDaemon(paths, flags, commandCtx, filter);
   const runtimeFlags = limitHeapGrowth();
   const row = commandCtx.stderr.isTTY === true ? new TerminalRow(commandCtx.stderr) : undefined;
   const ctx = row === undefined ? commandCtx : writingAboveRow(commandCtx, row);
@@ -86,18 +90,12 @@ export async function runGet(
     const { desired, live, plan } = prepared.value;
     const all = buildInventory({ desired, live, plan, owner, kinds: KINDS });
     const objects = filterInventory(all, filter);
-    const counts = countInventory(objects);
-    if (flags.format === 'json') {
-      await writePieces(
-        ctx.stdout,
-        inventoryJsonChunks({ owner, source: 'account', complete: live.complete }, counts, objects),
-      );
-      ctx.stdout.write('\n');
-    } else {
-      await writePieces(ctx.stdout, inventoryTextChunks(objects));
-    }
-    ctx.stderr.write(
-      `${inventorySummary(counts)}${live.complete ? '' : ' (the account was not read whole)'}\n`,
+    await writeInventory(
+      ctx,
+      flags.format,
+      { owner, source: 'account', complete: live.complete },
+      objects,
+      live.complete ? '' : ' (the account was not read whole)',
     );
     // What stops the whole plan (not one entry, which is listed as skipped) leaves the states unsure.
     const planWide = plan.errors.filter((error) => error.entry === undefined);
@@ -110,6 +108,87 @@ export async function runGet(
     reading.finish();
     await connection.close();
   }
+}
+
+/**
+ * `get --daemon-url`: the daemon's `/inventory`, page by page, with its
+ * states (drift and held included, which only a daemon can tell), and no
+ * request to the service and no manifest read: the daemon has both.
+ */
+async function getFromDaemon(
+  paths: readonly string[],
+  flags: GetFlags,
+  ctx: CommandContext,
+  filter: InventoryFilter,
+): Promise<CommandOutcome> {
+  if (paths.length > 0) {
+    throw new OptionError(
+      '--daemon-url',
+      `lists what the daemon manages from its own manifests: give no paths (found "${paths[0]}")`,
+    );
+  }
+  const url = inventoryUrl(flags.daemonUrl as string);
+  const daemon = shownUrl(url).replace(/\/inventory$/, '');
+  const inventory = await readDaemonInventory(
+    url,
+    {
+      kinds: filter.kinds === null ? null : [...filter.kinds],
+      states: filter.states === null ? null : [...filter.states],
+    },
+    ctx.shutdown,
+    parseDuration('--read-timeout', flags.readTimeout),
+  );
+  if (flags.owner !== 'default' && flags.owner !== inventory.owner) {
+    throw new OptionError(
+      '--owner',
+      `the daemon at ${daemon} manages owner "${visibleText(inventory.owner)}" (found "${flags.owner}")`,
+    );
+  }
+  const asOf = inventory.asOf;
+  const notes = [
+    asOf === null
+      ? ' (the daemon has not planned yet)'
+      : asOf.first === asOf.last
+        ? ` (as of reconcile ${asOf.last}, ${asOf.finishedAt})`
+        : ` (read while the daemon reconciled: reconciles ${asOf.first} to ${asOf.last})`,
+    inventory.complete ? '' : ' (the account was not read whole)',
+    inventory.manifestsValid === false
+      ? " (the daemon's manifests are invalid: the last valid ones are listed)"
+      : '',
+  ];
+  await writeInventory(
+    ctx,
+    flags.format,
+    {
+      owner: inventory.owner,
+      source: 'daemon',
+      daemon_url: daemon,
+      as_of: asOf === null ? null : { reconcile: asOf.last, finished_at: asOf.finishedAt },
+      manifests_valid: inventory.manifestsValid,
+      complete: inventory.complete,
+    },
+    inventory.objects,
+    notes.join(''),
+  );
+  return 'ok';
+}
+
+/** The objects on stdout (a table, or JSON with `header`), the summary line on stderr. */
+async function writeInventory(
+  ctx: CommandContext,
+  format: GetFlags['format'],
+  header: Readonly<Record<string, unknown>>,
+  objects: readonly InventoryObject[],
+  note: string,
+): Promise<void> {
+  const counts = countInventory(objects);
+  if (format === 'json') {
+    await writePieces(ctx.stdout, inventoryJsonChunks(header, counts, objects));
+    ctx.stdout.write('\n');
+  } else {
+    await writePieces(ctx.stdout, inventoryTextChunks(objects));
+  }
+  ctx.stderr.write(`${inventorySummary(counts)}${note}\n`);
 }
 
 /** `--kind` and `--state`, each a comma-separated list checked against the registry and the vocabulary. */

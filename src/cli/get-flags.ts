@@ -15,6 +15,10 @@ export interface GetFlags extends ConnectionFlags, LogFlags {
   /** States to list, comma-separated (`pending,skipped`). */
   readonly state?: string;
   readonly allowOutsideRoot?: boolean;
+  /** Read a daemon's `/inventory` instead of the account and the manifests. */
+  readonly daemonUrl?: string;
+  /** Deadline of one page's read from the daemon. */
+  readonly readTimeout: string;
 }
 
 /**
@@ -24,7 +28,7 @@ export interface GetFlags extends ConnectionFlags, LogFlags {
 export const addGetFlags: AddCommandFlags<[paths: string[], flags: GetFlags]> = (command) => {
   command
     .description(
-      'list what the owner manages: kind, name, id and state against the manifests (in_sync, pending, skipped), read from the account',
+      'list what the owner manages: kind, name, id and state against the manifests (in_sync, pending, skipped), read from the account; with --daemon-url, as a daemon knows it (drift and held too), with no request to the service',
     )
     .argument(
       '[paths...]',
@@ -35,6 +39,15 @@ export const addGetFlags: AddCommandFlags<[paths: string[], flags: GetFlags]> = 
     .option('--state <states>', 'only objects in these states, comma-separated (e.g. pending,skipped)')
     .addOption(new Option('--format <format>', 'output on stdout').choices(GET_FORMATS).default('text'))
     .option('--allow-outside-root', 'let { file: } references leave the manifest directory')
+    .option(
+      '--daemon-url <url>',
+      "read a running daemon's /inventory (its --listen address, e.g. http://127.0.0.1:9090) instead of the account: no manifest is read and no request goes to the service",
+    )
+    .option(
+      '--read-timeout <duration>',
+      "with --daemon-url: deadline of the read of one page of the daemon's /inventory (connecting, the headers and the whole body)",
+      '10s',
+    )
     .option(...NO_COLOR_ACCEPTED);
   addLogOptions(command, 'warn');
   addConnectionOptions(command);

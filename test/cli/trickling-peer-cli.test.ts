@@ -81,6 +81,11 @@ const READERS: Readonly<Record<string, Reader>> = {
     deadlineMessage:
       /PEER\/status: could not read the daemon's status: the body was still arriving after 1 s/,
   },
+  'get --daemon-url (its /inventory)': {
+    args: ['get', '--daemon-url', 'PEER', '--read-timeout', '1s'],
+    deadlineMessage:
+      /PEER\/inventory\?limit=1000: could not read the daemon's inventory: the body was still arriving after 1 s/,
+  },
   'reconcile (POST /reconcile)': {
     args: ['reconcile', '--daemon-url', 'PEER', '--read-timeout', '1s'],
     deadlineMessage: /PEER\/reconcile: no complete answer: the body was still arriving after 1 s/,
