@@ -84,7 +84,7 @@ function syntheticRecord(size: number): ReconcileRecord {
     }
   }
   const desired = { entries, files: ['manifests/rules.yaml'], hash: 'bench' } as unknown as DesiredState;
-  const first = firstRecord(0, new InSyncLedger());
+  const first = firstRecord({ periodMs: 0, maxMs: 0 }, new InSyncLedger());
   return {
     ...first,
     runs: 1,

@@ -34,6 +34,14 @@ export async function runWatch(
   const intervalMs = parseDuration('--interval', flags.interval);
   const debounceMs = parseDuration('--debounce', flags.debounce);
   const settleMs = parseDuration('--settle', flags.settle);
+  const settleMaxMs =
+    flags.settleMax === undefined ? undefined : parseDuration('--settle-max', flags.settleMax);
+  if (settleMaxMs !== undefined && settleMaxMs < settleMs) {
+    throw new OptionError(
+      '--settle-max',
+      `expected at least --settle (${flags.settle}): a delete cannot go before its settle period (found "${flags.settleMax}")`,
+    );
+  }
   const shutdownTimeoutMs = parseDuration('--shutdown-timeout', flags.shutdownTimeout);
   const concurrency = parsePositiveInteger('--concurrency', flags.concurrency);
   const readShare = parsePercentage('--read-share', flags.readShare);
@@ -129,6 +137,7 @@ export async function runWatch(
       listen,
       debounceMs,
       settleMs,
+      ...(settleMaxMs === undefined ? {} : { settleMaxMs }),
       intervalMs,
       shutdownTimeoutMs,
       concurrency,

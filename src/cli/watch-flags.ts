@@ -23,6 +23,8 @@ export interface WatchFlags extends ConnectionFlags, PlanFlags, CommitStatusFlag
   readonly interval: string;
   readonly debounce: string;
   readonly settle: string;
+  /** Absent: SETTLE_MAX_FACTOR × --settle. */
+  readonly settleMax?: string;
   readonly listen: string;
   readonly shutdownTimeout: string;
   readonly concurrency: string;
@@ -72,8 +74,12 @@ export const addWatchFlags: AddCommandFlags<[paths: string[], flags: WatchFlags]
     .option('--debounce <duration>', 'quiet time after a file change before reconciling', '500ms')
     .option(
       '--settle <duration>',
-      'how long the manifests must read the same before a delete they ask for is sent (creates and updates go at once); 0s sends deletes at once',
+      'how long a delete waits after the last change to the files that held its entry or could be receiving it (creates and updates go at once); 0s sends deletes at once',
       '10s',
+    )
+    .option(
+      '--settle-max <duration>',
+      'once an entry has been absent from every read this long, its delete goes however often such files keep changing (default: 6 times --settle); a delete held longer for another reason (invalid manifests) is reported',
     )
     .option('--listen <host:port>', 'address of /healthz, /readyz, /metrics and /status', '127.0.0.1:9090')
     .option('--shutdown-timeout <duration>', 'how long a reconcile in flight may finish after SIGTERM', '20s')

@@ -50,6 +50,8 @@ export interface ObservedStatus {
   readonly ready?: boolean;
   /** What still differs, by state: `drift` is what changed behind edgesync's back. */
   readonly differences?: { readonly drift: readonly string[] };
+  /** Deletes held past --settle-max for another reason than files changing. */
+  readonly settle?: { readonly maxMs: number; readonly overdue: readonly string[] };
 }
 
 /** An object that stops working by itself on a date (a CA's certificate), with its manifest place. */
@@ -109,6 +111,8 @@ export class NotificationTracker {
   #syncedHash: string | null = null;
   readonly #stuckEntries = new Map<string, ObservedSkippedEntry>();
   #loopStuck = false;
+  /** The deletes last reported held past --settle-max; empty when none is. */
+  #overdue: readonly string[] = [];
   readonly #expiriesSaid = new Set<string>();
   #commit: string | null = null;
   /** The live commit last announced; undefined before the first reconcile. */
@@ -213,12 +217,37 @@ export class NotificationTracker {
     if (result === 'in-sync' || result === 'applied') this.#syncedHash = status.desiredHash;
 
     this.#observeSkipped(status.skippedEntries ?? [], say);
+    this.#observeOverdue(status, say);
     return out;
   }
 
   /** An event the daemon tells of itself (a person suspended it): built like every other, with the commit checked out. */
   observeEvent(event: NotificationEvent, summary: string, now: number): Notification {
     return this.#notification(event, summary, [], now);
+  }
+
+  /** Deletes held past --settle-max: said once when they start to be, and once when none is. */
+  #observeOverdue(
+    status: ObservedStatus,
+    say: (event: NotificationEvent, summary: string, errors?: readonly NotificationError[]) => void,
+  ): void {
+    const overdue = status.settle?.overdue ?? [];
+    if (overdue.length > 0 && this.#overdue.length === 0) {
+      const seconds = (status.settle?.maxMs ?? 0) / 1000;
+      say(
+        'deletes_held',
+        `${overdue.length} delete(s) held for over --settle-max (${seconds} s): the manifests do not read valid; they go once they do`,
+        overdue.slice(0, SUMMARY_ADDRESSES).map((address) => ({
+          file: null,
+          line: null,
+          column: null,
+          message: `${address}: delete held`,
+        })),
+      );
+    } else if (overdue.length === 0 && this.#overdue.length > 0) {
+      say('deletes_released', 'no delete is held past --settle-max any more');
+    }
+    this.#overdue = overdue;
   }
 
   /** The loop's heartbeat, checked on a timer: stuck once, then recovered once. */

@@ -20,6 +20,8 @@ export const NOTIFICATION_EVENTS = [
   'daemon_recovered',
   'entry_stuck',
   'entry_recovered',
+  'deletes_held',
+  'deletes_released',
 ] as const;
 export type NotificationEvent = (typeof NOTIFICATION_EVENTS)[number];
 
@@ -48,6 +50,8 @@ export const EVENT_SEVERITY: Readonly<Record<NotificationEvent, Severity>> = {
   daemon_recovered: 'info',
   entry_stuck: 'error',
   entry_recovered: 'info',
+  deletes_held: 'error',
+  deletes_released: 'info',
 };
 
 /** Which daemon speaks: two daemons of one owner (staging, production) are told apart by their instance and service. */

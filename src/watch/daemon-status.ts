@@ -71,14 +71,35 @@ export interface SkippedEntryRecord {
 export interface SettleStatus {
   /** --settle, milliseconds. */
   readonly periodMs: number;
-  /** The manifests have read the same, valid, for the whole period at the last load. */
+  /** --settle-max, milliseconds. */
+  readonly maxMs: number;
+  /** No delete of the last plan waits. */
   readonly settled: boolean;
   /** RFC 3339: the first load that read the desired state as it is; null while the manifests are invalid. */
   readonly desiredSince: string | null;
-  /** RFC 3339: from when deletes may go; null while the manifests are invalid. */
+  /** RFC 3339: when the next held delete may go; null when none waits, or none can before the manifests are valid. */
   readonly settlesAt: string | null;
   /** Addresses of the changes whose DELETE (or what waits for one) the last reconcile held back. */
   readonly heldDeletes: readonly string[];
+  /** Each held delete's clock. */
+  readonly held: readonly HeldDeleteStatus[];
+  /** Addresses of the deletes held past --settle-max for another reason than files changing (invalid manifests). */
+  readonly overdue: readonly string[];
+}
+
+/** One held delete: since when its entry has been absent, and the last change that counts for it. */
+export interface HeldDeleteStatus {
+  readonly address: string;
+  /** RFC 3339: the first plan in a row that asked for it. */
+  readonly since: string;
+  /** RFC 3339: the last change event on a file that held the entry or could be receiving it. */
+  readonly lastChangeAt: string;
+  /**
+   * RFC 3339: when it goes at the latest if nothing that counts changes
+   * (--settle after that change, or --settle-max after `since`), once the
+   * manifests read valid.
+   */
+  readonly dueAt: string;
 }
 
 export interface ApplyRecord {

@@ -17,6 +17,7 @@ export function publishRecordMetrics(metrics: WatchMetrics, record: ReconcileRec
   if (SUCCESS_RESULTS.includes(result)) metrics.lastSuccess.set(run.finishedAt / 1000);
   if (record.manifests.valid !== null) metrics.manifestsValid.set(record.manifests.valid ? 1 : 0);
   metrics.heldDeletes.set(record.settle.heldDeletes.length);
+  metrics.heldDeletesOverdue.set(record.settle.overdue.length);
   if (run.rateLimitWaitMs > 0) metrics.rateLimitWaitSeconds.inc(run.rateLimitWaitMs / 1000);
   if (run.changeToFirstWriteMs !== null) metrics.changeToFirstWrite.observe(run.changeToFirstWriteMs / 1000);
   for (const kind of run.cacheSurprises) metrics.cacheDrops.inc({ kind });

@@ -2,7 +2,7 @@ import type { NotifierStatus } from '../notify/notifier.js';
 import { VERSION } from '../version.js';
 import type { CommitStatusesStatus } from './commit-status/commit-statuses-status.js';
 import type { DaemonClock } from './daemon-clock.js';
-import type { DaemonStatus, LiveCacheStatus, WatchMode } from './daemon-status.js';
+import type { DaemonStatus, LiveCacheStatus, SettleStatus, WatchMode } from './daemon-status.js';
 import type { ForcedReconcileStatus } from './forced-read.js';
 import type { FullCycleRecord } from './full-read-cycle.js';
 import type { LiveCacheView } from './live-state-cache.js';
@@ -34,7 +34,6 @@ export interface StatusParts {
 
 /** What `/status` says of a record: the last run, what it left, and the daemon's identity. */
 export function recordStatus(record: ReconcileRecord, identity: DaemonIdentity): DaemonStatus {
-  const at = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
   return {
     version: VERSION,
     mode: identity.mode,
@@ -52,13 +51,7 @@ export function recordStatus(record: ReconcileRecord, identity: DaemonIdentity):
     lastApply: record.apply,
     skippedEntries: record.skippedEntries,
     differences: record.differences,
-    settle: {
-      periodMs: record.settle.periodMs,
-      settled: record.settle.settled,
-      desiredSince: at(record.settle.since),
-      settlesAt: at(record.settle.settlesAt),
-      heldDeletes: record.settle.heldDeletes,
-    },
+    settle: settleStatus(record.settle),
     git: record.git,
   };
 }
@@ -103,5 +96,27 @@ function cacheStatus(record: ReconcileRecord, parts: StatusParts): LiveCacheStat
     requestsByPurpose: { ...parts.requestsByPurpose() },
     lastTargetedReads: record.lastTargetedReads,
     lastChangeToFirstWriteMs: record.lastChangeToFirstWriteMs,
+  };
+}
+
+function settleStatus(settle: ReconcileRecord['settle']): SettleStatus {
+  const at = (ms: number): string => new Date(ms).toISOString();
+  const held = new Set(settle.heldDeletes);
+  return {
+    periodMs: settle.periodMs,
+    maxMs: settle.maxMs,
+    settled: settle.settled,
+    desiredSince: settle.since === null ? null : at(settle.since),
+    settlesAt: settle.settlesAt === null ? null : at(settle.settlesAt),
+    heldDeletes: settle.heldDeletes,
+    held: settle.tracked
+      .filter((tracked) => held.has(tracked.address))
+      .map((tracked) => ({
+        address: tracked.address,
+        since: at(tracked.since),
+        lastChangeAt: at(tracked.changedAt),
+        dueAt: at(Math.min(tracked.changedAt + settle.periodMs, tracked.since + settle.maxMs)),
+      })),
+    overdue: settle.overdue.map((tracked) => tracked.address),
   };
 }

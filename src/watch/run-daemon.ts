@@ -20,8 +20,9 @@ import type { ListenAddress } from './listen-address.js';
 import { LiveCacheWriter } from './live-cache-writer.js';
 import { ManifestWatcher } from './manifest-watcher.js';
 import { notificationChanges } from './notification-changes.js';
+import { PendingEvents } from './pending-events.js';
 import { BackgroundReadApi, type BudgetRate, ReadShare } from './read-share.js';
-import { DEFAULT_SETTLE_MS } from './reconcile/desired-settling.js';
+import { DEFAULT_SETTLE_MS, SETTLE_MAX_FACTOR } from './reconcile/desired-settling.js';
 import { InSyncLedger } from './reconcile/in-sync-ledger.js';
 import { namedModuleOnlyIds } from './reconcile/plan-stage.js';
 import { firstRecord, type ReconcileRecord } from './reconcile/reconcile-record.js';
@@ -67,10 +68,17 @@ export interface DaemonOptions {
   /** Milliseconds. @default 500 */
   readonly debounceMs?: number;
   /**
-   * How long the manifests must read the same before a DELETE they ask for
-   * is sent, milliseconds; 0 sends deletes at once. @default DEFAULT_SETTLE_MS (10 s)
+   * How long a DELETE waits after the last change event on the files that
+   * held its entry or could be receiving it (desired-settling.ts),
+   * milliseconds; 0 sends deletes at once. @default DEFAULT_SETTLE_MS (10 s)
    */
   readonly settleMs?: number;
+  /**
+   * --settle-max: once an entry has been absent from every read this long,
+   * its delete goes however steadily files of its kind keep changing,
+   * milliseconds. @default SETTLE_MAX_FACTOR × settleMs
+   */
+  readonly settleMaxMs?: number;
   /** Milliseconds between the starts of background full reads (and resyncs). @default 300000 */
   readonly intervalMs?: number;
   /** How long a reconcile in flight may run on after shutdown begins, milliseconds. @default 20000 */
@@ -113,22 +121,6 @@ export type DaemonNotifyOptions = Pick<
   /** The service's host, which tells a staging daemon from a production one. */
   readonly service: string;
 };
-
-/** The first file event not yet reconciled: the next run takes (and clears) it. */
-class PendingChange {
-  #at: number | null = null;
-
-  /** A file event at `now` (clock milliseconds); a burst keeps its first. */
-  note(now: number): void {
-    this.#at ??= now;
-  }
-
-  take(): number | null {
-    const at = this.#at;
-    this.#at = null;
-    return at;
-  }
-}
 
 /** The daemon's long-lived parts, made in the order they depend on each other. */
 interface DaemonParts {
@@ -232,7 +224,7 @@ export async function runDaemon(options: DaemonOptions): Promise<StopOutcome> {
 function daemonParts(options: DaemonOptions): DaemonParts {
   const { clock, metrics } = options;
   const intervalMs = options.intervalMs ?? 300_000;
-  const settlePeriodMs = options.settleMs ?? DEFAULT_SETTLE_MS;
+  const settle = settleBounds(options);
   const writer = new LiveCacheWriter({
     kinds: options.kinds,
     api: options.api,
@@ -242,9 +234,8 @@ function daemonParts(options: DaemonOptions): DaemonParts {
   const cache = writer.view;
   const readShare = new ReadShare({ budget: options.budget, share: options.readShare ?? 0.25 });
   metrics.readShare.set(readShare.share);
-  const kindNames = options.kinds.map((kind) => kind.name);
   const forcedReads = new ForcedReads({
-    kinds: kindNames,
+    kinds: options.kinds.map((kind) => kind.name),
     writer,
     api: options.api,
     clock,
@@ -266,16 +257,16 @@ function daemonParts(options: DaemonOptions): DaemonParts {
     },
   });
   const ledger = new InSyncLedger();
-  const records = new CurrentRecord(firstRecord(settlePeriodMs, ledger));
+  const records = new CurrentRecord(firstRecord(settle, ledger));
   const fullReads = backgroundReads(options, { writer, readShare, records, loop, intervalMs });
-  const pending = new PendingChange();
+  const pending = new PendingEvents();
   const watcher = new ManifestWatcher({
     paths: options.paths,
     cwd: options.cwd,
     allowOutsideRoot: options.load.allowOutsideRoot ?? false,
     logger: options.logger,
-    onChange: () => {
-      pending.note(clock.now());
+    onChange: (change) => {
+      pending.note(change, clock.now());
       loop.notifyChange();
     },
   });
@@ -299,7 +290,8 @@ function daemonParts(options: DaemonOptions): DaemonParts {
     writer,
     readShare,
     forcedReads,
-    settlePeriodMs,
+    settlePeriodMs: settle.periodMs,
+    settleMaxMs: settle.maxMs,
     ledger,
   });
   const log = options.logger.child({ component: 'daemon' });
@@ -330,10 +322,19 @@ function daemonParts(options: DaemonOptions): DaemonParts {
   };
 }
 
+/** --settle and --settle-max, milliseconds, with their defaults. */
+function settleBounds(options: DaemonOptions): { readonly periodMs: number; readonly maxMs: number } {
+  const periodMs = options.settleMs ?? DEFAULT_SETTLE_MS;
+  return { periodMs, maxMs: options.settleMaxMs ?? SETTLE_MAX_FACTOR * periodMs };
+}
+
 /** What every run is made with: the daemon's options and the long-lived parts the stages use. */
 function reconcilePartsFor(
   options: DaemonOptions,
-  parts: Pick<ReconcileParts, 'cache' | 'writer' | 'readShare' | 'forcedReads' | 'settlePeriodMs' | 'ledger'>,
+  parts: Pick<
+    ReconcileParts,
+    'cache' | 'writer' | 'readShare' | 'forcedReads' | 'settlePeriodMs' | 'settleMaxMs' | 'ledger'
+  >,
 ): ReconcileParts {
   return {
     kinds: options.kinds,
@@ -346,6 +347,7 @@ function reconcilePartsFor(
     memo: new ManifestMemo(),
     namedIds: new NamedIdsMemo(),
     concurrency: options.concurrency ?? 4,
+    cwd: options.cwd,
     ...parts,
   };
 }
@@ -451,7 +453,7 @@ function reconcileRun(
   options: DaemonOptions,
   parts: {
     readonly watcher: ManifestWatcher;
-    readonly pending: PendingChange;
+    readonly pending: PendingEvents;
     readonly reconcileParts: ReconcileParts;
     readonly after: RecordReaders;
   },
@@ -465,7 +467,14 @@ function reconcileRun(
     const commit = await checkedOutCommit(checkout);
     after.forcedReads.begin(trigger);
     after.commitStatuses?.reconciling(commit);
-    const input = { trigger, mode: options.mode, commit, changeEventAt: pending.take() };
+    const events = pending.take();
+    const input = {
+      trigger,
+      mode: options.mode,
+      commit,
+      changeEventAt: events.firstAt,
+      fileEvents: events.events,
+    };
     const record = await runReconcile(reconcileParts, after.records.record, input, signal);
     const previous = after.records.replace(record);
     after.commitStatuses?.afterRecord(record);

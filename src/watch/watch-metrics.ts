@@ -134,7 +134,11 @@ export class WatchMetrics {
   );
   readonly heldDeletes = this.#gauge(
     'edgesync_held_deletes',
-    'Changes whose DELETE waits for the manifests to read the same over --settle.',
+    'Changes whose DELETE waits until the files that could hold its entry have been quiet for --settle (at most --settle-max while the manifests read valid).',
+  );
+  readonly heldDeletesOverdue = this.#gauge(
+    'edgesync_held_deletes_overdue',
+    'Of edgesync_held_deletes, those held longer than --settle-max because the manifests do not read valid (/status settle.overdue).',
   );
   readonly liveCommit = this.#gauge(
     'edgesync_live_commit_info',

@@ -43,6 +43,29 @@ describe('NotificationTracker', () => {
     expect(seen).toEqual(['reconcile_failed', 'reconcile_recovered']);
   });
 
+  it('says deletes held past --settle-max once, and once when none is', () => {
+    const tracker = new NotificationTracker(TRACKER);
+    const held = { maxMs: 60_000, overdue: ['ip_policy_rules.old'] };
+    const none = { maxMs: 60_000, overdue: [] };
+
+    const said = [
+      status('invalid', { manifestsValid: false, settle: held }),
+      status('invalid', { manifestsValid: false, settle: held }),
+      status('applied', { settle: none }),
+    ].flatMap((seen) => tracker.observeReconcile(seen, NOW));
+
+    expect(said.map((notification) => notification.event)).toEqual([
+      'manifests_invalid',
+      'deletes_held',
+      'manifests_valid',
+      'deletes_released',
+    ]);
+    expect(said[1]?.summary).toBe(
+      '1 delete(s) held for over --settle-max (60 s): the manifests do not read valid; they go once they do',
+    );
+    expect(said[1]?.errors.map((error) => error.message)).toEqual(['ip_policy_rules.old: delete held']);
+  });
+
   it('keeps a failure through invalid manifests: only a reconcile that succeeds ends it', () => {
     const tracker = new NotificationTracker(TRACKER);
     const invalid = status('invalid', {

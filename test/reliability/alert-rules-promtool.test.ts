@@ -63,6 +63,52 @@ describe('deploy/prometheus/edgesync-rules.yaml', () => {
   });
 });
 
+describe('EdgesyncDeletesHeld', () => {
+  it('fires on deletes held past --settle-max for 5 minutes (promtool test rules), and not on deletes that are only held', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'edgesync-promtool-rules-'));
+    const tests = join(dir, 'held-deletes.test.yaml');
+    // Deletes held within --settle-max all along, and one held past it from the second minute on.
+    await writeFile(
+      tests,
+      [
+        'rule_files:',
+        `  - ${JSON.stringify(RULES_FILE)}`,
+        'evaluation_interval: 1m',
+        'tests:',
+        '  - interval: 1m',
+        '    input_series:',
+        `      - series: 'edgesync_held_deletes{instance="a"}'`,
+        "        values: '3x20'",
+        `      - series: 'edgesync_held_deletes_overdue{instance="a"}'`,
+        "        values: '0x20'",
+        `      - series: 'edgesync_held_deletes{instance="b"}'`,
+        "        values: '1x20'",
+        `      - series: 'edgesync_held_deletes_overdue{instance="b"}'`,
+        "        values: '0 1x19'",
+        '    alert_rule_test:',
+        '      - eval_time: 5m',
+        '        alertname: EdgesyncDeletesHeld',
+        '        exp_alerts: []',
+        '      - eval_time: 7m',
+        '        alertname: EdgesyncDeletesHeld',
+        '        exp_alerts:',
+        '          - exp_labels: { severity: warning, instance: b }',
+        '            exp_annotations:',
+        `              summary: "1 delete(s) held past --settle-max on b while the manifests do not read valid; see /status.settle.overdue and /status.manifest_errors"`,
+        '',
+      ].join('\n'),
+    );
+    try {
+      const result = await runPromtool(['test', 'rules', tests]);
+
+      expect(result.output).toContain('SUCCESS');
+      expect(result.code).toBe(0);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('a live scrape of edgesync watch', () => {
   let emulator: RunningEmulator;
   let dir: string;

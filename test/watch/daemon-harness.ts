@@ -51,6 +51,8 @@ export interface DaemonHarnessOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** --settle, milliseconds. @default the daemon's default */
   readonly settleMs?: number;
+  /** --settle-max, milliseconds. @default the daemon's default (6 × --settle) */
+  readonly settleMaxMs?: number;
   /** --interval, milliseconds. @default one hour: resyncs happen when the test advances the clock */
   readonly intervalMs?: number;
   /** --debounce, milliseconds. @default 200 */
@@ -220,6 +222,7 @@ async function startDaemonHarness(
     debounceMs,
     intervalMs,
     ...(options.settleMs === undefined ? {} : { settleMs: options.settleMs }),
+    ...(options.settleMaxMs === undefined ? {} : { settleMaxMs: options.settleMaxMs }),
     signal: controller.signal,
     subscribeReload: (onReload) => {
       reload = onReload;

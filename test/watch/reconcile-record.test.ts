@@ -9,7 +9,14 @@ import {
 } from '../../src/watch/reconcile/reconcile-record.js';
 import { type RunFacts, recordRun } from '../../src/watch/reconcile/record-run.js';
 
-const INPUT: RunInput = { trigger: 'change', mode: 'enforce', commit: null, changeEventAt: null };
+const INPUT: RunInput = {
+  trigger: 'change',
+  mode: 'enforce',
+  commit: null,
+  changeEventAt: null,
+  fileEvents: [],
+};
+const SETTLE = { periodMs: 10_000, maxMs: 60_000 };
 
 function entry(name: string): DesiredEntry {
   return {
@@ -54,7 +61,7 @@ describe('recordRun, the record stage', () => {
   it('keeps what a failed run did not reach, takes what it did, and makes its problem the last error until a success', () => {
     const desired = desiredOf([entry('office')], 'h1');
     const start: ReconcileRecord = {
-      ...firstRecord(10_000, context.ledger),
+      ...firstRecord(SETTLE, context.ledger),
       skippedEntries: [
         {
           kind: 'ip_policy_rules',
@@ -70,7 +77,13 @@ describe('recordRun, the record stage', () => {
         },
       ],
     };
-    const manifests = { valid: true, problems: [], desired, said: '{}' };
+    const manifests = {
+      valid: true,
+      problems: [],
+      desired,
+      said: '{}',
+      realPaths: new Map<string, string>(),
+    };
     const failure = { code: 'api_error', message: 'the service is down', at: '2024-01-01T00:00:01.250Z' };
 
     const failed = recordRun(
@@ -78,7 +91,7 @@ describe('recordRun, the record stage', () => {
       start,
       facts({
         manifests,
-        settling: { settled: false, since: 1_000, settlesAt: 11_000 },
+        settling: { hash: 'h1', since: 1_000, deletes: null },
         outcome: {
           result: 'failed',
           notReadyReason: 'last reconcile failed: down',
@@ -91,7 +104,7 @@ describe('recordRun, the record stage', () => {
 
     expect(failed.runs).toBe(1);
     expect(failed.manifests.desired).toBe(desired);
-    expect(failed.settle).toMatchObject({ hash: 'h1', since: 1_000, settlesAt: 11_000, heldDeletes: [] });
+    expect(failed.settle).toMatchObject({ hash: 'h1', since: 1_000, heldDeletes: [] });
     expect(failed.skippedEntries).toBe(start.skippedEntries);
     expect(failed.plan).toBeNull();
     expect(failed.ready).toBe(false);
@@ -111,8 +124,8 @@ describe('recordRun, the record stage', () => {
 
     const record = recordRun(
       context,
-      firstRecord(10_000, context.ledger),
-      facts({ manifests: { valid: false, problems, desired, said: null } }),
+      firstRecord(SETTLE, context.ledger),
+      facts({ manifests: { valid: false, problems, desired, said: null, realPaths: new Map() } }),
     );
 
     expect(record.ready).toBe(false);

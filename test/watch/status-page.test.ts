@@ -78,10 +78,20 @@ function statusWith(text: string): DaemonStatus {
     ],
     settle: {
       periodMs: 10_000,
+      maxMs: 60_000,
       settled: false,
       desiredSince: '2026-03-01T12:30:00.000Z',
       settlesAt: '2026-03-01T12:30:10.000Z',
       heldDeletes: [text],
+      held: [
+        {
+          address: text,
+          since: '2026-03-01T12:30:00.000Z',
+          lastChangeAt: '2026-03-01T12:30:00.000Z',
+          dueAt: '2026-03-01T12:30:10.000Z',
+        },
+      ],
+      overdue: [],
     },
     git: { lastAppliedCommit: text, lastAppliedAt: '2026-03-01T12:00:00.000Z', checkoutCommit: `${text}x` },
     liveCache: {

@@ -1,3 +1,5 @@
+import { realpath } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import type { Kind } from '../../kinds/kind.js';
 import { type LoadOptions, loadDesiredState } from '../../manifest/load-desired-state.js';
@@ -16,6 +18,8 @@ export interface ManifestSource {
   readonly load: LoadOptions;
   /** Each manifest file's entries since it last changed: a file event re-reads only the files that changed. */
   readonly memo: ManifestMemo;
+  /** Base of relative manifest paths. */
+  readonly cwd: string;
 }
 
 /**
@@ -50,7 +54,24 @@ export async function loadManifests(
   const read = manifestsReadToJson(manifestsRead(loaded.value, source.paths, false));
   const said = JSON.stringify(read);
   if (said !== last.said || isForcedTrigger(trigger)) log.info(read, 'manifests read');
-  return { valid: true, problems: [], desired: loaded.value, said };
+  const realPaths = await realPathsOf(loaded.value.files, source.cwd);
+  return { valid: true, problems: [], desired: loaded.value, said, realPaths };
+}
+
+/**
+ * Each file as the loader names it, by its real path: what the watcher's
+ * events name (it watches directories by their real paths), so that the
+ * settle stage knows which entries an event may have moved. A file gone
+ * since it was read keeps its name made absolute.
+ */
+async function realPathsOf(files: readonly string[], cwd: string): Promise<ReadonlyMap<string, string>> {
+  const pairs = await Promise.all(
+    files.map(async (file) => {
+      const absolute = resolve(cwd, file);
+      return [file, await realpath(absolute).catch(() => absolute)] as const;
+    }),
+  );
+  return new Map(pairs);
 }
 
 function toProblem(error: ManifestError): ManifestProblem {

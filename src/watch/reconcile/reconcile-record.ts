@@ -15,6 +15,7 @@ import type {
 } from '../daemon-status.js';
 import type { ReconcileTrigger } from '../reconcile-loop.js';
 import type { ReconcileResult } from '../watch-metrics.js';
+import type { FileEvent, TrackedDelete } from './desired-settling.js';
 import type { InSyncLedger } from './in-sync-ledger.js';
 
 /** What one run of the reconcile is given when it starts. */
@@ -26,6 +27,8 @@ export interface RunInput {
   readonly commit: string | null;
   /** Clock milliseconds of the first file event this run reconciles; null when none is pending. */
   readonly changeEventAt: number | null;
+  /** The file events this run takes in, each path at its last event (the settle clocks count from them). */
+  readonly fileEvents: readonly FileEvent[];
 }
 
 /** A problem the daemon reports as `/status` `last_error`. */
@@ -81,21 +84,30 @@ export interface ManifestsRecord {
   readonly desired: DesiredState | null;
   /** What the last `manifests read` log line said: said again when it changes, and on a forced re-read. */
   readonly said: string | null;
+  /** The real path of each file of `desired`, by the name the loader gives it. */
+  readonly realPaths: ReadonlyMap<string, string>;
 }
 
 /** The settle period and what the last loads and plans made of it. */
 export interface SettleRecord {
   /** --settle, milliseconds. */
   readonly periodMs: number;
+  /** --settle-max, milliseconds. */
+  readonly maxMs: number;
   /** The hash the last load read; null when it did not load. */
   readonly hash: string | null;
+  /** No delete of the last plan waits. */
   readonly settled: boolean;
   /** Clock milliseconds of the first load that read the desired state as it is; null while invalid. */
   readonly since: number | null;
-  /** Clock milliseconds from which deletes may go; null while invalid. */
+  /** Clock milliseconds at which the next held delete may go; null when none waits, or none can yet. */
   readonly settlesAt: number | null;
   /** Addresses of the changes whose DELETE (or what waits for one) the last plan held back. */
   readonly heldDeletes: readonly string[];
+  /** Every delete the last plan asked for, with its settle clock (desired-settling.ts). */
+  readonly tracked: readonly TrackedDelete[];
+  /** Deletes held longer than --settle-max for another reason than files changing (invalid manifests). */
+  readonly overdue: readonly TrackedDelete[];
 }
 
 /** Which commit of the manifests checkout is live, after Flux's `lastAppliedRevision`. */
@@ -204,7 +216,10 @@ export interface ReconcileRecord {
 }
 
 /** The record a daemon starts with: nothing loaded, planned or applied. */
-export function firstRecord(settlePeriodMs: number, ledger: InSyncLedger): ReconcileRecord {
+export function firstRecord(
+  settle: { readonly periodMs: number; readonly maxMs: number },
+  ledger: InSyncLedger,
+): ReconcileRecord {
   return {
     runs: 0,
     run: null,
@@ -213,14 +228,17 @@ export function firstRecord(settlePeriodMs: number, ledger: InSyncLedger): Recon
     notReadyReason: 'no reconcile has finished yet',
     lastSuccessAt: null,
     lastError: null,
-    manifests: { valid: null, problems: [], desired: null, said: null },
+    manifests: { valid: null, problems: [], desired: null, said: null, realPaths: new Map() },
     settle: {
-      periodMs: settlePeriodMs,
+      periodMs: settle.periodMs,
+      maxMs: settle.maxMs,
       hash: null,
       settled: false,
       since: null,
       settlesAt: null,
       heldDeletes: [],
+      tracked: [],
+      overdue: [],
     },
     plan: null,
     skippedEntries: [],

@@ -8,7 +8,7 @@ import type { Plan } from '../../plan/plan.js';
 import type { Difference } from '../../sync-state.js';
 import { READY_RESULTS, SUCCESS_RESULTS } from '../daemon-status.js';
 import type { AppliedRun } from './apply-stage.js';
-import type { Settling } from './desired-settling.js';
+import type { SettleFacts } from './desired-settling.js';
 import type { InSyncLedger } from './in-sync-ledger.js';
 import type { PlannedRun } from './plan-stage.js';
 import type {
@@ -41,7 +41,7 @@ export interface RunFacts {
   /** The client's total wait for the budget at the run's end, milliseconds. */
   readonly rateLimitWaitMs: number;
   readonly manifests?: ManifestsRecord;
-  readonly settling?: Settling;
+  readonly settling?: SettleFacts;
   readonly planned?: PlannedRun & { readonly desired: DesiredState };
   readonly aside?: SetAside;
   readonly applied?: AppliedRun;
@@ -63,7 +63,9 @@ export function recordRun(
   const finishedAtIso = new Date(facts.finishedAt).toISOString();
   const manifests = facts.manifests ?? previous.manifests;
   const success = SUCCESS_RESULTS.includes(outcome.result);
-  const ready = READY_RESULTS.includes(outcome.result) && manifests.valid !== false;
+  const settle = settleRecord(previous.settle, facts);
+  const ready =
+    READY_RESULTS.includes(outcome.result) && manifests.valid !== false && settle.overdue.length === 0;
   if (planned !== undefined && aside !== undefined)
     context.ledger.mark(matchedEntries(planned, applied), runs);
   // What this run matched counts from this run on: earlier records read the ledger as of their own run.
@@ -95,11 +97,11 @@ export function recordRun(
       durationMs: facts.finishedAt - facts.startedAt,
     },
     ready,
-    notReadyReason: ready ? null : notReadyReason(manifests, outcome),
+    notReadyReason: ready ? null : notReadyReason(manifests, outcome, settle),
     lastSuccessAt: success ? finishedAtIso : previous.lastSuccessAt,
     lastError: success ? null : (outcome.error ?? previous.lastError),
     manifests,
-    settle: settleRecord(previous.settle, manifests, facts),
+    settle,
     plan: planRecord(previous, facts, runs, finishedAtIso),
     skippedEntries: aside?.skippedRecords ?? previous.skippedEntries,
     differences: aside === undefined ? previous.differences : differencesLeft(aside, applied),
@@ -115,30 +117,47 @@ export function recordRun(
   };
 }
 
-function notReadyReason(manifests: ManifestsRecord, outcome: RunOutcome): string | null {
+function notReadyReason(
+  manifests: ManifestsRecord,
+  outcome: RunOutcome,
+  settle: SettleRecord,
+): string | null {
+  const overdue =
+    settle.overdue.length === 0
+      ? null
+      : `${settle.overdue.length} delete(s) held for over --settle-max (${settle.maxMs / 1000} s), as the manifests do not read valid: ${settle.overdue[0]?.address}${settle.overdue.length > 1 ? ', …' : ''}`;
   // Readiness never says ready while `/status` says the manifests are invalid.
-  if (manifests.valid === false) return `${manifests.problems.length} manifest error(s); see /status`;
-  return outcome.notReadyReason;
+  if (manifests.valid === false) {
+    const invalid = `${manifests.problems.length} manifest error(s); see /status`;
+    return overdue === null ? invalid : `${invalid}; ${overdue}`;
+  }
+  return outcome.notReadyReason ?? overdue;
 }
 
-function settleRecord(previous: SettleRecord, manifests: ManifestsRecord, facts: RunFacts): SettleRecord {
+function settleRecord(previous: SettleRecord, facts: RunFacts): SettleRecord {
   const settling = facts.settling;
   if (settling === undefined) return previous;
+  const deletes = settling.deletes;
+  if (deletes === null) return { ...previous, hash: settling.hash, since: settling.since };
+  const heldDeletes = facts.aside?.held ?? [];
   return {
     periodMs: previous.periodMs,
-    hash: manifests.valid === true ? (manifests.desired?.hash ?? null) : null,
-    settled: settling.settled,
+    maxMs: previous.maxMs,
+    hash: settling.hash,
     since: settling.since,
-    settlesAt: settling.settlesAt,
-    heldDeletes: facts.aside?.held ?? previous.heldDeletes,
+    settled: heldDeletes.length === 0,
+    settlesAt: heldDeletes.length === 0 ? null : deletes.nextAt,
+    heldDeletes,
+    tracked: deletes.tracked,
+    overdue: deletes.overdue,
   };
 }
 
 /** When a run that held deletes back should be followed by one that may send them. */
 function settleCheckInMs(facts: RunFacts): number | null {
-  const settlesAt = facts.settling?.settlesAt ?? null;
-  if (facts.aside === undefined || facts.aside.held.length === 0 || settlesAt === null) return null;
-  return Math.max(0, settlesAt - facts.finishedAt);
+  const nextAt = facts.settling?.deletes?.nextAt ?? null;
+  if (facts.aside === undefined || facts.aside.held.length === 0 || nextAt === null) return null;
+  return Math.max(0, nextAt - facts.finishedAt);
 }
 
 function planRecord(

@@ -1,18 +1,26 @@
+import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { applySucceeded } from '../../apply/apply-result.js';
 import { EdgesyncError } from '../../errors.js';
 import type { KindName } from '../../kinds/kind-name.js';
 import type { DesiredEntry, DesiredState } from '../../manifest/desired-state.js';
+import type { Plan } from '../../plan/plan.js';
 import { summaryToJson } from '../../plan/render-json.js';
 import type { DaemonClock } from '../daemon-clock.js';
 import { isForcedTrigger, type ReconcileVerdict } from '../reconcile-loop.js';
 import type { ReconcileResult } from '../watch-metrics.js';
 import { type AppliedRun, type ApplyTarget, applyStage } from './apply-stage.js';
-import { settleDesired } from './desired-settling.js';
+import {
+  changedFiles,
+  type DeleteSettling,
+  desiredSince,
+  entryPlaces,
+  settleDeletes,
+} from './desired-settling.js';
 import type { InSyncLedger } from './in-sync-ledger.js';
 import { loadManifests, type ManifestSource } from './load-manifests.js';
 import { namedModuleOnlyIds, type PlanSource, planStage } from './plan-stage.js';
-import type { ReconcileRecord, RunInput, RunOutcome } from './reconcile-record.js';
+import type { ManifestsRecord, ReconcileRecord, RunInput, RunOutcome } from './reconcile-record.js';
 import { type RunFacts, recordRun } from './record-run.js';
 import { logSetAside, setAside } from './set-aside.js';
 
@@ -23,8 +31,9 @@ const NOT_READY_WARNINGS: ReadonlySet<ReconcileResult> = new Set(['refused', 'in
 export interface ReconcileParts extends ManifestSource, PlanSource, ApplyTarget {
   readonly clock: DaemonClock;
   readonly logger: Logger;
-  /** --settle, milliseconds. */
+  /** --settle and --settle-max, milliseconds. */
   readonly settlePeriodMs: number;
+  readonly settleMaxMs: number;
   /** Which entries the account has matched, and since when. */
   readonly ledger: InSyncLedger;
 }
@@ -93,18 +102,18 @@ async function throughStages(
 ): Promise<RunOutcome> {
   const manifests = await loadManifests(parts, previous.manifests, input.trigger, logs.reconciler);
   reached.manifests = manifests;
-  const loadedHash = manifests.valid === true ? (manifests.desired?.hash ?? null) : null;
-  const settling = settleDesired(previous.settle, loadedHash, parts.clock.now(), parts.settlePeriodMs);
-  reached.settling = settling;
-  const invalid: RunOutcome | null =
-    manifests.valid === true
-      ? null
-      : {
-          result: 'invalid',
-          notReadyReason: `${manifests.problems.length} manifest error(s); see /status`,
-          retry: false,
-          error: null,
-        };
+  const valid = manifests.valid === true;
+  const loadedHash = valid ? (manifests.desired?.hash ?? null) : null;
+  const since = desiredSince(previous.settle, loadedHash, parts.clock.now());
+  reached.settling = { hash: loadedHash, since, deletes: null };
+  const invalid: RunOutcome | null = valid
+    ? null
+    : {
+        result: 'invalid',
+        notReadyReason: `${manifests.problems.length} manifest error(s); see /status`,
+        retry: false,
+        error: null,
+      };
   const desired = manifests.desired;
   if (desired === null) {
     const nothing: RunOutcome = {
@@ -118,21 +127,20 @@ async function throughStages(
   const planned = await planStage(parts, desired, isForcedTrigger(input.trigger), signal, logs.reconciler);
   reached.planned = { ...planned, desired };
   const now = parts.clock.now();
+  const deletes = settleStage(parts, previous, { manifests, since }, input, planned.plan, now);
+  reached.settling = { hash: loadedHash, since, deletes };
+  logSettled(logs.reconciler, deletes, parts);
   const aside = setAside({
     plan: planned.plan,
     mode: input.mode,
-    settling,
+    due: deletes.due,
     invalid,
     skippedBefore: previous.skippedEntries,
     at: new Date(now).toISOString(),
     unchangedSinceInSync: unchangedSinceInSync(parts.ledger.asOf(previous.runs), desired),
   });
   reached.aside = aside;
-  logSetAside(
-    logs.reconciler,
-    aside,
-    settling.settlesAt === null ? null : Math.max(0, settling.settlesAt - now),
-  );
+  logSetAside(logs.reconciler, aside, deletes.nextAt === null ? null : Math.max(0, deletes.nextAt - now));
   if (aside.toApply === null) return aside.outcome;
   const applied = await applyStage(
     parts,
@@ -143,6 +151,70 @@ async function throughStages(
   );
   reached.applied = applied;
   return afterApply(aside.outcome, applied, new Date(parts.clock.now()).toISOString());
+}
+
+/**
+ * The settle stage (desired-settling.ts): which deletes of the plan may go,
+ * from the file events this run takes in and where the entries are. What
+ * the load read changed with no event to say where counts as a change of
+ * the files whose entries differ.
+ */
+function settleStage(
+  parts: ReconcileParts,
+  previous: ReconcileRecord,
+  loaded: { readonly manifests: ManifestsRecord; readonly since: number | null },
+  input: RunInput,
+  plan: Plan,
+  now: number,
+): DeleteSettling {
+  const { manifests } = loaded;
+  const valid = manifests.valid === true;
+  const hash = valid ? (manifests.desired?.hash ?? null) : null;
+  const realPath = (file: string): string =>
+    manifests.realPaths.get(file) ?? previous.manifests.realPaths.get(file) ?? resolve(parts.cwd, file);
+  const unexplained =
+    valid && manifests.desired !== null && previous.settle.hash !== null && hash !== previous.settle.hash;
+  const events =
+    unexplained && input.fileEvents.length === 0 && manifests.desired !== null
+      ? changedFiles(previous.manifests.desired, manifests.desired, realPath, now)
+      : input.fileEvents;
+  return settleDeletes({
+    plan,
+    previous: previous.settle.tracked,
+    events,
+    valid,
+    desiredSince: loaded.since,
+    places: entryPlaces(manifests.desired, previous.manifests.desired, realPath),
+    now,
+    periodMs: parts.settlePeriodMs,
+    maxMs: parts.settleMaxMs,
+  });
+}
+
+/** Says why a delete goes although files keep changing, and which are held past the bound and why. */
+function logSettled(log: Logger, deletes: DeleteSettling, parts: ReconcileParts): void {
+  if (deletes.dueAtMax.length > 0) {
+    log.info(
+      {
+        deletes: deletes.dueAtMax.map((tracked) => tracked.address),
+        settleMaxMs: parts.settleMaxMs,
+        lastChangeAt: new Date(
+          Math.max(...deletes.dueAtMax.map((tracked) => tracked.changedAt)),
+        ).toISOString(),
+      },
+      'deletes sent at --settle-max: their entries have been absent from every read that long, though files that could hold them kept changing',
+    );
+  }
+  if (deletes.overdue.length > 0) {
+    log.warn(
+      {
+        deletes: deletes.overdue.map((tracked) => tracked.address),
+        settleMaxMs: parts.settleMaxMs,
+        reason: 'the manifests do not read valid',
+      },
+      'deletes held past --settle-max: they go once the manifests read valid',
+    );
+  }
 }
 
 /** A run that applied: what the set-aside stage foresaw, unless an action did not go. */

@@ -4,7 +4,7 @@ import type { Plan, PlanError, ResourceChange } from '../../plan/plan.js';
 import type { PlanRefusal } from '../../plan/safety-policy.js';
 import { type Difference, differenceState } from '../../sync-state.js';
 import type { PlanRecord, SkippedEntryRecord, WatchMode } from '../daemon-status.js';
-import { holdDeletes, type Settling } from './desired-settling.js';
+import { holdDeletes } from './desired-settling.js';
 import type { ErrorRecord, RunOutcome } from './reconcile-record.js';
 import { describeSkipped, placeOf, skippedEntryRecords } from './skipped-entry-records.js';
 import { type SkippedEntry, skipStuckEntries } from './stuck-entries.js';
@@ -13,8 +13,8 @@ import { type SkippedEntry, skipStuckEntries } from './stuck-entries.js';
 export interface SetAsideInput {
   readonly plan: Plan;
   readonly mode: WatchMode;
-  /** Where the desired state stands against the settle period at this run's load. */
-  readonly settling: Settling;
+  /** Addresses of the changes whose DELETE may go now (the settle stage's); every other DELETE waits. */
+  readonly due: ReadonlySet<string>;
   /** The outcome when this run's load found the manifests invalid (the last valid ones were planned); else null. */
   readonly invalid: RunOutcome | null;
   /** The entries the last plan skipped: one skipped again keeps its `since`. */
@@ -64,8 +64,7 @@ export interface SetAside {
  * the account will not let be applied stops only itself and what waits for
  * it; errors that name no entry, and refusals of the whole plan, stop it
  * all (the daemon never forces); observe applies nothing; a DELETE waits
- * until the manifests have read the same over the settle period (a file
- * half written). Pure: what it decides is logged by `logSetAside`.
+ * until the settle stage says it may go (a file half written). Pure: what it decides is logged by `logSetAside`.
  */
 export function setAside(input: SetAsideInput): SetAside {
   const { plan, invalid } = input;
@@ -111,7 +110,7 @@ export function setAside(input: SetAsideInput): SetAside {
     const failed = ending(error, outcome('failed', 'live listing incomplete'));
     return { ...base, differences: stated([]), outcome: failed, stop: { why: 'incomplete', refusal } };
   }
-  const { plan: now, held } = input.settling.settled ? { plan: rest, held: [] } : holdDeletes(rest);
+  const { plan: now, held } = holdDeletes(rest, input.due);
   const differences = stated(held);
   const waiting = held.length === 0 ? null : outcome('settling', null);
   if (now.actions.length === 0)
