@@ -16,6 +16,7 @@ const PEER_READERS: Readonly<Record<string, string>> = {
   'cli/status-read.ts':
     "a daemon's /status: status --daemon-url, status --wait-commit, the CI guard of apply --daemon-url",
   'cli/reconcile-command.ts': "a daemon's POST /reconcile, and its /status with --wait",
+  'cli/inventory-read.ts': "a daemon's /inventory, page by page: get --daemon-url",
   'notify/webhook-delivery.ts': "the daemon's --notify webhook receivers",
   'git-host/git-host-client.ts':
     "a Git host's commit-status API: watch --commit-status, status --wait-commit --commit-status",

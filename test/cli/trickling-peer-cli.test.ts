@@ -100,6 +100,21 @@ const READERS: Readonly<Record<string, Reader>> = {
     service: true,
     deadlineMessage: /GET PEER\/\S+: no complete answer within 1 s/,
   },
+  'apply (the service)': {
+    args: ['apply', '--timeout', '1s', '--yes', MANIFESTS],
+    service: true,
+    deadlineMessage: /GET PEER\/\S+: no complete answer within 1 s/,
+  },
+  'get (the service)': {
+    args: ['get', '--timeout', '1s', MANIFESTS],
+    service: true,
+    deadlineMessage: /GET PEER\/\S+: no complete answer within 1 s/,
+  },
+  'export (the service)': {
+    args: ['export', '--timeout', '1s'],
+    service: true,
+    deadlineMessage: /GET PEER\/\S+: no complete answer within 1 s/,
+  },
   'doctor (the service)': {
     args: ['doctor', '--timeout', '1s'],
     service: true,
