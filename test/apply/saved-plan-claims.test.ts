@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadSeedFile } from '../../src/emulator/seed.js';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
-import { type CliRun, runEdgesyncInProcess, runEdgesyncProcess } from '../support/edgesync-cli.js';
+import { type CliRun, runEdgesyncInProcess } from '../support/edgesync-cli.js';
 import { listAll } from './apply-harness.js';
 import { inspectClient, ROOT, writes } from './cli-process.js';
 
@@ -83,9 +83,12 @@ describe('apply --plan checks the saved plan against the manifests and the accou
 
   // The plan and apply jobs share a plan key, as docs/apply.md sets them up.
   const env = { OIDC_CLIENT_SECRET: SECRET, EDGESYNC_PLAN_KEY_FILE: 'plan.key' };
-  /** The subject: a process. */
+  /**
+   * The subject, in this process: these promise what is sent, said and exited with, which the
+   * command line and its one exit-code table decide; apply-command.test.ts holds exits 3 and 4 as a process.
+   */
   const edgesync = (args: readonly string[]): Promise<CliRun> =>
-    runEdgesyncProcess(args, { emulator, cwd: dir, env });
+    runEdgesyncInProcess(args, { emulator, cwd: dir, env });
   /** The arrangement: in this process, to keep the file fast. */
   const arrange = async (args: readonly string[], expected = 0): Promise<CliRun> => {
     const run = await runEdgesyncInProcess(args, { emulator, cwd: dir, env });

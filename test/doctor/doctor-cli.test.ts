@@ -9,7 +9,13 @@ import { loadSeedFile } from '../../src/emulator/seed.js';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
 import { emulatorStats, listAll } from '../apply/apply-harness.js';
 import { inspectClient } from '../apply/cli-process.js';
-import { finished, ROOT, runEdgesyncProcess, spawnEdgesync } from '../support/edgesync-cli.js';
+import {
+  finished,
+  ROOT,
+  runEdgesyncInProcess,
+  runEdgesyncProcess,
+  spawnEdgesync,
+} from '../support/edgesync-cli.js';
 
 const SEED = join(ROOT, 'examples/emulator-seed.yaml');
 const TLS = join(ROOT, 'test/fixtures/tls');
@@ -55,6 +61,11 @@ async function writesSeen(emulator: RunningEmulator): Promise<string[]> {
   return Object.keys(byRoute).filter((route) => !route.startsWith('GET '));
 }
 
+/**
+ * As a process: the read-only run (exit 0), SIGINT during the probes, and the TLS trust Node reads
+ * from NODE_EXTRA_CA_CERTS when it starts. In this process, through the same command line and
+ * exit-code table: what doctor says and leaves behind in every other case.
+ */
 describe('edgesync doctor against the emulator', () => {
   let emulator: RunningEmulator | undefined;
   let proxy: Server | undefined;
@@ -108,7 +119,7 @@ describe('edgesync doctor against the emulator', () => {
       },
     });
 
-    const run = await runEdgesyncProcess(['doctor'], { emulator, limitMs: LIMIT_MS });
+    const run = await runEdgesyncInProcess(['doctor'], { emulator, limitMs: LIMIT_MS });
 
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(
@@ -120,7 +131,7 @@ describe('edgesync doctor against the emulator', () => {
   it('--format json: snake_case, one check per line of text', async () => {
     const running = await start();
 
-    const run = await runEdgesyncProcess(['doctor', '--format', 'json'], {
+    const run = await runEdgesyncInProcess(['doctor', '--format', 'json'], {
       emulator: running,
       limitMs: LIMIT_MS,
     });
@@ -146,7 +157,7 @@ describe('edgesync doctor against the emulator', () => {
       const running = await start({ variants });
       const before = await accountSnapshot(running);
 
-      const run = await runEdgesyncProcess(['doctor', '--probe-writes', '--probe-edge', TLS_EDGE], {
+      const run = await runEdgesyncInProcess(['doctor', '--probe-writes', '--probe-edge', TLS_EDGE], {
         emulator: running,
         limitMs: LIMIT_MS,
       });
@@ -169,7 +180,7 @@ describe('edgesync doctor against the emulator', () => {
     const running = await start();
     const before = await accountSnapshot(running);
 
-    const run = await runEdgesyncProcess(['doctor', '--probe-writes', '--probe-edge', TCP_EDGE], {
+    const run = await runEdgesyncInProcess(['doctor', '--probe-writes', '--probe-edge', TCP_EDGE], {
       emulator: running,
       limitMs: LIMIT_MS,
     });
@@ -184,7 +195,7 @@ describe('edgesync doctor against the emulator', () => {
     const running = await start({ variants: { 'empty-list': 'ignored' } });
     const before = await accountSnapshot(running);
 
-    const run = await runEdgesyncProcess(['doctor', '--probe-writes'], {
+    const run = await runEdgesyncInProcess(['doctor', '--probe-writes'], {
       emulator: running,
       limitMs: LIMIT_MS,
     });
@@ -226,7 +237,7 @@ describe('edgesync doctor against the emulator', () => {
   it('a wrong key: the key line fails and names EDGE_API_KEY; exit 1', async () => {
     const running = await start();
 
-    const run = await runEdgesyncProcess(['doctor'], {
+    const run = await runEdgesyncInProcess(['doctor'], {
       env: { EDGE_API_URL: running.url, EDGE_API_KEY: 'not-the-key' },
       limitMs: LIMIT_MS,
     });
@@ -244,7 +255,7 @@ describe('edgesync doctor against the emulator', () => {
     const { port } = closed.address() as AddressInfo;
     await new Promise((done) => closed.close(done));
 
-    const run = await runEdgesyncProcess(['doctor'], {
+    const run = await runEdgesyncInProcess(['doctor'], {
       env: { EDGE_API_URL: `http://127.0.0.1:${port}`, EDGE_API_KEY: 'k' },
       limitMs: LIMIT_MS,
     });
