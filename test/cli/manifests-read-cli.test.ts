@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -6,7 +5,7 @@ import { Ajv } from 'ajv';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadSeedFile } from '../../src/emulator/seed.js';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
-import { BUILT_CLI } from '../support/built-cli.js';
+import { type CliRun, runEdgesyncInProcess } from '../support/edgesync-cli.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const SEED = join(ROOT, 'examples/emulator-seed.yaml');
@@ -14,27 +13,9 @@ const RULE =
   'version: 1\nip_policy_rules:\n  office-vpn:\n    ip_policy_id: ipp_OfficeVpnPolicy000000000001\n    cidr: 203.0.113.0/24\n    action: allow\n';
 const SKIP_CLAUSE = 'node_modules and hidden directories such as .git are skipped';
 
-interface CliRun {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
+/** In this process: what is promised is what plan and apply say they read. */
 function runCli(emulator: RunningEmulator, cwd: string, args: readonly string[]): Promise<CliRun> {
-  return new Promise((resolveRun) => {
-    execFile(
-      process.execPath,
-      [BUILT_CLI, ...args],
-      {
-        cwd,
-        env: { PATH: process.env.PATH ?? '', EDGE_API_URL: emulator.url, EDGE_API_KEY: emulator.apiKey },
-      },
-      (error, stdout, stderr) => {
-        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
-        resolveRun({ code, stdout, stderr });
-      },
-    );
-  });
+  return runEdgesyncInProcess(args, { emulator, cwd });
 }
 
 describe('plan and apply say which directories they read (as processes, against the emulator)', () => {

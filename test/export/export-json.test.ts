@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadSeedFile } from '../../src/emulator/seed.js';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
-import { ROOT, runEdgesyncProcess } from '../support/edgesync-cli.js';
+import { ROOT, runEdgesyncInProcess } from '../support/edgesync-cli.js';
 
 const SEED = join(ROOT, 'examples/emulator-seed.yaml');
 const EDGE_FLAGS = [
@@ -25,7 +25,7 @@ function keysOf(value: unknown, skip: ReadonlySet<string>): string[] {
   ]);
 }
 
-describe('edgesync export --format json (as a process, against the emulator)', () => {
+describe('edgesync export --format json (in this process, against the emulator over HTTP)', () => {
   let emulator: RunningEmulator;
   let dir: string;
 
@@ -33,7 +33,7 @@ describe('edgesync export --format json (as a process, against the emulator)', (
     emulator = await startEmulator({ seed: await loadSeedFile(SEED) });
     dir = await mkdtemp(join(tmpdir(), 'edgesync-export-json-'));
     // Objects this owner owns, a CA and an OIDC secret among them.
-    const applied = await runEdgesyncProcess(['apply', '--yes', 'examples/manifests'], { emulator });
+    const applied = await runEdgesyncInProcess(['apply', '--yes', 'examples/manifests'], { emulator });
     expect(applied.code, applied.stderr).toBe(0);
   });
 
@@ -43,8 +43,8 @@ describe('edgesync export --format json (as a process, against the emulator)', (
   });
 
   it('prints the manifest the YAML export holds, the secret variables and what was left out, in snake_case', async () => {
-    const yaml = await runEdgesyncProcess(['export', ...EDGE_FLAGS], { emulator });
-    const json = await runEdgesyncProcess(['export', '--format', 'json', ...EDGE_FLAGS], { emulator });
+    const yaml = await runEdgesyncInProcess(['export', ...EDGE_FLAGS], { emulator });
+    const json = await runEdgesyncInProcess(['export', '--format', 'json', ...EDGE_FLAGS], { emulator });
     const report = JSON.parse(json.stdout);
 
     expect(json.code, json.stderr).toBe(0);
@@ -71,7 +71,7 @@ describe('edgesync export --format json (as a process, against the emulator)', (
   it('with --out, writes the YAML files and reports them as JSON on stdout', async () => {
     const out = join(dir, 'exported');
 
-    const run = await runEdgesyncProcess(['export', '--format', 'json', '--out', out, ...EDGE_FLAGS], {
+    const run = await runEdgesyncInProcess(['export', '--format', 'json', '--out', out, ...EDGE_FLAGS], {
       emulator,
     });
     const report = JSON.parse(run.stdout);
@@ -87,10 +87,10 @@ describe('edgesync export --format json (as a process, against the emulator)', (
   });
 
   it('an error is a JSON diagnostic on stdout, and still text on stderr, exit 1', async () => {
-    const badKind = await runEdgesyncProcess(['export', '--format', 'json', '--kinds', 'ip_rules'], {
+    const badKind = await runEdgesyncInProcess(['export', '--format', 'json', '--kinds', 'ip_rules'], {
       emulator,
     });
-    const unreachable = await runEdgesyncProcess(['export', '--format', 'json'], {
+    const unreachable = await runEdgesyncInProcess(['export', '--format', 'json'], {
       env: { EDGE_API_URL: 'http://127.0.0.1:1', EDGE_API_KEY: 'x' },
     });
 
