@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -178,6 +178,48 @@ describe('a peer that trickles its body: a signal during the read ends every com
     expect(shown(run)).toMatch(/interrupted/);
     await peer.cutOff;
   });
+
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    'watch ends on %s during a read of a Git host that trickles its answer to a commit status, with exit 0',
+    async (signal) => {
+      peer = await startTricklingPeer();
+      // A checkout at a commit, whose first run posts pending to the host: the daemon reads the host's answer.
+      const checkout = await mkdtemp(join(dir, 'checkout-'));
+      await mkdir(join(checkout, '.git'));
+      await writeFile(join(checkout, '.git', 'HEAD'), `${COMMIT}\n`);
+      await mkdir(join(checkout, 'manifests'));
+      await writeFile(join(checkout, 'manifests', 'rules.yaml'), 'version: 1\nip_policy_rules: [unclosed\n');
+      const running = start({
+        args: [
+          'watch',
+          join(checkout, 'manifests'),
+          '--listen',
+          '127.0.0.1:0',
+          '--commit-status',
+          'github',
+          '--commit-status-api-url',
+          'PEER',
+          '--commit-status-repo',
+          'acme/infra',
+          '--commit-status-token-file',
+          'token',
+          '--shutdown-timeout',
+          '1s',
+        ],
+        deadlineMessage: /unused/,
+      });
+
+      await peer.answering;
+      running.kill(signal);
+      const run = await running.run;
+
+      expect(peer.requests[0]).toBe(`POST /repos/acme/infra/statuses/${COMMIT}`);
+      expect(run.signal).toBeNull();
+      expect(run.code).toBe(0);
+      expect(run.stderr).not.toContain(TOKEN);
+      await peer.cutOff;
+    },
+  );
 
   it('watch ends on SIGTERM during a read of a trickling service, at --shutdown-timeout, with exit 0', async () => {
     peer = await startTricklingPeer();
