@@ -4,6 +4,8 @@ export interface SoakSample {
   readonly atMs: number;
   readonly rssMb: number;
   readonly healthzMs: number;
+  /** How long a plain server in another process took at the same moment: the machine's load alone. */
+  readonly controlMs: number;
   /** The hostile change in progress. */
   readonly phase: string;
 }
