@@ -54,6 +54,16 @@ export interface ObservedStatus {
   readonly settle?: { readonly maxMs: number; readonly overdue: readonly string[] };
 }
 
+/** What the run's record says beyond `/status`: the drift it put back, and the plan's changes field by field. */
+export interface ObservedRun {
+  /** Addresses of the drift changes the run applied whole. */
+  readonly correctedDrift: readonly string[];
+  /** The plan's changes at `addresses` with their fields; asked only for a drift event. */
+  changes(addresses: readonly string[]): ObservedChanges;
+}
+
+const NO_RUN: ObservedRun = { correctedDrift: [], changes: () => ({ list: [], total: 0 }) };
+
 /** An object that stops working by itself on a date (a CA's certificate), with its manifest place. */
 export interface ObservedExpiry {
   readonly kind: string;
@@ -108,7 +118,6 @@ export class NotificationTracker {
   /** The drifted addresses last reported in observe mode; null when none are. */
   #drift: string | null = null;
   /** The desired state last seen applied whole or in sync: a plan for the same one later corrects drift. */
-  #syncedHash: string | null = null;
   readonly #stuckEntries = new Map<string, ObservedSkippedEntry>();
   #loopStuck = false;
   /** The deletes last reported held past --settle-max; empty when none is. */
@@ -122,16 +131,8 @@ export class NotificationTracker {
     this.#options = options;
   }
 
-  /**
-   * After each reconcile: what changed since the last one. `changes` gives
-   * the last plan's changes at these addresses with their fields, asked
-   * only for a drift event.
-   */
-  observeReconcile(
-    status: ObservedStatus,
-    now: number,
-    changes: (addresses: readonly string[]) => ObservedChanges = () => ({ list: [], total: 0 }),
-  ): Notification[] {
+  /** After each reconcile: what changed since the last one. */
+  observeReconcile(status: ObservedStatus, now: number, run: ObservedRun = NO_RUN): Notification[] {
     this.#commit = status.git?.checkoutCommit ?? null;
     const out: Notification[] = [];
     const say = (
@@ -191,7 +192,7 @@ export class NotificationTracker {
       if (key !== this.#drift) {
         this.#drift = key;
         say('drift_found', `drift found (observe mode, not corrected): ${describeChanges(drifted)}`, [], {
-          changes: changes(drifted),
+          changes: run.changes(drifted),
         });
       }
     } else if (DRIFTLESS_RESULTS.has(result) && this.#drift !== null) {
@@ -203,18 +204,12 @@ export class NotificationTracker {
           : 'no drift any more: what differs is from Git, not applied (observe mode)',
       );
     }
-    if (
-      status.lastPlan?.applied === true &&
-      addresses.length > 0 &&
-      status.desiredHash !== null &&
-      status.desiredHash === this.#syncedHash &&
-      RECOVERED_RESULTS.has(result)
-    ) {
-      say('drift_corrected', `drift corrected: ${describeChanges(addresses)}`, [], {
-        changes: changes(addresses),
+    // The run's own word (the in-sync ledger's): a change from Git applied in the same run is not drift.
+    if (run.correctedDrift.length > 0) {
+      say('drift_corrected', `drift corrected: ${describeChanges(run.correctedDrift)}`, [], {
+        changes: run.changes(run.correctedDrift),
       });
     }
-    if (result === 'in-sync' || result === 'applied') this.#syncedHash = status.desiredHash;
 
     this.#observeSkipped(status.skippedEntries ?? [], say);
     this.#observeOverdue(status, say);

@@ -6,7 +6,6 @@ import {
   NOTIFICATION_EVENTS,
   type Notification,
   type NotificationEvent,
-  type ObservedChanges,
   scrubbedNotification,
   webhookBody,
 } from './notification.js';
@@ -14,6 +13,7 @@ import {
   NotificationTracker,
   type ObservedExpiry,
   type ObservedHealth,
+  type ObservedRun,
   type ObservedStatus,
 } from './notification-tracker.js';
 import { DELIVERY_FAILURES, WebhookDelivery } from './webhook-delivery.js';
@@ -137,15 +137,11 @@ export class Notifier {
     this.#scheduleHealth();
   }
 
-  /** After each reconcile, with the daemon's status, what expires and the last plan's changes. Returns at once. */
-  afterReconcile(
-    status: ObservedStatus,
-    expiries: readonly ObservedExpiry[],
-    changes?: (addresses: readonly string[]) => ObservedChanges,
-  ): void {
+  /** After each reconcile, with the daemon's status, what expires and what the run's record adds. Returns at once. */
+  afterReconcile(status: ObservedStatus, expiries: readonly ObservedExpiry[], run?: ObservedRun): void {
     const now = this.#options.clock.now();
     this.#post([
-      ...this.#tracker.observeReconcile(status, now, changes),
+      ...this.#tracker.observeReconcile(status, now, run),
       ...this.#tracker.observeExpiries(expiries, now, this.#options.expiryWindowMs),
     ]);
   }

@@ -483,9 +483,10 @@ function reconcileRun(
     const live = record.git.lastAppliedCommit;
     if (live !== previous.git.lastAppliedCommit)
       after.log.info({ commit: live, result: record.lastReconcile?.result }, 'commit live');
-    after.notifier?.afterReconcile(after.status(), record.expiries?.list ?? [], (addresses) =>
-      notificationChanges(record.plan?.changes ?? [], addresses),
-    );
+    after.notifier?.afterReconcile(after.status(), record.expiries?.list ?? [], {
+      correctedDrift: record.run?.correctedDrift ?? [],
+      changes: (addresses) => notificationChanges(record.plan?.changes ?? [], addresses),
+    });
     const settleCheckInMs = record.run?.settleCheckInMs ?? null;
     if (settleCheckInMs !== null) after.loop.requestSettle(settleCheckInMs);
     after.onRecord?.(record);

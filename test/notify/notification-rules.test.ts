@@ -87,9 +87,12 @@ describe('the notification rules (the tracker)', () => {
   it('observe mode: drift found names only what drifted, and drift has ended when only changes from Git are left', () => {
     const tracker = new NotificationTracker(TRACKER);
     const asked: (readonly string[])[] = [];
-    const changes = (addresses: readonly string[]) => {
-      asked.push(addresses);
-      return { list: [], total: addresses.length };
+    const run = {
+      correctedDrift: [],
+      changes: (addresses: readonly string[]) => {
+        asked.push(addresses);
+        return { list: [], total: addresses.length };
+      },
     };
     const observe = (result: string, drift: readonly string[]): string[] =>
       tracker
@@ -99,7 +102,7 @@ describe('the notification rules (the tracker)', () => {
             differences: { drift },
           }),
           NOW,
-          changes,
+          run,
         )
         .map((notification) => `${notification.event}: ${notification.summary}`);
 
@@ -279,6 +282,59 @@ describe('notifications from a daemon in process, to local receivers', () => {
   const receivers: WebhookReceiver[] = [];
   afterEach(async () => {
     for (const receiver of receivers.splice(0)) await receiver.close();
+  });
+
+  it('drift put back while deletes are held is said, naming only what drifted; the held delete gone later is not drift', async () => {
+    const hook = await startReceiver('ok', 'settlingToken000000001');
+    receivers.push(hook);
+    const rules = { office: { cidr: '203.0.113.0/24' }, lab: { cidr: '198.51.100.0/24' } };
+    const daemon = await startDaemon({
+      emulator: { seed: { ip_policies: [{ id: POLICY }] } },
+      owner: 'team-a',
+      // Longer than the interval: the resync after the drift finds the delete still held.
+      settleMs: 4 * 3_600_000,
+      files: { 'manifests/rules.yaml': rulesManifest(POLICY, rules) },
+      notify: {
+        targets: [parseWebhookUrl(hook.url, 'test', 'json')],
+        timeoutMs: 5000,
+        retries: 0,
+        expiryWindowMs: 0,
+        scrub: (text) => text,
+        statusPageUrl: null,
+        instance: null,
+        service: 'api.edge.example.com',
+      },
+    });
+    await daemon.record(1, async () => (await listRules(daemon.emulator)).length === 2);
+    await daemon.change(
+      () => daemon.write('manifests/rules.yaml', rulesManifest(POLICY, { office: rules.office })),
+      (record) => record.differences.held.length > 0,
+    );
+    const office = (await listRules(daemon.emulator)).find((rule) => rule.cidr === '203.0.113.0/24');
+
+    await callService(daemon.emulator, 'PATCH', `/ip_policy_rules/${office?.id}`, { cidr: '203.0.0.0/16' });
+    const resync = daemon.records.length + 1;
+    await daemon.advance(daemon.intervalMs);
+    const corrector = await daemon.record(resync, (record) => (record.run?.correctedDrift.length ?? 0) > 0);
+    await daemon.advance(4 * 3_600_000);
+    await daemon.record(corrector.runs + 1, async () => (await listRules(daemon.emulator)).length === 1);
+    await daemon.stop();
+    const [corrected, ...more] = notifications(hook);
+
+    expect(corrector.differences.held).toEqual(['ip_policy_rules.lab']);
+    expect(corrected).toMatchObject({
+      event: 'drift_corrected',
+      summary: 'drift corrected: 1 change(s): ip_policy_rules.office',
+      changes: [
+        {
+          address: 'ip_policy_rules.office',
+          op: 'update',
+          fields: [{ path: 'cidr', sensitive: false, before: '203.0.0.0/16', after: '203.0.113.0/24' }],
+        },
+      ],
+      change_count: 1,
+    });
+    expect(more.map((body) => body.event)).toEqual([]);
   });
 
   it('the commit goes live, drift names the fields with old and new values, every body says who, how bad, where to look and which commit; a target gets only its events', async () => {

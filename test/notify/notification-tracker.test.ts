@@ -78,42 +78,42 @@ describe('NotificationTracker', () => {
     expect(seen).toEqual(['reconcile_failed', 'manifests_invalid', 'manifests_valid', 'reconcile_recovered']);
   });
 
-  it('tells a refusal from a failure, and a drift corrected from an edit applied', () => {
+  it('tells a refusal from a failure, and says drift corrected for the drift the run put back, whatever its result', () => {
     const tracker = new NotificationTracker(TRACKER);
-    const applied = (hash: string): ObservedStatus =>
-      status('applied', { desiredHash: hash, lastPlan: { changes: ['x.a'], errors: [], applied: true } });
+    const corrected = (result: string, correctedDrift: readonly string[]): string[] =>
+      tracker
+        .observeReconcile(status(result), NOW, {
+          correctedDrift,
+          changes: (addresses) => ({ list: [], total: addresses.length }),
+        })
+        .map((notification) => `${notification.event}: ${notification.summary}`);
 
-    const seen = events(tracker, [
-      applied('h1'),
-      applied('h2'),
-      applied('h2'),
-      status('refused', {
-        lastPlan: {
-          changes: [],
-          errors: [],
-          applied: false,
-          refusal: { code: 'empty-desired', message: 'no' },
-        },
-      }),
-      status('refused'),
-      status('failed'),
-      status('in-sync'),
+    const seen = [
+      ...corrected('applied', []),
+      ...corrected('settling', ['x.a']),
+      ...corrected('partial', ['x.b']),
+      ...events(tracker, [
+        status('refused', {
+          lastPlan: {
+            changes: [],
+            errors: [],
+            applied: false,
+            refusal: { code: 'empty-desired', message: 'no' },
+          },
+        }),
+        status('refused'),
+        status('failed'),
+        status('in-sync'),
+      ]),
+    ];
+
+    expect(seen).toEqual([
+      'drift_corrected: drift corrected: 1 change(s): x.a',
+      'drift_corrected: drift corrected: 1 change(s): x.b',
+      'reconcile_refused',
+      'reconcile_failed',
+      'reconcile_recovered',
     ]);
-
-    expect(seen).toEqual(['drift_corrected', 'reconcile_refused', 'reconcile_failed', 'reconcile_recovered']);
-  });
-
-  it('does not take deletes held for the settle period, applied later for the same manifests, for drift', () => {
-    const tracker = new NotificationTracker(TRACKER);
-    const plan = { changes: ['x.a'], errors: [], applied: true };
-
-    const seen = events(tracker, [
-      status('in-sync', { desiredHash: 'h1' }),
-      status('settling', { desiredHash: 'h2', lastPlan: plan }),
-      status('applied', { desiredHash: 'h2', lastPlan: plan }),
-    ]);
-
-    expect(seen).toEqual([]);
   });
 
   it('says an entry is stuck at its third skip in a row, once, and when it is no longer skipped', () => {

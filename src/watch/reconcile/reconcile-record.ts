@@ -73,6 +73,8 @@ export interface RunRecord {
   readonly settleCheckInMs: number | null;
   /** Changes the run applied whole, by the state they were in: what came from Git, and what it put back after drift. */
   readonly appliedChanges: { readonly pending: number; readonly drift: number };
+  /** Addresses of the drift changes the run applied whole: what a drift_corrected notification names. */
+  readonly correctedDrift: readonly string[];
 }
 
 /** The manifests as the last load left them. */

@@ -88,6 +88,7 @@ export function recordRun(
       cacheSurprises: applied?.surprises ?? [],
       settleCheckInMs: settleCheckInMs(facts),
       appliedChanges: appliedChanges(aside, applied),
+      correctedDrift: correctedDrift(aside, applied),
     },
     lastReconcile: {
       trigger: input.trigger,
@@ -196,6 +197,15 @@ function appliedChanges(
       counts[state] += 1;
   }
   return counts;
+}
+
+/** The drift changes the run applied whole: each action of the change done. */
+function correctedDrift(aside: SetAside | undefined, applied: AppliedRun | undefined): string[] {
+  if (aside === undefined || applied === undefined) return [];
+  const done = doneKeys(applied);
+  return aside.differences.flatMap(({ change, state }) =>
+    state === 'drift' && change.actionKeys.every((key) => done.has(key)) ? [change.address] : [],
+  );
 }
 
 function doneKeys(applied: AppliedRun | undefined): Set<string> {
