@@ -31,6 +31,8 @@ export const CORE_ERROR_CODES = [
   'pending_id_unresolved',
   'apply_not_confirmed',
   'apply_incomplete',
+  // a write the daemon did not send: it was suspended while it applied
+  'daemon_suspended',
   'interrupted',
   // a running daemon, asked by the command line (`edgesync reconcile`)
   'daemon_request_failed',

@@ -11,6 +11,7 @@ import { addPlanFlags } from './plan-flags.js';
 import { addReconcileFlags } from './reconcile-flags.js';
 import { addShowFlags } from './show-flags.js';
 import { addStatusFlags } from './status-flags.js';
+import { addResumeFlags, addSuspendFlags } from './suspend-flags.js';
 import { addValidateFlags } from './validate-flags.js';
 import { addVersionFlags } from './version-flags.js';
 import { addWatchFlags } from './watch-flags.js';
@@ -118,6 +119,18 @@ export const COMMANDS: ReadonlyMap<string, CommandEntry> = new Map([
     'reconcile',
     lazyCommand(addReconcileFlags, async () => (await import('./reconcile-command.js')).runReconcile, {
       jsonLines: true,
+    }),
+  ],
+  [
+    'suspend',
+    lazyCommand(addSuspendFlags, async () => (await import('./suspend-command.js')).runSuspend, {
+      jsonDiagnostics: true,
+    }),
+  ],
+  [
+    'resume',
+    lazyCommand(addResumeFlags, async () => (await import('./suspend-command.js')).runResume, {
+      jsonDiagnostics: true,
     }),
   ],
   [

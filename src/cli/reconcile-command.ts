@@ -1,13 +1,13 @@
 import { resolve } from 'node:path';
 import { exposureWarning } from '../credential-file.js';
 import { EdgesyncError } from '../errors.js';
-import { readPeer } from '../peer/read-peer.js';
 import { READY_RESULTS } from '../watch/daemon-status.js';
 import { readReconcileToken } from '../watch/reconcile-endpoint.js';
 import type { CommandContext, CommandOutcome } from './command-context.js';
+import { daemonCall as call, daemonJson } from './daemon-request.js';
 import { parseDuration } from './duration-option.js';
 import type { ReconcileFlags } from './reconcile-flags.js';
-import { daemonAnswer, MAX_STATUS_BYTES, parseDaemonUrl } from './status-read.js';
+import { parseDaemonUrl } from './status-read.js';
 
 /** How often `--wait` reads the daemon's `/status`, milliseconds. */
 const POLL_MS = 500;
@@ -135,52 +135,6 @@ function waitTimeout(waitLabel: string, cause?: unknown): EdgesyncError {
     `the forced reconcile had not finished after --wait-timeout ${waitLabel}; it goes on in the daemon`,
     { cause },
   );
-}
-
-/** One exchange with the daemon, read whole within `deadlineMs` (connecting, headers and body) or ended by `shutdown`. */
-async function call(
-  base: URL,
-  request: {
-    readonly method: 'GET' | 'POST';
-    readonly path: string;
-    readonly headers?: Record<string, string>;
-  },
-  shutdown: AbortSignal,
-  deadlineMs: number,
-): Promise<{ readonly status: number; readonly text: string }> {
-  const answer = await readPeer(
-    {
-      method: request.method,
-      url: new URL(request.path, base),
-      headers: request.headers ?? {},
-      deadlineMs,
-      maxBodyBytes: MAX_STATUS_BYTES,
-    },
-    shutdown,
-  );
-  if (answer.type === 'failed' && answer.failure !== 'timeout') {
-    throw new EdgesyncError(
-      'daemon_request_failed',
-      `cannot reach the daemon at ${base.origin} (${answer.detail}): is --daemon-url right and the daemon running?`,
-    );
-  }
-  if (answer.type === 'aborted') {
-    throw new EdgesyncError('interrupted', `interrupted while asking the daemon at ${base.origin}`);
-  }
-  return daemonAnswer(answer, `${base.origin}${request.path}`, 'no complete answer');
-}
-
-/**
- * A daemon's answer as JSON: the URL is the user's, so whatever answers there
- * was read within the status's bounds and is parsed, never cast unread. A body that
- * is not JSON is null (the callers say what they missed).
- */
-function daemonJson(response: { readonly text: string }): unknown {
-  try {
-    return JSON.parse(response.text) as unknown;
-  } catch {
-    return null;
-  }
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

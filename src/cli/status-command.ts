@@ -153,11 +153,11 @@ function report(
   interrupted: boolean,
 ): CommandOutcome {
   const { verdict, status } = last;
-  const outcome: 'live' | 'failed' | 'timeout' | 'interrupted' =
+  const outcome: 'live' | 'failed' | 'suspended' | 'timeout' | 'interrupted' =
     verdict?.state === 'live'
       ? 'live'
-      : verdict?.state === 'failed'
-        ? 'failed'
+      : verdict?.state === 'failed' || verdict?.state === 'suspended'
+        ? verdict.state
         : interrupted
           ? 'interrupted'
           : 'timeout';
@@ -173,9 +173,11 @@ function report(
       ? `commit ${commit.slice(0, 12)} is live on ${options.daemon} (live commit ${verdict?.state === 'live' ? verdict.liveCommit : ''})`
       : outcome === 'failed'
         ? `commit ${commit.slice(0, 12)} failed on ${options.daemon}: ${reason}`
-        : outcome === 'interrupted'
-          ? `commit ${commit.slice(0, 12)} is not live on ${options.daemon}: interrupted before --wait-timeout${reason === '' ? '' : ` (${reason})`}`
-          : `commit ${commit.slice(0, 12)} is not live on ${options.daemon} after ${options.waitLabel}: ${reason || 'no answer'}`;
+        : outcome === 'suspended'
+          ? `commit ${commit.slice(0, 12)} is not live: the daemon is suspended (${options.daemon}: ${reason})`
+          : outcome === 'interrupted'
+            ? `commit ${commit.slice(0, 12)} is not live on ${options.daemon}: interrupted before --wait-timeout${reason === '' ? '' : ` (${reason})`}`
+            : `commit ${commit.slice(0, 12)} is not live on ${options.daemon} after ${options.waitLabel}: ${reason || 'no answer'}`;
   if (options.format === 'json') {
     ctx.stdout.write(
       `${JSON.stringify(
@@ -199,7 +201,11 @@ function report(
     out.write(`${visibleText(headline)}\n`);
     for (const line of details) ctx.stderr.write(`  ${visibleText(line)}\n`);
   }
-  return outcome === 'live' ? 'ok' : outcome === 'failed' ? 'commit_failed' : 'commit_not_live';
+  return outcome === 'live'
+    ? 'ok'
+    : outcome === 'failed' || outcome === 'suspended'
+      ? 'commit_failed'
+      : 'commit_not_live';
 }
 
 /** What `--format json` prints: the checked status, snake_case like all of edgesync's JSON. */

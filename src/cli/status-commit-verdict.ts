@@ -8,12 +8,15 @@ import type { StatusView } from './status-read.js';
  * - `failed`: the daemon has reconciled the commit (or a descendant) and
  *   reports an outcome that only a new commit or a person mends: invalid
  *   manifests, a refused plan, skipped entries;
+ * - `suspended`: the commit is not live and the daemon says it is suspended:
+ *   nothing is applied until someone runs `edgesync resume`;
  * - `pending`: anything else (not read yet, a reconcile still settling, an
  *   error the daemon retries); `reason` says which.
  */
 export type CommitVerdict =
   | { readonly state: 'live'; readonly liveCommit: string }
   | { readonly state: 'failed'; readonly reason: string; readonly details: readonly string[] }
+  | { readonly state: 'suspended'; readonly reason: string; readonly details: readonly string[] }
   | { readonly state: 'pending'; readonly reason: string; readonly details: readonly string[] };
 
 /** How a commit the daemon reports relates to the awaited one: the same, after it, or neither (or not known here). */
@@ -50,6 +53,15 @@ export function judgeCommit(status: StatusView, commit: string, relations: Commi
     ) {
       return { state: 'live', liveCommit: lastAppliedCommit };
     }
+  }
+  if (status.suspended === true) {
+    const since =
+      status.suspension === null ? '' : ` since ${status.suspension.since} by ${status.suspension.by}`;
+    return {
+      state: 'suspended',
+      reason: `the daemon is suspended${since}: nothing is applied until edgesync resume`,
+      details,
+    };
   }
   if (!relations.reconciledReaches) {
     return {

@@ -16,6 +16,10 @@ import {
  */
 export interface StatusView {
   readonly mode: WatchMode;
+  /** Whether the daemon says it is suspended (`edgesync suspend`); null from a daemon that does not say. */
+  readonly suspended: boolean | null;
+  /** Since when and at whose word; null while not suspended or not said. */
+  readonly suspension: { readonly since: string; readonly by: string } | null;
   readonly owner: string;
   readonly paths: readonly string[];
   readonly ready: boolean;
@@ -283,6 +287,14 @@ class Shape {
 }
 
 /** Checks the keys `edgesync status` uses; a key the daemon added later is ignored. */
+/** `/status.suspension`: since when and by whom, checked; null when absent or null. */
+function suspensionOf(root: Shape): StatusView['suspension'] {
+  if (!root.has('suspension')) return null;
+  const suspension = root.key('suspension');
+  if (suspension.isNull()) return null;
+  return { since: suspension.key('since').string(), by: suspension.key('by').string() };
+}
+
 /** `/status.differences`: each state's list of addresses, every one checked. */
 function differencesOf(shape: Shape): Readonly<Record<Difference, readonly string[]>> {
   const list = (state: Difference): string[] => shape.key(state).list((address) => address.string());
@@ -303,6 +315,8 @@ export function parseStatus(body: unknown, where: string): StatusView {
     owner: root.key('owner').string(),
     paths: root.key('paths').list((path) => path.string()),
     ready: root.key('ready').boolean(),
+    suspended: root.has('suspended') ? root.key('suspended').boolean() : null,
+    suspension: suspensionOf(root),
     notReadyReason: root.key('not_ready_reason').stringOrNull(),
     manifestsValid: root.key('manifests_valid').booleanOrNull(),
     manifestErrors: root.key('manifest_errors').list((problem) => ({

@@ -19,6 +19,11 @@ export function statusScreen(status: StatusView, daemon: string, now: number): s
   rows.push(['daemon', status.version === null ? daemon : `${daemon} (edgesync ${status.version})`]);
   rows.push(['owner', status.owner]);
   rows.push(['mode', status.mode]);
+  if (status.suspended === true) {
+    const since =
+      status.suspension === null ? '' : ` since ${status.suspension.since} by ${status.suspension.by}`;
+    rows.push(['suspended', `yes${since}: reads and reports, sends no write until edgesync resume`]);
+  }
   rows.push(['ready', status.ready ? 'yes' : `no: ${status.notReadyReason ?? 'not ready'}`]);
   const git = status.git;
   if (git === null) rows.push(['live commit', 'unknown (the manifests are not in a git checkout)']);
@@ -74,7 +79,12 @@ export function statusScreen(status: StatusView, daemon: string, now: number): s
  * daemon too old to tell pending from drift gets one row for both, named so.
  */
 function differenceRows(status: StatusView): [string, string][] {
-  const observing = status.mode === 'observe' ? ' (observe mode: not applied)' : '';
+  const observing =
+    status.suspended === true
+      ? ' (suspended: not applied)'
+      : status.mode === 'observe'
+        ? ' (observe mode: not applied)'
+        : '';
   const skipped =
     status.skippedEntries.length === 0
       ? 'none'

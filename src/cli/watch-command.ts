@@ -8,6 +8,7 @@ import { systemClock } from '../watch/daemon-clock.js';
 import { type ListenAddress, parseListenAddress } from '../watch/listen-address.js';
 import { readReconcileToken } from '../watch/reconcile-endpoint.js';
 import { runDaemon } from '../watch/run-daemon.js';
+import { readSuspendToken } from '../watch/suspend-endpoint.js';
 import { WatchMetrics } from '../watch/watch-metrics.js';
 import type { CommandContext, CommandOutcome } from './command-context.js';
 import { commitStatusTarget, parseInstance } from './commit-status-target.js';
@@ -67,6 +68,19 @@ export async function runWatch(
   );
   const reconcileToken =
     reconcileTokenFile === undefined ? undefined : await readReconcileToken(reconcileTokenFile);
+  const suspendTokenFile =
+    flags.suspendTokenFile === undefined ? undefined : resolve(ctx.cwd, flags.suspendTokenFile);
+  const suspendToken = suspendTokenFile === undefined ? undefined : await readSuspendToken(suspendTokenFile);
+  if (
+    suspendToken !== undefined &&
+    reconcileToken !== undefined &&
+    suspendToken.token === reconcileToken.token
+  ) {
+    throw new OptionError(
+      '--suspend-token-file',
+      `${flags.suspendTokenFile} holds the same token as --reconcile-token-file: give suspend its own, since stopping correction is a stronger power than forcing a re-read`,
+    );
+  }
   const statusPageUrl = parseStatusPageUrl(flags.statusPageUrl);
   const commitStatus = await commitStatusTarget(flags, {
     checkout: resolve(ctx.cwd, paths[0] ?? '.'),
@@ -75,6 +89,7 @@ export async function runWatch(
   const exposed = [
     { flag: '--notify-file', file: notifyFilePath, exposure: notifyFile?.exposure },
     { flag: '--reconcile-token-file', file: reconcileTokenFile, exposure: reconcileToken?.exposure },
+    { flag: '--suspend-token-file', file: suspendTokenFile, exposure: suspendToken?.exposure },
     { flag: '--commit-status-token-file', file: commitStatus?.tokenFile, exposure: commitStatus?.exposure },
   ];
   const runtimeFlags = limitHeapGrowth();
@@ -164,6 +179,8 @@ export async function runWatch(
             },
           }),
       ...(reconcileTokenFile === undefined ? {} : { reconcileTokenFile }),
+      ...(suspendTokenFile === undefined ? {} : { suspendTokenFile }),
+      suspended: flags.suspended === true,
       ...(commitStatus === null
         ? {}
         : {

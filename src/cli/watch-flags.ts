@@ -39,6 +39,9 @@ export interface WatchFlags extends ConnectionFlags, PlanFlags, CommitStatusFlag
   readonly notifyRetries: string;
   readonly caExpiryWarning: string;
   readonly reconcileTokenFile?: string;
+  readonly suspendTokenFile?: string;
+  /** --suspended: start suspended; the durable form of `edgesync suspend`. */
+  readonly suspended?: boolean;
   /** Where people see this daemon's status page: commit statuses and notifications link to it. */
   readonly statusPageUrl?: string;
   readonly logFormat: LogFormat;
@@ -117,6 +120,14 @@ export const addWatchFlags: AddCommandFlags<[paths: string[], flags: WatchFlags]
     .option(
       '--reconcile-token-file <file>',
       'enables POST /reconcile (a full re-read) for requests carrying this file’s token in "Authorization: Bearer"',
+    )
+    .option(
+      '--suspend-token-file <file>',
+      'enables POST /suspend and /resume (edgesync suspend, resume) for this file’s token in "Authorization: Bearer"; the reconcile token is refused',
+    )
+    .option(
+      '--suspended',
+      'start suspended: read and report drift, send no write until edgesync resume (a suspension by edgesync suspend ends with a restart; this one does not)',
     )
     .option('--concurrency <n>', 'actions applied at once', '4')
     .addOption(

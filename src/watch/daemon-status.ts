@@ -11,6 +11,11 @@ import type { ReconcileResult } from './watch-metrics.js';
 export const WATCH_MODES = ['enforce', 'observe'] as const;
 /** `enforce` applies plans; `observe` only plans and reports drift. */
 export type WatchMode = (typeof WATCH_MODES)[number];
+/**
+ * The mode one run ran in: the daemon's, or `suspended` (`edgesync
+ * suspend`), which plans and reports as observe does and sends no write.
+ */
+export type RunMode = WatchMode | 'suspended';
 
 /** A manifest problem with its place, as `/status` shows it. */
 export interface ManifestProblem {
@@ -146,6 +151,14 @@ export interface DaemonStatus {
   /** edgesync's version (not Node's nor the platform: the listener may be reachable by others). Absent from a status made without the daemon. */
   readonly version?: string;
   readonly mode: WatchMode;
+  /**
+   * Whether the daemon is suspended now (`edgesync suspend`, `watch
+   * --suspended`): it reads and reports, and sends no write. Absent from a
+   * status made without the daemon.
+   */
+  readonly suspended?: boolean;
+  /** Since when and at whose word it is suspended; null while it is not. Absent with `suspended`. */
+  readonly suspension?: { readonly since: string; readonly by: string } | null;
   readonly owner: string;
   readonly paths: readonly string[];
   readonly ready: boolean;

@@ -1,7 +1,7 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { readTokenFile, type TokenFile } from '../credential-file.js';
+import { bearerToken, sameToken, sendJson as send } from './bearer-token.js';
 import type { ForcedRequestState } from './reconcile-loop.js';
 
 /** Shorter than this, a token is too easy to guess. */
@@ -72,20 +72,4 @@ export async function handleReconcileRequest(
   }
   const { ticket, state } = options.request();
   send(res, 202, { ticket, state });
-}
-
-function bearerToken(header: string | undefined): string | null {
-  const match = header === undefined ? null : /^Bearer +(\S+) *$/i.exec(header);
-  return match?.[1] ?? null;
-}
-
-/** Equal tokens, in time that depends on neither's content nor length: both are hashed first. */
-function sameToken(given: string, expected: string): boolean {
-  const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
-  return timingSafeEqual(digest(given), digest(expected));
-}
-
-function send(res: ServerResponse, status: number, body: Record<string, unknown>): void {
-  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' });
-  res.end(`${JSON.stringify(body)}\n`);
 }

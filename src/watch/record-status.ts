@@ -8,6 +8,7 @@ import type { FullCycleRecord } from './full-read-cycle.js';
 import type { LiveCacheView } from './live-state-cache.js';
 import type { WatchCoverage } from './manifest-watcher.js';
 import type { ReconcileRecord } from './reconcile/reconcile-record.js';
+import type { SuspensionStatus } from './suspension.js';
 
 /** Who the daemon is: the same in every status. */
 export interface DaemonIdentity {
@@ -30,6 +31,7 @@ export interface StatusParts {
   readonly forcedReads: { status(): ForcedReconcileStatus };
   readonly notifier: { status(): NotifierStatus } | null;
   readonly commitStatuses: { status(): CommitStatusesStatus } | null;
+  readonly suspension: { status(): SuspensionStatus };
 }
 
 /** What `/status` says of a record: the last run, what it left, and the daemon's identity. */
@@ -66,8 +68,14 @@ export function daemonStatus(record: ReconcileRecord, parts: StatusParts): Daemo
   const reconciled = recordStatus(record, parts.identity);
   const coverage = parts.watcher.coverage();
   const blind = coverage.notReadyReason;
+  const suspension = parts.suspension.status();
   return {
     ...reconciled,
+    suspended: suspension.suspended,
+    suspension:
+      suspension.since === null || suspension.by === null
+        ? null
+        : { since: suspension.since, by: suspension.by },
     ready: reconciled.ready && blind === null,
     notReadyReason: reconciled.notReadyReason ?? blind,
     liveCache: cacheStatus(record, parts),

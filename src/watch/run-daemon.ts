@@ -40,6 +40,8 @@ import { RecordInventories } from './record-inventory.js';
 import { publishRecordMetrics } from './record-metrics.js';
 import { daemonStatus } from './record-status.js';
 import { statusPageRenderer } from './status-page/status-page-endpoint.js';
+import type { SuspendAction } from './suspend-endpoint.js';
+import { Suspension, type SuspensionChange } from './suspension.js';
 import type { WatchMetrics } from './watch-metrics.js';
 import { startWatchServer } from './watch-server.js';
 export interface DaemonOptions {
@@ -98,6 +100,10 @@ export interface DaemonOptions {
   readonly notify?: DaemonNotifyOptions;
   /** --reconcile-token-file: enables POST /reconcile for whoever holds the token in this file. */
   readonly reconcileTokenFile?: string;
+  /** --suspend-token-file: enables POST /suspend and POST /resume for whoever holds the token in this file. */
+  readonly suspendTokenFile?: string;
+  /** --suspended: start suspended (reads and reports, sends no write) until `edgesync resume`. @default false */
+  readonly suspended?: boolean;
   /** --commit-status: the Git host each checked-out commit's state is posted to; none in observe mode. */
   readonly commitStatus?: CommitStatusOptions;
   /** Called with each record once it is the daemon's current one (after its metrics and notifications). */
@@ -133,6 +139,7 @@ interface DaemonParts {
   readonly watcher: ManifestWatcher;
   readonly notifier: Notifier | null;
   readonly commitStatuses: CommitStatusReporter | null;
+  readonly suspension: Suspension;
   readonly status: () => DaemonStatus;
   readonly run: ReconcileRun;
 }
@@ -177,6 +184,18 @@ export async function runDaemon(options: DaemonOptions): Promise<StopOutcome> {
         },
         query,
       ),
+    ...(options.suspendTokenFile === undefined
+      ? {}
+      : {
+          suspend: {
+            tokenFile: options.suspendTokenFile,
+            ...(options.reconcileTokenFile === undefined
+              ? {}
+              : { reconcileTokenFile: options.reconcileTokenFile }),
+            act: (action: SuspendAction, from: string) => suspendOrResume(parts, action, from),
+            logger: options.logger,
+          },
+        }),
     statusPage: statusPageRenderer({
       status: parts.status,
       history: options.metrics.requestHistory,
@@ -191,6 +210,7 @@ export async function runDaemon(options: DaemonOptions): Promise<StopOutcome> {
   });
   try {
     await watcher.start();
+    logSuspensionAtStart(log, options);
     log.info({ mode: options.mode, paths: options.paths, owner: options.plan.owner }, 'watching');
     if (!options.signal.aborted) {
       loop.start(parts.run);
@@ -249,7 +269,9 @@ function daemonParts(options: DaemonOptions): DaemonParts {
     intervalMs,
   });
   const health = (): LoopHealth => budgetedHealth(loop.health(), options.budget, intervalMs);
+  const suspension = new Suspension(() => clock.now(), options.suspended ?? false);
   metrics.registerDaemonGauges({
+    suspended: () => suspension.suspended,
     loopIsStuck: () => !health().alive,
     cacheAgeSeconds: () => {
       const at = cache.facts().oldestFullReadAt;
@@ -284,6 +306,7 @@ function daemonParts(options: DaemonOptions): DaemonParts {
       forcedReads,
       notifier,
       commitStatuses,
+      suspension,
     });
   const reconcileParts = reconcilePartsFor(options, {
     cache,
@@ -293,6 +316,7 @@ function daemonParts(options: DaemonOptions): DaemonParts {
     settlePeriodMs: settle.periodMs,
     settleMaxMs: settle.maxMs,
     ledger,
+    writesHeld: () => suspension.suspended,
   });
   const log = options.logger.child({ component: 'daemon' });
   const after = {
@@ -306,7 +330,7 @@ function daemonParts(options: DaemonOptions): DaemonParts {
     metrics,
     onRecord: options.onRecord,
   };
-  const run = reconcileRun(options, { watcher, pending, reconcileParts, after });
+  const run = reconcileRun(options, { watcher, pending, reconcileParts, after, suspension });
   return {
     log,
     loop,
@@ -317,6 +341,7 @@ function daemonParts(options: DaemonOptions): DaemonParts {
     watcher,
     notifier,
     commitStatuses,
+    suspension,
     status,
     run,
   };
@@ -328,12 +353,59 @@ function settleBounds(options: DaemonOptions): { readonly periodMs: number; read
   return { periodMs, maxMs: options.settleMaxMs ?? SETTLE_MAX_FACTOR * periodMs };
 }
 
+/**
+ * `POST /suspend` or `POST /resume` let through: the suspension changes (or
+ * is already as asked), the log says who asked, and a run is asked for so
+ * that `/status`, the page and the commit status say so at once (and, on
+ * resume, what waited is applied).
+ */
+function suspendOrResume(parts: DaemonParts, action: SuspendAction, from: string): SuspensionChange {
+  const change = action === 'suspend' ? parts.suspension.suspend(from) : parts.suspension.resume();
+  if (!change.changed) {
+    parts.log.info(
+      { action, from, since: change.status.since },
+      `${action}: already ${action === 'suspend' ? 'suspended' : 'running'}`,
+    );
+    return change;
+  }
+  if (action === 'suspend')
+    parts.log.warn(
+      { action, from },
+      'suspended: the daemon reads and reports drift, and sends no write until edgesync resume',
+    );
+  else parts.log.warn({ action, from }, 'resumed: the daemon applies again');
+  parts.loop.requestResync();
+  return change;
+}
+
+/** What the log says of the suspension as the daemon starts: it lives in memory, so a restart without --suspended resumes. */
+function logSuspensionAtStart(log: Logger, options: DaemonOptions): void {
+  if (options.suspended === true) {
+    log.warn(
+      { suspended: true },
+      'started suspended (--suspended): the daemon reads and reports drift, and sends no write until edgesync resume',
+    );
+  } else if (options.suspendTokenFile !== undefined) {
+    log.info(
+      { suspended: false },
+      'not suspended: a suspension made by edgesync suspend lives in memory and ended with the last restart; start with --suspended (EDGESYNC_SUSPENDED) to stay suspended',
+    );
+  }
+}
+
 /** What every run is made with: the daemon's options and the long-lived parts the stages use. */
 function reconcilePartsFor(
   options: DaemonOptions,
   parts: Pick<
     ReconcileParts,
-    'cache' | 'writer' | 'readShare' | 'forcedReads' | 'settlePeriodMs' | 'settleMaxMs' | 'ledger'
+    | 'cache'
+    | 'writer'
+    | 'readShare'
+    | 'forcedReads'
+    | 'settlePeriodMs'
+    | 'settleMaxMs'
+    | 'ledger'
+    | 'writesHeld'
   >,
 ): ReconcileParts {
   return {
@@ -456,9 +528,10 @@ function reconcileRun(
     readonly pending: PendingEvents;
     readonly reconcileParts: ReconcileParts;
     readonly after: RecordReaders;
+    readonly suspension: Suspension;
   },
 ): ReconcileRun {
-  const { watcher, pending, reconcileParts, after } = parts;
+  const { watcher, pending, reconcileParts, after, suspension } = parts;
   const checkout = resolve(options.cwd, options.paths[0] ?? '.');
   return async (trigger, signal) => {
     // The resync also re-resolves symlinked paths, in case a swap raised no event.
@@ -470,7 +543,7 @@ function reconcileRun(
     const events = pending.take();
     const input = {
       trigger,
-      mode: options.mode,
+      mode: suspension.suspended ? ('suspended' as const) : options.mode,
       commit,
       changeEventAt: events.firstAt,
       fileEvents: events.events,

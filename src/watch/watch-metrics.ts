@@ -40,6 +40,8 @@ export interface DaemonGaugeReaders {
   readonly loopIsStuck: () => boolean;
   /** Seconds since the cache's oldest full read; null until every kind was read. */
   readonly cacheAgeSeconds: () => number | null;
+  /** Whether the daemon is suspended (`edgesync suspend`, `watch --suspended`). */
+  readonly suspended: () => boolean;
 }
 
 /**
@@ -256,6 +258,14 @@ export class WatchMetrics {
         const age = readers.cacheAgeSeconds();
         if (age === null) this.reset();
         else this.set(age);
+      },
+    });
+    new Gauge({
+      name: 'edgesync_suspended',
+      help: '1 while the daemon is suspended (edgesync suspend, watch --suspended): it reads and reports drift, and sends no write.',
+      registers,
+      collect() {
+        this.set(readers.suspended() ? 1 : 0);
       },
     });
   }

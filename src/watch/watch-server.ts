@@ -9,6 +9,7 @@ import { formatHttpUrl, type ListenAddress } from './listen-address.js';
 import { handleReconcileRequest, type ReconcileEndpointOptions } from './reconcile-endpoint.js';
 import type { LoopHealth } from './reconcile-loop.js';
 import { sendStatusPage } from './status-page/status-page-endpoint.js';
+import { handleSuspendRequest, type SuspendEndpointOptions } from './suspend-endpoint.js';
 
 export interface WatchServerOptions {
   readonly listen: ListenAddress;
@@ -24,6 +25,8 @@ export interface WatchServerOptions {
   readonly statusPage?: (query: URLSearchParams) => string;
   /** A page of `/inventory`, from its query string (inventory-endpoint.ts). @default none: `/inventory` is not found */
   readonly inventory?: (query: URLSearchParams) => InventoryAnswer;
+  /** `POST /suspend` and `POST /resume`, when --suspend-token-file enables them (suspend-endpoint.ts). */
+  readonly suspend?: SuspendEndpointOptions;
 }
 
 export interface RunningWatchServer {
@@ -68,6 +71,10 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: WatchS
   const path = url.pathname;
   if (path === '/reconcile') {
     await handleReconcileRequest(req, res, options.reconcile);
+    return;
+  }
+  if (path === '/suspend' || path === '/resume') {
+    await handleSuspendRequest(req, res, path === '/suspend' ? 'suspend' : 'resume', options.suspend);
     return;
   }
   if (req.method !== 'GET' && req.method !== 'HEAD') {

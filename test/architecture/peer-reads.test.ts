@@ -15,7 +15,8 @@ const PEER_READERS: Readonly<Record<string, string>> = {
   'doctor/raw-get.ts': "the service: doctor's read-only checks, with the headers",
   'cli/status-read.ts':
     "a daemon's /status: status --daemon-url, status --wait-commit, the CI guard of apply --daemon-url",
-  'cli/reconcile-command.ts': "a daemon's POST /reconcile, and its /status with --wait",
+  'cli/daemon-request.ts':
+    "a daemon's POST /reconcile, /suspend and /resume, and its /status with reconcile --wait",
   'cli/inventory-read.ts': "a daemon's /inventory, page by page: get --daemon-url",
   'notify/webhook-delivery.ts': "the daemon's --notify webhook receivers",
   'git-host/git-host-client.ts':

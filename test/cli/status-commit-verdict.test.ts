@@ -13,10 +13,13 @@ function status(overrides: {
   readonly reconciled?: string | null;
   readonly skipped?: number;
   readonly mode?: 'enforce' | 'observe';
+  readonly suspended?: boolean;
   readonly git?: null;
 }): StatusView {
   return {
     mode: overrides.mode ?? 'enforce',
+    suspended: overrides.suspended ?? false,
+    suspension: overrides.suspended ? { since: '2026-01-01T00:00:00.000Z', by: '10.1.2.3' } : null,
     owner: 'o',
     paths: ['manifests'],
     ready: true,
@@ -79,6 +82,21 @@ describe('judgeCommit: is a commit live on the daemon', () => {
     ['read, deletes settling', status({ result: 'settling', live: B }), false, true, 'pending'],
     ['observe, drift', status({ result: 'drift', live: B, mode: 'observe' }), false, true, 'pending'],
     ['no git checkout', status({ result: 'applied', git: null }), false, false, 'failed'],
+    [
+      'suspended, not read yet',
+      status({ result: 'pending', live: B, suspended: true }),
+      false,
+      false,
+      'suspended',
+    ],
+    [
+      'suspended, read and pending',
+      status({ result: 'pending', live: B, suspended: true }),
+      false,
+      true,
+      'suspended',
+    ],
+    ['suspended, but already live', status({ result: 'in-sync', suspended: true }), true, true, 'live'],
   ])('%s', (_name, view, liveReaches, reconciledReaches, state) => {
     expect(judgeCommit(view, A, { liveReaches, reconciledReaches }).state).toBe(state);
   });

@@ -17,7 +17,11 @@ interface RuleFile {
 /** The metric names the daemon exports, with the series a histogram adds. */
 async function exportedNames(): Promise<Set<string>> {
   const daemon = new WatchMetrics(KINDS);
-  daemon.registerDaemonGauges({ loopIsStuck: () => false, cacheAgeSeconds: () => null });
+  daemon.registerDaemonGauges({
+    loopIsStuck: () => false,
+    cacheAgeSeconds: () => null,
+    suspended: () => false,
+  });
   const metrics = await daemon.registry.getMetricsAsJSON();
   return new Set(
     metrics.flatMap((metric) =>

@@ -59,6 +59,10 @@ export interface DaemonHarnessOptions {
   readonly debounceMs?: number;
   /** --reconcile-token-file's token: written to `token` in the harness's directory. */
   readonly reconcileToken?: string;
+  /** --suspend-token-file's token: written to `suspend-token` in the harness's directory. */
+  readonly suspendToken?: string;
+  /** --suspended: the daemon starts suspended. @default false */
+  readonly suspended?: boolean;
   readonly notify?: DaemonNotifyOptions;
   /** The registry of kinds the daemon gets. @default the built-in one */
   readonly kinds?: readonly Kind[];
@@ -157,6 +161,8 @@ async function startDaemonHarness(
   await options.prepare?.(dir);
   if (options.reconcileToken !== undefined)
     await writeFile(join(dir, 'token'), `${options.reconcileToken}\n`);
+  if (options.suspendToken !== undefined)
+    await writeFile(join(dir, 'suspend-token'), `${options.suspendToken}\n`, { mode: 0o600 });
 
   const fake = new FakeClock(Date.now());
   const clock: DaemonClock = options.realTime ? systemClock() : fake;
@@ -235,6 +241,8 @@ async function startDaemonHarness(
     },
     ...(options.notify === undefined ? {} : { notify: options.notify }),
     ...(options.reconcileToken === undefined ? {} : { reconcileTokenFile: join(dir, 'token') }),
+    ...(options.suspendToken === undefined ? {} : { suspendTokenFile: join(dir, 'suspend-token') }),
+    ...(options.suspended === undefined ? {} : { suspended: options.suspended }),
   });
   let stopped = false;
   const ended = running.finally(() => {

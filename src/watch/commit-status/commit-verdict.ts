@@ -1,4 +1,8 @@
-import { type CommitStatus, fitDescription } from '../../git-host/commit-status-text.js';
+import {
+  type CommitStatus,
+  fitDescription,
+  SUSPENDED_DESCRIPTION,
+} from '../../git-host/commit-status-text.js';
 import type { ReconcileRecord } from '../reconcile/reconcile-record.js';
 
 /** What a pending commit says while a run reads and applies it. */
@@ -12,6 +16,8 @@ export const RECONCILING: CommitStatus = { state: 'pending', description: 'recon
  *   skipped, the apply failed), naming the first problem at file:line;
  * - success when the run left the account as that commit says, with no
  *   entry skipped: the commit is live;
+ * - pending "suspended: …" when the run was suspended and left something
+ *   unapplied (`status --wait-commit` exits 1 on it at once);
  * - pending otherwise: deletes held until the manifests settle ("held: N
  *   deletes"), a failure the daemon retries, a run not finished.
  */
@@ -25,6 +31,10 @@ export function commitVerdict(
   if (failure !== null) return { commit, status: { state: 'failure', description: fitDescription(failure) } };
   if ((result === 'in-sync' || result === 'applied') && record.git.lastAppliedCommit === commit) {
     return { commit, status: { state: 'success', description: 'live and in sync' } };
+  }
+  if (record.run?.input.mode === 'suspended') {
+    // What the suspended run found is not applied: the commit waits for `edgesync resume`, and `status --wait-commit` stops on it.
+    return { commit, status: { state: 'pending', description: SUSPENDED_DESCRIPTION } };
   }
   if (result === 'settling') {
     const held = record.settle.heldDeletes.length;

@@ -7,6 +7,7 @@ import type { Plan } from '../../plan/plan.js';
 import type { CacheSurprise } from '../cache-writing-api.js';
 import type { DaemonClock } from '../daemon-clock.js';
 import type { ApplyRecord } from '../daemon-status.js';
+import { HeldWritesApi } from '../held-writes-api.js';
 import type { LiveCacheWriter, NamedModuleOnly } from '../live-cache-writer.js';
 import type { LiveCacheView } from '../live-state-cache.js';
 import type { ReadShare } from '../read-share.js';
@@ -22,6 +23,8 @@ export interface ApplyTarget {
   readonly clock: DaemonClock;
   /** Actions in flight at once. */
   readonly concurrency: number;
+  /** Whether the daemon is suspended now: a write asked while it is, is not sent. */
+  readonly writesHeld: () => boolean;
 }
 
 /** What the apply stage returns. */
@@ -61,7 +64,7 @@ export async function applyStage(
   const result = await target.readShare.inForeground(() =>
     withPurpose('write', () =>
       executePlan(plan, {
-        api: target.writer.writesApi(onSurprise),
+        api: new HeldWritesApi(target.writer.writesApi(onSurprise), target.writesHeld),
         signal,
         // The executor names its own component; it gets the run's logger, not the reconciler's.
         logger: logs.run,

@@ -10,8 +10,8 @@ import type {
   LastReconcile,
   ManifestProblem,
   PlanRecord,
+  RunMode,
   SkippedEntryRecord,
-  WatchMode,
 } from '../daemon-status.js';
 import type { ReconcileTrigger } from '../reconcile-loop.js';
 import type { ReconcileResult } from '../watch-metrics.js';
@@ -21,8 +21,11 @@ import type { InSyncLedger } from './in-sync-ledger.js';
 /** What one run of the reconcile is given when it starts. */
 export interface RunInput {
   readonly trigger: ReconcileTrigger;
-  /** `enforce` applies the plan, `observe` only plans and reports; read at the start of each run. */
-  readonly mode: WatchMode;
+  /**
+   * `enforce` applies the plan; `observe`, and `suspended` while the daemon
+   * is, only plan and report; read at the start of each run.
+   */
+  readonly mode: RunMode;
   /** The commit of the manifests checkout, read before the files; null outside a checkout. */
   readonly commit: string | null;
   /** Clock milliseconds of the first file event this run reconciles; null when none is pending. */

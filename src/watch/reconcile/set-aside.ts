@@ -3,7 +3,7 @@ import type { KindName } from '../../kinds/kind-name.js';
 import type { Plan, PlanError, ResourceChange } from '../../plan/plan.js';
 import type { PlanRefusal } from '../../plan/safety-policy.js';
 import { type Difference, differenceState } from '../../sync-state.js';
-import type { PlanRecord, SkippedEntryRecord, WatchMode } from '../daemon-status.js';
+import type { PlanRecord, RunMode, SkippedEntryRecord } from '../daemon-status.js';
 import { holdDeletes } from './desired-settling.js';
 import type { ErrorRecord, RunOutcome } from './reconcile-record.js';
 import { describeSkipped, placeOf, skippedEntryRecords } from './skipped-entry-records.js';
@@ -12,7 +12,7 @@ import { type SkippedEntry, skipStuckEntries } from './stuck-entries.js';
 /** What the set-aside stage decides from. */
 export interface SetAsideInput {
   readonly plan: Plan;
-  readonly mode: WatchMode;
+  readonly mode: RunMode;
   /** Addresses of the changes whose DELETE may go now (the settle stage's); every other DELETE waits. */
   readonly due: ReadonlySet<string>;
   /** The outcome when this run's load found the manifests invalid (the last valid ones were planned); else null. */
@@ -63,7 +63,7 @@ export interface SetAside {
  * The set-aside stage: what of a plan the daemon may apply now. An entry
  * the account will not let be applied stops only itself and what waits for
  * it; errors that name no entry, and refusals of the whole plan, stop it
- * all (the daemon never forces); observe applies nothing; a DELETE waits
+ * all (the daemon never forces); observe and suspended apply nothing; a DELETE waits
  * until the settle stage says it may go (a file half written). Pure: what it decides is logged by `logSetAside`.
  */
 export function setAside(input: SetAsideInput): SetAside {
@@ -98,9 +98,9 @@ export function setAside(input: SetAsideInput): SetAside {
     return { ...base, outcome: refused, stop: { why: 'refused', refusal } };
   }
   if (rest.actions.length === 0) return { ...base, outcome: ending(null, invalid, stuck) };
-  if (input.mode === 'observe') {
+  if (input.mode !== 'enforce') {
     const differences = stated([]);
-    // Observe mode reports what it found: drift when the account moved, else only Git is ahead (pending).
+    // Observe and suspended report what they found: drift when the account moved, else only Git is ahead (pending).
     const found = differences.some(({ state }) => state === 'drift') ? 'drift' : 'pending';
     return { ...base, differences, outcome: ending(null, invalid, stuck, outcome(found, null)) };
   }

@@ -124,6 +124,13 @@ function reconcileSection(status: DaemonStatus, nowMs: number): string {
   return definitions(rows);
 }
 
+/** The suspension, beside the mode: who suspended the daemon and since when, and how to end it. */
+function suspendedBadge(status: DaemonStatus): string {
+  const suspension = status.suspension;
+  if (status.suspended !== true || suspension === undefined || suspension === null) return '';
+  return ` ${badge('bad', `suspended since ${suspension.since} by ${suspension.by}: drift is read and reported, no write is sent until edgesync resume`)}`;
+}
+
 function planSection(status: DaemonStatus): string {
   const plan = status.lastPlan;
   if (plan === null) return '<p class="muted">No plan yet.</p>';
@@ -139,9 +146,11 @@ function planSection(status: DaemonStatus): string {
       ? `: refused: ${plan.refusal.message}`
       : plan.errors.length > 0
         ? ': the plan has errors'
-        : status.mode === 'observe' && (left.pending.length > 0 || left.drift.length > 0)
-          ? ': observe mode applies nothing'
-          : '';
+        : status.suspended === true && (left.pending.length > 0 || left.drift.length > 0)
+          ? ': suspended, nothing is applied'
+          : status.mode === 'observe' && (left.pending.length > 0 || left.drift.length > 0)
+            ? ': observe mode applies nothing'
+            : '';
   const state = differing
     ? badge('warn', `${formatDifferences(counted)}${why}`)
     : plan.applied
@@ -276,7 +285,7 @@ export function renderStatusPage(view: StatusPageView): string {
     `<title>edgesync · ${htmlText(status.owner)}</title>`,
     `<style>${STATUS_PAGE_STYLE}</style></head><body>`,
     `<h1>edgesync · <span class="mono">${htmlText(status.owner)}</span></h1>`,
-    `<p class="badges">${badge(status.mode === 'enforce' ? 'ok' : 'warn', `${status.mode} mode`)} ${readiness}</p>`,
+    `<p class="badges">${badge(status.mode === 'enforce' ? 'ok' : 'warn', `${status.mode} mode`)} ${readiness}${suspendedBadge(status)}</p>`,
     commitSection(status, nowMs),
     '<h2>Last reconcile</h2>',
     reconcileSection(status, nowMs),
