@@ -22,6 +22,8 @@ export const NOTIFICATION_EVENTS = [
   'entry_recovered',
   'deletes_held',
   'deletes_released',
+  'daemon_suspended',
+  'daemon_resumed',
 ] as const;
 export type NotificationEvent = (typeof NOTIFICATION_EVENTS)[number];
 
@@ -52,6 +54,8 @@ export const EVENT_SEVERITY: Readonly<Record<NotificationEvent, Severity>> = {
   entry_recovered: 'info',
   deletes_held: 'error',
   deletes_released: 'info',
+  daemon_suspended: 'warning',
+  daemon_resumed: 'info',
 };
 
 /** Which daemon speaks: two daemons of one owner (staging, production) are told apart by their instance and service. */

@@ -18,6 +18,7 @@ import { checkedOutCommit } from './git-commit.js';
 import { inventoryAnswer } from './inventory-endpoint.js';
 import type { ListenAddress } from './listen-address.js';
 import { LiveCacheWriter } from './live-cache-writer.js';
+import type { LiveCacheView } from './live-state-cache.js';
 import { ManifestWatcher } from './manifest-watcher.js';
 import { notificationChanges } from './notification-changes.js';
 import { PendingEvents } from './pending-events.js';
@@ -245,12 +246,8 @@ function daemonParts(options: DaemonOptions): DaemonParts {
   const { clock, metrics } = options;
   const intervalMs = options.intervalMs ?? 300_000;
   const settle = settleBounds(options);
-  const writer = new LiveCacheWriter({
-    kinds: options.kinds,
-    api: options.api,
-    clock,
-    logger: options.logger,
-  });
+  const { kinds, api, logger } = options;
+  const writer = new LiveCacheWriter({ kinds, api, clock, logger });
   const cache = writer.view;
   const readShare = new ReadShare({ budget: options.budget, share: options.readShare ?? 0.25 });
   metrics.readShare.set(readShare.share);
@@ -273,10 +270,7 @@ function daemonParts(options: DaemonOptions): DaemonParts {
   metrics.registerDaemonGauges({
     suspended: () => suspension.suspended,
     loopIsStuck: () => !health().alive,
-    cacheAgeSeconds: () => {
-      const at = cache.facts().oldestFullReadAt;
-      return at === null ? null : (clock.now() - at) / 1000;
-    },
+    cacheAgeSeconds: () => cacheAgeSeconds(cache, clock),
   });
   const ledger = new InSyncLedger();
   const records = new CurrentRecord(firstRecord(settle, ledger));
@@ -368,12 +362,19 @@ function suspendOrResume(parts: DaemonParts, action: SuspendAction, from: string
     );
     return change;
   }
-  if (action === 'suspend')
+  if (action === 'suspend') {
     parts.log.warn(
       { action, from },
       'suspended: the daemon reads and reports drift, and sends no write until edgesync resume',
     );
-  else parts.log.warn({ action, from }, 'resumed: the daemon applies again');
+    parts.notifier?.announce(
+      'daemon_suspended',
+      `suspended by ${from}: drift is reported, nothing is applied until edgesync resume`,
+    );
+  } else {
+    parts.log.warn({ action, from }, 'resumed: the daemon applies again');
+    parts.notifier?.announce('daemon_resumed', `resumed by ${from}: the daemon applies again`);
+  }
   parts.loop.requestResync();
   return change;
 }
@@ -458,6 +459,12 @@ function backgroundReads(
       metrics.fullCycleRequests.set(cycle.requests);
     },
   });
+}
+
+/** Seconds since the cache's oldest full read; null until every kind was read. */
+function cacheAgeSeconds(cache: LiveCacheView, clock: DaemonClock): number | null {
+  const at = cache.facts().oldestFullReadAt;
+  return at === null ? null : (clock.now() - at) / 1000;
 }
 
 /** The loop's heartbeat, with the service's refusals added when the budget reports them. */

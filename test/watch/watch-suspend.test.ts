@@ -1,11 +1,13 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { SUSPENDED_DESCRIPTION, saysSuspended } from '../../src/git-host/commit-status-text.js';
+import { parseWebhookFile } from '../../src/notify/webhook-target.js';
 import { commitVerdict } from '../../src/watch/commit-status/commit-verdict.js';
 import { runEdgesyncInProcess } from '../support/edgesync-cli.js';
 import { type DaemonHarness, useDaemonHarness } from './daemon-harness.js';
 import { callService, listRules, type RuleSpec, rulesManifest as rulesManifestOf } from './daemon-process.js';
+import { eventsOf, notifications, startReceiver, type WebhookReceiver } from './webhook-receivers.js';
 
 const POLICY = 'ipp_WatchSuspendTestPolicy00001';
 const OWNER = 'suspend-tests';
@@ -33,6 +35,10 @@ function ask(
 
 describe('suspend and resume (in process)', () => {
   const startDaemon = useDaemonHarness();
+  const receivers: WebhookReceiver[] = [];
+  afterEach(async () => {
+    for (const receiver of receivers.splice(0)) await receiver.close();
+  });
 
   const start = async (options: { readonly suspended?: boolean } = {}): Promise<DaemonHarness> => {
     const daemon = await startDaemon({
@@ -224,6 +230,40 @@ describe('suspend and resume (in process)', () => {
     expect(again.stdout).toContain('was not suspended');
     expect(shown).not.toContain(SUSPEND_TOKEN);
     expect(shown).not.toContain(RECONCILE_TOKEN);
+  });
+
+  it('each suspend and resume is a notification naming who asked; a second suspend is none', async () => {
+    const receiver = await startReceiver('ok', 'suspendNotifyToken00001');
+    receivers.push(receiver);
+    const daemon = await startDaemon({
+      owner: OWNER,
+      suspendToken: SUSPEND_TOKEN,
+      notify: {
+        targets: parseWebhookFile(`json ${receiver.url}`, 'notify'),
+        timeoutMs: 5000,
+        retries: 0,
+        expiryWindowMs: 0,
+        scrub: (text) => text,
+        statusPageUrl: null,
+        instance: null,
+        service: '127.0.0.1',
+      },
+    });
+    await daemon.record(1);
+
+    await ask(daemon, 'suspend');
+    await ask(daemon, 'suspend');
+    await ask(daemon, 'resume');
+    await receiver.until(() => eventsOf(receiver).includes('daemon_resumed'));
+    const bodies = notifications(receiver).filter((body) => String(body.event).startsWith('daemon_'));
+
+    expect(bodies.map((body) => [body.event, body.severity])).toEqual([
+      ['daemon_suspended', 'warning'],
+      ['daemon_resumed', 'info'],
+    ]);
+    expect(String(bodies[0]?.summary)).toMatch(/^suspended by (::ffff:)?127\.0\.0\.1: drift is reported/);
+    expect(String(bodies[1]?.summary)).toMatch(/^resumed by (::ffff:)?127\.0\.0\.1/);
+    expect(receiver.bodies.join('\n')).not.toContain(SUSPEND_TOKEN);
   });
 
   it('/suspend is off without --suspend-token-file', async () => {
