@@ -59,12 +59,24 @@ describe('edgesync watch: each delete has its own settle clock (in process)', ()
     const deleting = deletedIn(daemon.records);
     const said = daemon.logs.find((line) => line.msg?.startsWith('deletes sent at --settle-max'));
 
+    const bound = (since ?? 0) + 8_000;
+    const runs = daemon.records.filter((record) => record.run !== null && record.runs > removed.runs);
+    const startedAt = (record: ReconcileRecord): number => record.run?.startedAt ?? 0;
+    const heldBefore = runs.filter((record) => startedAt(record) < bound);
+    // The first run at or past the bound that read the manifests valid (one that read more.yaml half written sends nothing).
+    const firstPast = runs.find((record) => startedAt(record) >= bound && record.manifests.valid === true);
+    const seen = runs.map((record) => [startedAt(record) - (since ?? 0), record.run?.outcome.result]);
+
     expect(removed.settle.heldDeletes).toEqual(['ip_policy_rules.old']);
     expect(await hasOld(daemon)).toBe(false);
     expect(since).toBeDefined();
-    // Deleted by the first run at or past --settle-max of absence, within one round (a second) of it.
-    expect((deleting?.run?.startedAt ?? 0) - (since ?? 0)).toBeGreaterThanOrEqual(8_000);
-    expect((deleting?.run?.startedAt ?? 0) - (since ?? 0)).toBeLessThan(9_000);
+    // Held by every run before --settle-max of absence, though they ran every 800 ms; sent by the first past it.
+    expect(heldBefore.length, JSON.stringify(seen)).toBeGreaterThanOrEqual(5);
+    expect(
+      heldBefore.filter((record) => !record.settle.heldDeletes.includes('ip_policy_rules.old')),
+      JSON.stringify(seen),
+    ).toEqual([]);
+    expect(firstPast, JSON.stringify(seen)).toBe(deleting);
     expect(said).toMatchObject({ deletes: ['ip_policy_rules.old'], settleMaxMs: 8_000 });
   });
 
