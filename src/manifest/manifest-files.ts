@@ -44,6 +44,8 @@ export interface WalkOptions {
   readonly cwd: string;
   /** Lets the walk follow symlinks out of the directory given. @default false */
   readonly allowOutsideRoot?: boolean;
+  /** Directories the walk reads before it stops with one error. @default MAX_WALKED_DIRECTORIES */
+  readonly maxDirectories?: number;
 }
 
 /** More directories than any manifest repository holds: a link to `/` taken with --allow-outside-root. */
@@ -80,6 +82,7 @@ export function isInside(root: string, path: string): boolean {
 
 interface Walk {
   readonly allowOutsideRoot: boolean;
+  readonly maxDirectories: number;
   readonly files: ManifestFile[];
   readonly directories: string[];
   readonly manifestDirectories: Set<string>;
@@ -110,6 +113,7 @@ export async function walkManifestTree(
 ): Promise<ManifestTree> {
   const walk: Walk = {
     allowOutsideRoot: options.allowOutsideRoot ?? false,
+    maxDirectories: options.maxDirectories ?? MAX_WALKED_DIRECTORIES,
     files: [],
     directories: [],
     manifestDirectories: new Set(),
@@ -171,7 +175,7 @@ async function walkDirectory(walk: Walk, directory: DirectoryToWalk): Promise<vo
     });
     return;
   }
-  if (walk.directories.length >= MAX_WALKED_DIRECTORIES) {
+  if (walk.directories.length >= walk.maxDirectories) {
     if (!walk.tooManyReported) {
       walk.tooManyReported = true;
       walk.errors.push(
@@ -179,7 +183,7 @@ async function walkDirectory(walk: Walk, directory: DirectoryToWalk): Promise<vo
           'too_many_directories',
           at(directory.display),
           '',
-          `more than ${MAX_WALKED_DIRECTORIES} directories below the paths given; name the manifest directories instead`,
+          `more than ${walk.maxDirectories} directories below the paths given; name the manifest directories instead`,
         ),
       );
     }

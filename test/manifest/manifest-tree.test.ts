@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadDesiredState } from '../../src/manifest/load-desired-state.js';
-import { MAX_WALKED_DIRECTORIES, walkManifestTree } from '../../src/manifest/manifest-files.js';
+import { walkManifestTree } from '../../src/manifest/manifest-files.js';
 import { readBoundedFile } from '../../src/manifest/read-bounded-file.js';
 import { BUILT_IN_LOAD } from '../support/built-in-load.js';
 
@@ -146,17 +146,20 @@ describe('walkManifestTree', () => {
     expect(result.value.directories).toEqual(['.', 'sub']);
   });
 
-  it('stops after MAX_WALKED_DIRECTORIES directories with one error', async () => {
-    const names = Array.from({ length: MAX_WALKED_DIRECTORIES + 1 }, (_, index) => `d${index}`);
+  // The bound itself, 10,000 directories, is walked in test/reliability/manifest-tree-bound.test.ts.
+  it('stops after maxDirectories directories with one error naming the bound', async () => {
     await mkdir(join(dir, 'many'));
-    for (let from = 0; from < names.length; from += 500) {
-      await Promise.all(names.slice(from, from + 500).map((name) => mkdir(join(dir, 'many', name))));
-    }
+    await Promise.all(Array.from({ length: 41 }, (_, index) => mkdir(join(dir, 'many', `d${index}`))));
 
-    const tree = await walkManifestTree(['many'], { cwd: dir });
+    const tree = await walkManifestTree(['many'], { cwd: dir, maxDirectories: 40 });
 
-    expect(tree.errors.map((error) => error.code)).toEqual(['too_many_directories']);
-    expect(tree.directories).toHaveLength(MAX_WALKED_DIRECTORIES);
+    expect(tree.errors.map((error) => [error.code, error.detail])).toEqual([
+      [
+        'too_many_directories',
+        'more than 40 directories below the paths given; name the manifest directories instead',
+      ],
+    ]);
+    expect(tree.directories).toHaveLength(40);
   });
 
   it('lists a directory of many other files without keeping them', async () => {
