@@ -191,9 +191,11 @@ export class ManifestParsing {
   readonly #poolStartBytes: number;
   readonly #callerParses: boolean;
   readonly #runtimeFlags: RuntimeV8Flags | undefined;
+  readonly #poolHeapMb: number;
 
   constructor(options: ParsingOptions = {}) {
     this.#poolStartBytes = options.poolStartBytes ?? POOL_START_BYTES;
+    this.#poolHeapMb = options.poolHeapMb ?? WORKER_HEAP_MB;
     this.#callerParses = options.callerParses ?? true;
     this.#runtimeFlags = options.runtimeFlags;
   }
@@ -231,7 +233,7 @@ export class ManifestParsing {
       };
     }
     if (this.#pool === undefined) {
-      this.#pool = new ParsePool(poolSize(), this.#runtimeFlags);
+      this.#pool = new ParsePool(poolSize(), this.#runtimeFlags, this.#poolHeapMb);
       if (this.#runtimeFlags?.set()) this.#workersStarting = this.#pool.startAll();
     }
     const job = this.#pool.queue(file, bytes, large || !this.#callerParses);
@@ -264,6 +266,12 @@ export interface ParsingOptions {
    * @default true
    */
   readonly callerParses?: boolean;
+  /**
+   * Heap of each worker of the pool, MB; tests lower it so that a file runs
+   * out of it quickly. Which files get a worker of their own is still
+   * decided by WORKER_HEAP_MB. @default WORKER_HEAP_MB
+   */
+  readonly poolHeapMb?: number;
   /**
    * V8 flags the process set at run time (cli/heap-growth.ts),
    * which a new isolate may reset: set again once each worker is up. While
