@@ -11,6 +11,7 @@ import { KINDS } from '../../src/kinds/registry.js';
 import { serializeSavedPlan, toSavedPlan } from '../../src/plan/saved-plan.js';
 import { preparePlan } from '../../src/plan-session/prepare-plan.js';
 import { BUILT_IN_LOAD } from '../support/built-in-load.js';
+import { shellPath } from '../support/shell-path.js';
 import {
   applyInProcess,
   CLI,
@@ -90,7 +91,7 @@ describe('edgesync apply (CLI process)', () => {
     // util-linux `script` gives the CLI a pseudo-terminal, so it sees a TTY as a person's shell would.
     const child = spawn('/usr/bin/script', ['-qec', command, '/dev/null'], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH, EDGE_API_URL: running.url, EDGE_API_KEY: running.apiKey },
+      env: { PATH: shellPath(), EDGE_API_URL: running.url, EDGE_API_KEY: running.apiKey },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     const run = finished(child);

@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadSeedFile } from '../../src/emulator/seed.js';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
+import { shellPath } from '../support/shell-path.js';
 import { TerminalScreen } from '../support/terminal-screen.js';
 import { CLI, listRules, ROOT, rulesManifest } from './cli-process.js';
 
@@ -48,7 +49,7 @@ function runOnTerminal(args: readonly string[], columns: number, emulator: Runni
   const child = spawn(SCRIPT, ['-qefc', `stty cols ${columns} rows 40; exec ${command}`, '/dev/null'], {
     cwd: ROOT,
     env: {
-      PATH: process.env.PATH,
+      PATH: shellPath(),
       EDGE_API_URL: emulator.url,
       EDGE_API_KEY: emulator.apiKey,
       TERM: 'xterm-256color',

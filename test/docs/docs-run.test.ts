@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { BUILT_CLI } from '../support/built-cli.js';
 import { ROOT } from '../support/edgesync-cli.js';
 import { holdsLine, type RunnableStep, runnableSteps, shellBlocks } from '../support/runnable-blocks.js';
+import { findOnPath, shellPath } from '../support/shell-path.js';
 
 /**
  * Every `sh` block of README.md and docs/*.md is run, in the order written,
@@ -122,7 +123,12 @@ function script(steps: readonly RunnableStep[], port: number): string {
 
 function runScript(text: string, env: Record<string, string>): Promise<string> {
   return new Promise((done) => {
-    execFile('bash', ['-c', text], { env, timeout: 150_000 }, (_error, _stdout, stderr) => done(stderr));
+    execFile(
+      findOnPath('bash', env.PATH ?? ''),
+      ['-c', text],
+      { env, timeout: 150_000 },
+      (_error, _stdout, stderr) => done(stderr),
+    );
   });
 }
 
@@ -165,7 +171,7 @@ describe('the docs, run as written', async () => {
       const port = await freePort();
       const startsOwn = steps.some((step) => / emulator /.test(step.command));
       const env: Record<string, string> = {
-        PATH: `${bin}:${process.env.PATH ?? ''}`,
+        PATH: `${bin}:${shellPath()}`,
         HOME: work,
         WORK: work,
         OUT: out,

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BUILT_CLI } from '../support/built-cli.js';
+import { shellPath } from '../support/shell-path.js';
 
 const run = promisify(execFile);
 
@@ -19,7 +20,7 @@ async function startOrphaned(dir: string, env: NodeJS.ProcessEnv): Promise<{ pid
   // The shell waits until the emulator listens, so the emulator knows its
   // parent before the shell exits.
   const script = `"${process.execPath}" "${BUILT_CLI}" emulator --api-key k --port 0 --rate-limit off 2> "${err}" > /dev/null & pid=$!; until grep -q listening "${err}" 2>/dev/null || ! kill -0 $pid 2>/dev/null; do sleep 0.05; done; echo $pid`;
-  const { stdout } = await run('sh', ['-c', script], { env });
+  const { stdout } = await run('/bin/sh', ['-c', script], { env: { ...env, PATH: shellPath(env.PATH) } });
   const pid = Number(stdout.trim());
   const url = /listening on (\S+)/.exec(await readFile(err, 'utf8').catch(() => ''))?.[1];
   if (url !== undefined) return { pid, url };

@@ -7,6 +7,7 @@ import { loadDesiredState } from '../../src/manifest/load-desired-state.js';
 import { walkManifestTree } from '../../src/manifest/manifest-files.js';
 import { readBoundedFile } from '../../src/manifest/read-bounded-file.js';
 import { BUILT_IN_LOAD } from '../support/built-in-load.js';
+import { findOnPath, shellPath } from '../support/shell-path.js';
 
 /** One rule, its CIDR its own: an address from the name's first letter (one rule per CIDR and policy). */
 const RULE = (name: string, action = 'deny'): string =>
@@ -117,7 +118,7 @@ describe('walkManifestTree', () => {
   );
 
   it('refuses a FIFO named like a manifest without blocking on it, also when named on the command line', async () => {
-    execFileSync('mkfifo', [join(dir, 'pipe.yaml')]);
+    execFileSync(findOnPath('mkfifo', shellPath()), [join(dir, 'pipe.yaml')]);
 
     const walked = await loadDesiredState(['.'], { ...BUILT_IN_LOAD, cwd: dir });
     const named = await loadDesiredState(['pipe.yaml'], { ...BUILT_IN_LOAD, cwd: dir });

@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { findOnPath, shellPath } from '../support/shell-path.js';
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -182,7 +183,10 @@ describe('.github/workflows/release.yml', () => {
       .version;
 
     const runCheck = (tag: string) =>
-      run('bash', ['-c', check], { cwd: ROOT, env: { ...process.env, GITHUB_REF_NAME: tag } }).then(
+      run(findOnPath('bash', shellPath()), ['-c', check], {
+        cwd: ROOT,
+        env: { ...process.env, PATH: shellPath(), GITHUB_REF_NAME: tag },
+      }).then(
         () => 0,
         (error: { code?: number }) => error.code ?? 1,
       );
