@@ -52,6 +52,13 @@ export async function runWatch(
   const notifyTimeoutMs = parseDuration('--notify-timeout', flags.notifyTimeout);
   const notifyRetries = parseCount('--notify-retries', flags.notifyRetries);
   const caExpiryWarningMs = parseDuration('--ca-expiry-warning', flags.caExpiryWarning);
+  if (flags.notifyEvents !== undefined && flags.notify.length === 0) {
+    // Said rather than ignored: set for a --notify-file alone, it would filter nothing.
+    throw new OptionError(
+      '--notify-events',
+      'chooses the events of the --notify URLs, and none is given; a --notify-file line chooses its own with events=EVENT,…',
+    );
+  }
   // Credential files as the command line names them, from the command's directory.
   const notifyFilePath = flags.notifyFile === undefined ? undefined : resolve(ctx.cwd, flags.notifyFile);
   const reconcileTokenFile =

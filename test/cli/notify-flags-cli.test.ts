@@ -46,6 +46,12 @@ describe('watch --notify: a bad webhook URL is refused without printing it (the 
       {},
       '--notify-events: unknown event "comit_live"; expected a comma-separated list of commit_live, ',
     ],
+    [
+      'EDGESYNC_NOTIFY_EVENTS with only a --notify-file',
+      ['--notify-file', 'FILE'],
+      { EDGESYNC_NOTIFY_EVENTS: 'commit_live' },
+      'EDGESYNC_NOTIFY_EVENTS: chooses the events of the --notify URLs, and none is given; a --notify-file line chooses its own with events=EVENT,…',
+    ],
   ])('%s', async (_case, args, env: Record<string, string>, message) => {
     await writeFile(join(dir, 'urls'), `# hooks\nftp://hooks.example.com/${SECRET}\n`);
 
