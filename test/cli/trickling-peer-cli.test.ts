@@ -95,6 +95,14 @@ const READERS: Readonly<Record<string, Reader>> = {
     answered: { 'POST /reconcile': { status: 202, body: '{"ticket":1,"state":"queued"}' } },
     deadlineMessage: /the forced reconcile had not finished after --wait-timeout 2s/,
   },
+  'suspend (POST /suspend)': {
+    args: ['suspend', '--daemon-url', 'PEER', '--suspend-token-file', 'token', '--read-timeout', '1s'],
+    deadlineMessage: /PEER\/suspend: no complete answer: the body was still arriving after 1 s/,
+  },
+  'resume (POST /resume)': {
+    args: ['resume', '--daemon-url', 'PEER', '--suspend-token-file', 'token', '--read-timeout', '1s'],
+    deadlineMessage: /PEER\/resume: no complete answer: the body was still arriving after 1 s/,
+  },
   'plan (the service)': {
     args: ['plan', '--timeout', '1s', MANIFESTS],
     service: true,
