@@ -44,3 +44,15 @@ describe('docs/reliability.md', () => {
     ).toEqual([]);
   });
 });
+
+describe('docs/testing.md', () => {
+  it('says which test holds each moved promise with files that exist', () => {
+    const text = readFileSync(join(ROOT, 'docs', 'testing.md'), 'utf8');
+    const named = [...text.matchAll(/`((?:test|src|scripts)\/[^`\s]+\.(?:ts|mjs))`/g)].map(
+      (match) => match[1] as string,
+    );
+
+    expect(named.length).toBeGreaterThan(15);
+    expect([...new Set(named)].filter((file) => !existsSync(join(ROOT, file)))).toEqual([]);
+  });
+});
