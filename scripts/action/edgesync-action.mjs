@@ -70,6 +70,7 @@ export function readInputs(env) {
     manifests: input(env, 'manifests', 'manifests'),
     owner: input(env, 'owner', 'default'),
     daemonUrl: input(env, 'daemon-url'),
+    statusToken: input(env, 'status-token'),
     instance: input(env, 'instance'),
     waitTimeout: input(env, 'wait-timeout', '10m'),
     planDir: input(env, 'plan-dir', 'edgesync-plan'),
@@ -189,6 +190,7 @@ function runEdgesync(inputs, env, args, { quiet = false, mounts = [] } = {}) {
       INPUT_API_KEY: _key,
       INPUT_GITHUB_TOKEN: _input,
       INPUT_PLAN_KEY: _planKey,
+      INPUT_STATUS_TOKEN: _statusToken,
       ...childEnv
     } = env;
     const child = spawn(file, [...before, ...args], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -338,16 +340,27 @@ async function apply(inputs, env) {
       `### edgesync: no reviewed plan for \`${sha.slice(0, 7)}\`; nothing applied\n\nNo successful plan was found on the merged pull request's last commit (or no merged pull request for this commit). Run the **edgesync** workflow by hand (workflow_dispatch) to plan and apply, behind the environment's reviewers.`,
     );
   }
-  const applied = await runEdgesync(inputs, env, [
-    'apply',
-    '--plan',
-    file,
-    inputs.manifests,
-    '--owner',
-    inputs.owner,
-    '--yes',
-    ...(inputs.daemonUrl === '' ? [] : ['--daemon-url', inputs.daemonUrl]),
-  ]);
+  const token = statusTokenArguments(inputs, env);
+  let applied;
+  try {
+    applied = await runEdgesync(
+      inputs,
+      env,
+      [
+        'apply',
+        '--plan',
+        file,
+        inputs.manifests,
+        '--owner',
+        inputs.owner,
+        '--yes',
+        ...(inputs.daemonUrl === '' ? [] : ['--daemon-url', inputs.daemonUrl, ...token.args]),
+      ],
+      { mounts: token.mounts },
+    );
+  } finally {
+    token.cleanup();
+  }
   log += applied.stderr + applied.stdout;
   if (applied.code === 0) {
     const already = /^Already applied: /m.test(applied.stdout);
@@ -395,6 +408,27 @@ async function apply(inputs, env) {
 }
 
 /**
+ * Input `status-token` (a secret) as the file `--status-token-file` reads,
+ * for a daemon whose `/status` asks for it: a file of this job's own, mode
+ * 0600, outside the checkout, removed by `cleanup`; nothing without
+ * daemon-url or the input.
+ * @returns {{ args: string[], mounts: string[], cleanup: () => void }}
+ */
+function statusTokenArguments(inputs, env) {
+  if (inputs.daemonUrl === '' || inputs.statusToken === '') {
+    return { args: [], mounts: [], cleanup: () => undefined };
+  }
+  const dir = mkdtempSync(join(env.RUNNER_TEMP || tmpdir(), 'edgesync-status-token-'));
+  const file = join(dir, 'status-token');
+  writeFileSync(file, inputs.statusToken, { mode: 0o600, flag: 'wx' });
+  return {
+    args: ['--status-token-file', file],
+    mounts: [dir],
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+/**
  * How `wait` asks: through the commit status the daemon posts to GitHub
  * (`watch --commit-status github`), which needs no route from the runner to
  * the daemon, only the job's token with `statuses: read`; or, when input
@@ -404,10 +438,11 @@ async function apply(inputs, env) {
 function waitArguments(inputs, env, sha) {
   const common = ['--wait-commit', sha, '--wait-timeout', inputs.waitTimeout, '--format', 'json'];
   if (inputs.daemonUrl !== '') {
+    const token = statusTokenArguments(inputs, env);
     return {
-      args: ['status', '--daemon-url', inputs.daemonUrl, ...common],
-      mounts: [],
-      cleanup: () => undefined,
+      args: ['status', '--daemon-url', inputs.daemonUrl, ...token.args, ...common],
+      mounts: token.mounts,
+      cleanup: token.cleanup,
     };
   }
   if (!env.GITHUB_TOKEN || !env.GITHUB_REPOSITORY) {

@@ -41,6 +41,7 @@ import { loggerFor } from './logger.js';
 import { manifestErrorLines } from './manifest-error-lines.js';
 import { parseOwner, parsePlanOptions } from './plan-options.js';
 import { refuseWhenDaemonEnforces } from './status-enforce-guard.js';
+import { statusTokenHeader } from './status-token-header.js';
 import { TerminalRow, writingAboveRow } from './terminal-row.js';
 import { writePieces } from './write-pieces.js';
 
@@ -69,7 +70,11 @@ export async function runApply(
     await refuseWhenDaemonEnforces(
       flags.daemonUrl,
       parseOwner(flags.owner),
-      { signal: ctx.shutdown, timeoutMs: parseDuration('--timeout', flags.timeout) },
+      {
+        signal: ctx.shutdown,
+        timeoutMs: parseDuration('--timeout', flags.timeout),
+        auth: await statusTokenHeader(flags.statusTokenFile, ctx),
+      },
       (line) => ctx.stderr.write(`${line}\n`),
     );
   }

@@ -3,6 +3,7 @@ import type { AddCommandFlags } from './command-context.js';
 import { addConnectionOptions, type ConnectionFlags } from './connection-flags.js';
 import { addLogOptions, type LogFlags } from './log-flags.js';
 import { addPlanOptions, type PlanFlags } from './plan-options.js';
+import { STATUS_TOKEN_OPTION } from './status-token-flag.js';
 
 export const APPLY_FORMATS = ['text', 'json'] as const;
 export type ApplyFormat = (typeof APPLY_FORMATS)[number];
@@ -21,6 +22,8 @@ export interface ApplyFlags extends ConnectionFlags, PlanFlags, LogFlags {
   readonly graceTimeout: string;
   /** A daemon's address: the apply is refused when that daemon enforces the same owner. */
   readonly daemonUrl?: string;
+  /** With --daemon-url: the file of the token its /status asks for (watch --status-token-file). */
+  readonly statusTokenFile?: string;
   /** false with --no-color. */
   readonly color: boolean;
 }
@@ -67,7 +70,8 @@ export const addApplyFlags: AddCommandFlags<[paths: string[], flags: ApplyFlags]
     .option(
       '--daemon-url <url>',
       'a daemon (edgesync watch) managing this account: refuse to apply when it enforces the same --owner, since it applies the merge itself',
-    );
+    )
+    .option(...STATUS_TOKEN_OPTION);
   addLogOptions(command, 'info');
   addConnectionOptions(command);
   addPlanOptions(command);

@@ -23,6 +23,7 @@ import { loggerFor } from './logger.js';
 import { manifestErrorLines } from './manifest-error-lines.js';
 import { parseOwner } from './plan-options.js';
 import { shownUrl } from './status-read.js';
+import { statusTokenHeader } from './status-token-header.js';
 import { TerminalRow, writingAboveRow } from './terminal-row.js';
 import { writePieces } from './write-pieces.js';
 
@@ -137,6 +138,7 @@ async function getFromDaemon(
     },
     ctx.shutdown,
     parseDuration('--read-timeout', flags.readTimeout),
+    await statusTokenHeader(flags.statusTokenFile, ctx),
   );
   if (flags.owner !== 'default' && flags.owner !== inventory.owner) {
     throw new OptionError(

@@ -3,6 +3,7 @@ import { NO_COLOR_ACCEPTED } from './color-choice.js';
 import type { AddCommandFlags } from './command-context.js';
 import { addConnectionOptions, type ConnectionFlags } from './connection-flags.js';
 import { addLogOptions, type LogFlags } from './log-flags.js';
+import { STATUS_TOKEN_OPTION } from './status-token-flag.js';
 
 export const GET_FORMATS = ['text', 'json'] as const;
 export type GetFormat = (typeof GET_FORMATS)[number];
@@ -17,6 +18,8 @@ export interface GetFlags extends ConnectionFlags, LogFlags {
   readonly allowOutsideRoot?: boolean;
   /** Read a daemon's `/inventory` instead of the account and the manifests. */
   readonly daemonUrl?: string;
+  /** The file of the token the daemon's /status (and /inventory) asks for (watch --status-token-file). */
+  readonly statusTokenFile?: string;
   /** Deadline of one page's read from the daemon. */
   readonly readTimeout: string;
 }
@@ -43,6 +46,7 @@ export const addGetFlags: AddCommandFlags<[paths: string[], flags: GetFlags]> = 
       '--daemon-url <url>',
       "read a running daemon's /inventory (its --listen address, e.g. http://127.0.0.1:9090) instead of the account: no manifest is read and no request goes to the service",
     )
+    .option(...STATUS_TOKEN_OPTION)
     .option(
       '--read-timeout <duration>',
       "with --daemon-url: deadline of the read of one page of the daemon's /inventory (connecting, the headers and the whole body)",

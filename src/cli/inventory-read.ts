@@ -59,6 +59,8 @@ export async function readDaemonInventory(
   filter: { readonly kinds: readonly string[] | null; readonly states: readonly string[] | null },
   signal: AbortSignal,
   deadlineMs: number,
+  /** The status token's `Authorization` (statusTokenHeader), when the daemon asks for one. */
+  auth: Readonly<Record<string, string>> = {},
 ): Promise<DaemonInventory> {
   for (let attempt = 1; ; attempt += 1) {
     const pages: CheckedPage[] = [];
@@ -70,7 +72,7 @@ export async function readDaemonInventory(
           `${shownUrl(url)}: more than ${MAX_INVENTORY_PAGES} pages of ${INVENTORY_PAGE_LIMIT}; not read further`,
         );
       }
-      const page = await readPage(pageUrl(url, filter, after), signal, deadlineMs);
+      const page = await readPage(pageUrl(url, filter, after), signal, deadlineMs, auth);
       if (page.next !== null && page.next === after) {
         throw new EdgesyncError(
           'unexpected_response',
@@ -108,14 +110,19 @@ function pageUrl(
   return url;
 }
 
-async function readPage(url: URL, signal: AbortSignal, deadlineMs: number): Promise<CheckedPage> {
+async function readPage(
+  url: URL,
+  signal: AbortSignal,
+  deadlineMs: number,
+  auth: Readonly<Record<string, string>>,
+): Promise<CheckedPage> {
   const where = shownUrl(url);
   // A user and password in the URL go as Basic credentials (a daemon behind an auth proxy).
   const answer = await readPeer(
     {
       method: 'GET',
       url,
-      headers: { accept: 'application/json' },
+      headers: { accept: 'application/json', ...auth },
       deadlineMs,
       maxBodyBytes: MAX_INVENTORY_PAGE_BYTES,
     },

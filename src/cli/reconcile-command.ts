@@ -8,6 +8,7 @@ import { daemonCall as call, daemonJson } from './daemon-request.js';
 import { parseDuration } from './duration-option.js';
 import type { ReconcileFlags } from './reconcile-flags.js';
 import { parseDaemonUrl } from './status-read.js';
+import { statusTokenHeader } from './status-token-header.js';
 
 /** How often `--wait` reads the daemon's `/status`, milliseconds. */
 const POLL_MS = 500;
@@ -43,6 +44,8 @@ export async function runReconcile(flags: ReconcileFlags, ctx: CommandContext): 
       `warning: ${exposureWarning(flags.reconcileTokenFile, '--reconcile-token-file', exposure)}\n`,
     );
   }
+  // Read before asking: a status token that cannot be used must not leave a reconcile nobody follows.
+  const auth = flags.wait ? { ...(await statusTokenHeader(flags.statusTokenFile, ctx)) } : {};
   const response = await call(
     base,
     { method: 'POST', path: '/reconcile', headers: { Authorization: `Bearer ${token}` } },
@@ -83,10 +86,12 @@ export async function runReconcile(flags: ReconcileFlags, ctx: CommandContext): 
     // A read never outlasts the wait: a daemon that trickles its answer cannot stretch --wait-timeout.
     const leftMs = Math.max(1, Math.min(readTimeoutMs, deadline - performance.now()));
     const status = daemonJson(
-      await call(base, { method: 'GET', path: '/status' }, ctx.shutdown, leftMs).catch((error: unknown) => {
-        if ((error as { code?: unknown }).code !== 'network_error' || leftMs === readTimeoutMs) throw error;
-        throw waitTimeout(flags.waitTimeout, error);
-      }),
+      await call(base, { method: 'GET', path: '/status', headers: auth }, ctx.shutdown, leftMs).catch(
+        (error: unknown) => {
+          if ((error as { code?: unknown }).code !== 'network_error' || leftMs === readTimeoutMs) throw error;
+          throw waitTimeout(flags.waitTimeout, error);
+        },
+      ),
     ) as ForcedStatusJson | null;
     const forced = status?.forced_reconcile;
     if (forced === undefined || forced === null || typeof forced.completed !== 'number') {

@@ -1,6 +1,7 @@
 import { Option } from 'commander';
 import { NO_COLOR_ACCEPTED } from './color-choice.js';
 import type { AddCommandFlags } from './command-context.js';
+import { STATUS_TOKEN_OPTION } from './status-token-flag.js';
 
 export const RECONCILE_FORMATS = ['text', 'json'] as const;
 export type ReconcileFormat = (typeof RECONCILE_FORMATS)[number];
@@ -9,6 +10,8 @@ export interface ReconcileFlags {
   /** `json`: the machine-readable UI on stdout (json-ui.ts), as `apply --format json`. */
   readonly format: ReconcileFormat;
   readonly daemonUrl: string;
+  /** The file of the token the daemon's /status (and /inventory) asks for (watch --status-token-file). */
+  readonly statusTokenFile?: string;
   readonly reconcileTokenFile?: string;
   readonly wait: boolean;
   readonly waitTimeout: string;
@@ -42,6 +45,7 @@ export const addReconcileFlags: AddCommandFlags<[flags: ReconcileFlags]> = (comm
       'with --wait: give up after this long (a full re-read of 100,000 rules takes over 8 minutes)',
       '30m',
     )
+    .option(...STATUS_TOKEN_OPTION)
     .option(
       '--read-timeout <duration>',
       'deadline of one request to the daemon: connecting, the headers and the whole answer',

@@ -12,6 +12,7 @@ import type { StatusFlags } from './status-flags.js';
 import { reachesCommit } from './status-git-ancestry.js';
 import { readDaemonStatus, type StatusView, shownUrl, statusUrl } from './status-read.js';
 import { statusScreen } from './status-screen.js';
+import { statusTokenHeader } from './status-token-header.js';
 import { waitThroughHost } from './status-wait-host.js';
 
 /** How often `--wait-commit` reads `/status` again, milliseconds: a merge job's wait, not a busy loop. */
@@ -30,8 +31,9 @@ export async function runStatus(flags: StatusFlags, ctx: CommandContext): Promis
   const url = statusUrl(flags.daemonUrl);
   const daemon = shownUrl(url).replace(/\/status$/, '');
   const readTimeoutMs = parseDuration('--read-timeout', flags.readTimeout);
+  const auth = await statusTokenHeader(flags.statusTokenFile, ctx);
   if (flags.waitCommit === undefined) {
-    const status = await readDaemonStatus(url, ctx.shutdown, readTimeoutMs);
+    const status = await readDaemonStatus(url, ctx.shutdown, readTimeoutMs, auth);
     if (flags.format === 'json') ctx.stdout.write(`${JSON.stringify(statusJson(daemon, status), null, 2)}\n`);
     else ctx.stdout.write(`${statusScreen(status, daemon, Date.now()).join('\n')}\n`);
     return 'ok';
@@ -40,7 +42,7 @@ export async function runStatus(flags: StatusFlags, ctx: CommandContext): Promis
   const timeoutMs = parseDuration('--wait-timeout', flags.waitTimeout);
   return waitForCommit(
     commit,
-    { url, daemon, timeoutMs, readTimeoutMs, waitLabel: flags.waitTimeout, format: flags.format },
+    { url, daemon, timeoutMs, readTimeoutMs, waitLabel: flags.waitTimeout, format: flags.format, auth },
     ctx,
   );
 }
@@ -95,6 +97,8 @@ interface WaitOptions {
   /** --wait-timeout as given (`10m`), for the message. */
   readonly waitLabel: string;
   readonly format: StatusFlags['format'];
+  /** The status token's `Authorization`, when given. */
+  readonly auth: Readonly<Record<string, string>>;
 }
 
 /**
@@ -125,6 +129,7 @@ async function waitForCommit(
         options.url,
         ctx.shutdown,
         Math.max(1, Math.min(options.readTimeoutMs, leftMs)),
+        options.auth,
       );
       const relations = {
         liveReaches: await reachesCommit(commit, status.git?.lastAppliedCommit ?? null, ctx.cwd),

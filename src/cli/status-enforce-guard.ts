@@ -19,12 +19,19 @@ export async function refuseWhenDaemonEnforces(
     readonly signal: AbortSignal;
     /** apply's `--timeout`: the read's deadline when it is under STATUS_READ_TIMEOUT_MS, milliseconds. */
     readonly timeoutMs: number;
+    /** The status token's `Authorization`, when the daemon asks for one. */
+    readonly auth?: Readonly<Record<string, string>>;
   },
   note: (line: string) => void,
 ): Promise<void> {
   const url = statusUrl(daemonUrl);
   const daemon = shownUrl(url).replace(/\/status$/, '');
-  const status = await readDaemonStatus(url, read.signal, Math.min(read.timeoutMs, STATUS_READ_TIMEOUT_MS));
+  const status = await readDaemonStatus(
+    url,
+    read.signal,
+    Math.min(read.timeoutMs, STATUS_READ_TIMEOUT_MS),
+    read.auth,
+  );
   if (status.mode === 'enforce' && status.owner === owner) {
     throw new EdgesyncError(
       'daemon_enforces',

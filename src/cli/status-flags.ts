@@ -2,6 +2,7 @@ import { Option } from 'commander';
 import { NO_COLOR_ACCEPTED } from './color-choice.js';
 import type { AddCommandFlags } from './command-context.js';
 import { addCommitStatusOptions, type CommitStatusFlags } from './commit-status-flags.js';
+import { STATUS_TOKEN_OPTION } from './status-token-flag.js';
 
 export const STATUS_FORMATS = ['text', 'json'] as const;
 export type StatusFormat = (typeof STATUS_FORMATS)[number];
@@ -9,6 +10,8 @@ export type StatusFormat = (typeof STATUS_FORMATS)[number];
 export interface StatusFlags extends CommitStatusFlags {
   /** Absent when the wait goes through the Git host (`--commit-status`). */
   readonly daemonUrl?: string;
+  /** The file of the token the daemon's /status (and /inventory) asks for (watch --status-token-file). */
+  readonly statusTokenFile?: string;
   /** The owner whose commit status `--commit-status` reads: edgesync/<owner>[/<instance>]. */
   readonly owner: string;
   readonly format: StatusFormat;
@@ -39,6 +42,7 @@ export const addStatusFlags: AddCommandFlags<[flags: StatusFlags]> = (command) =
       'wait until the daemon reports this commit (or a descendant, judged by git in this checkout or by the Git host) live, in sync and with no entry skipped; exit 1 at --wait-timeout, or at once when the daemon reports it failed or suspended',
     )
     .option('--wait-timeout <duration>', 'how long --wait-commit waits, its reads included, e.g. 10m', '5m')
+    .option(...STATUS_TOKEN_OPTION)
     .option(
       '--read-timeout <duration>',
       "deadline of one read of the daemon's /status or of the Git host: connecting, the headers and the whole body",

@@ -136,6 +136,8 @@ export async function readDaemonStatus(
   url: URL,
   signal: AbortSignal,
   deadlineMs: number,
+  /** The status token's `Authorization` (statusTokenHeader), when the daemon asks for one. */
+  auth: Readonly<Record<string, string>> = {},
 ): Promise<StatusView> {
   const where = shownUrl(url);
   // A user and password in the URL go as Basic credentials (a daemon behind an auth proxy).
@@ -143,7 +145,7 @@ export async function readDaemonStatus(
     {
       method: 'GET',
       url,
-      headers: { accept: 'application/json' },
+      headers: { accept: 'application/json', ...auth },
       deadlineMs,
       maxBodyBytes: MAX_STATUS_BYTES,
     },

@@ -8,6 +8,7 @@ import { systemClock } from '../watch/daemon-clock.js';
 import { type ListenAddress, parseListenAddress } from '../watch/listen-address.js';
 import { readReconcileToken } from '../watch/reconcile-endpoint.js';
 import { runDaemon } from '../watch/run-daemon.js';
+import { readStatusToken } from '../watch/status-token.js';
 import { readSuspendToken } from '../watch/suspend-endpoint.js';
 import { WatchMetrics } from '../watch/watch-metrics.js';
 import type { CommandContext, CommandOutcome } from './command-context.js';
@@ -88,6 +89,19 @@ export async function runWatch(
       `${flags.suspendTokenFile} holds the same token as --reconcile-token-file: give suspend its own, since stopping correction is a stronger power than forcing a re-read`,
     );
   }
+  const statusTokenFile =
+    flags.statusTokenFile === undefined ? undefined : resolve(ctx.cwd, flags.statusTokenFile);
+  const statusToken = statusTokenFile === undefined ? undefined : await readStatusToken(statusTokenFile);
+  const sharedWith = [
+    { flag: '--reconcile-token-file', token: reconcileToken },
+    { flag: '--suspend-token-file', token: suspendToken },
+  ].find(({ token }) => statusToken !== undefined && token?.token === statusToken.token);
+  if (sharedWith !== undefined) {
+    throw new OptionError(
+      '--status-token-file',
+      `${flags.statusTokenFile} holds the same token as ${sharedWith.flag}: give reading the status its own token, or whoever may read it may also act`,
+    );
+  }
   const statusPageUrl = parseStatusPageUrl(flags.statusPageUrl);
   const commitStatus = await commitStatusTarget(flags, {
     checkout: resolve(ctx.cwd, paths[0] ?? '.'),
@@ -97,6 +111,7 @@ export async function runWatch(
     { flag: '--notify-file', file: notifyFilePath, exposure: notifyFile?.exposure },
     { flag: '--reconcile-token-file', file: reconcileTokenFile, exposure: reconcileToken?.exposure },
     { flag: '--suspend-token-file', file: suspendTokenFile, exposure: suspendToken?.exposure },
+    { flag: '--status-token-file', file: statusTokenFile, exposure: statusToken?.exposure },
     { flag: '--commit-status-token-file', file: commitStatus?.tokenFile, exposure: commitStatus?.exposure },
   ];
   const runtimeFlags = limitHeapGrowth();
@@ -187,6 +202,7 @@ export async function runWatch(
           }),
       ...(reconcileTokenFile === undefined ? {} : { reconcileTokenFile }),
       ...(suspendTokenFile === undefined ? {} : { suspendTokenFile }),
+      ...(statusTokenFile === undefined ? {} : { statusTokenFile }),
       suspended: flags.suspended === true,
       ...(commitStatus === null
         ? {}

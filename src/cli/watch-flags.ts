@@ -40,6 +40,7 @@ export interface WatchFlags extends ConnectionFlags, PlanFlags, CommitStatusFlag
   readonly caExpiryWarning: string;
   readonly reconcileTokenFile?: string;
   readonly suspendTokenFile?: string;
+  readonly statusTokenFile?: string;
   /** --suspended: start suspended; the durable form of `edgesync suspend`. */
   readonly suspended?: boolean;
   /** Where people see this daemon's status page: commit statuses and notifications link to it. */
@@ -124,6 +125,10 @@ export const addWatchFlags: AddCommandFlags<[paths: string[], flags: WatchFlags]
     .option(
       '--suspend-token-file <file>',
       'enables POST /suspend and /resume (edgesync suspend, resume) for this file’s token in "Authorization: Bearer"; the reconcile token is refused',
+    )
+    .option(
+      '--status-token-file <file>',
+      'answer /, /status and /inventory only with this file’s token in "Authorization: Bearer" (they show names, IDs and CIDRs); /healthz, /readyz and /metrics stay open',
     )
     .option(
       '--suspended',

@@ -103,6 +103,8 @@ export interface DaemonOptions {
   readonly reconcileTokenFile?: string;
   /** --suspend-token-file: enables POST /suspend and POST /resume for whoever holds the token in this file. */
   readonly suspendTokenFile?: string;
+  /** --status-token-file: `/`, `/status` and `/inventory` answer only requests bearing the token in this file. */
+  readonly statusTokenFile?: string;
   /** --suspended: start suspended (reads and reports, sends no write) until `edgesync resume`. @default false */
   readonly suspended?: boolean;
   /** --commit-status: the Git host each checked-out commit's state is posted to; none in observe mode. */
@@ -197,6 +199,9 @@ export async function runDaemon(options: DaemonOptions): Promise<StopOutcome> {
             logger: options.logger,
           },
         }),
+    ...(options.statusTokenFile === undefined
+      ? {}
+      : { statusToken: { tokenFile: options.statusTokenFile, logger: options.logger } }),
     statusPage: statusPageRenderer({
       status: parts.status,
       history: options.metrics.requestHistory,

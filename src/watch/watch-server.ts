@@ -9,6 +9,7 @@ import { formatHttpUrl, type ListenAddress } from './listen-address.js';
 import { handleReconcileRequest, type ReconcileEndpointOptions } from './reconcile-endpoint.js';
 import type { LoopHealth } from './reconcile-loop.js';
 import { sendStatusPage } from './status-page/status-page-endpoint.js';
+import { STATUS_TOKEN_PATHS, type StatusTokenOptions, statusTokenAllows } from './status-token.js';
 import { handleSuspendRequest, type SuspendEndpointOptions } from './suspend-endpoint.js';
 
 export interface WatchServerOptions {
@@ -27,6 +28,8 @@ export interface WatchServerOptions {
   readonly inventory?: (query: URLSearchParams) => InventoryAnswer;
   /** `POST /suspend` and `POST /resume`, when --suspend-token-file enables them (suspend-endpoint.ts). */
   readonly suspend?: SuspendEndpointOptions;
+  /** --status-token-file: `/`, `/status` and `/inventory` answer only requests bearing its token (status-token.ts). */
+  readonly statusToken?: StatusTokenOptions;
 }
 
 export interface RunningWatchServer {
@@ -81,6 +84,9 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: WatchS
     res.setHeader('Allow', 'GET, HEAD');
     sendText(res, 405, 'method not allowed\n');
     return;
+  }
+  if (options.statusToken !== undefined && STATUS_TOKEN_PATHS.has(path)) {
+    if (!(await statusTokenAllows(req, res, options.statusToken))) return;
   }
   switch (path) {
     case '/':

@@ -119,6 +119,47 @@ process.exitCode = 1;
     expect(given.variables).toEqual([]);
   });
 
+  it('input status-token reaches edgesync as --status-token-file, a file of the runner user only, with daemon-url, and never as a variable', async () => {
+    const runnerTemp = join(scratch, 'runner-temp-status');
+    await mkdir(runnerTemp);
+    const seen = join(scratch, 'seen-status.json');
+    const stand = join(scratch, 'stand-in-status.mjs');
+    await writeFile(
+      stand,
+      `import { readFileSync, statSync, writeFileSync } from 'node:fs';
+const args = process.argv.slice(2);
+const file = args[args.indexOf('--status-token-file') + 1];
+writeFileSync(${JSON.stringify(seen)}, JSON.stringify({
+  args, file, mode: statSync(file).mode & 0o777, token: readFileSync(file, 'utf8'),
+  variables: Object.entries(process.env).filter(([, value]) => value?.includes('status-tok-')).map(([name]) => name),
+}));
+process.exitCode = 1;
+`,
+    );
+
+    await main('run', {
+      INPUT_COMMAND: 'wait',
+      INPUT_CLI: `${process.execPath} ${stand}`,
+      INPUT_DAEMON_URL: 'http://edgesync.internal:9090',
+      INPUT_STATUS_TOKEN: 'status-tok-0123456789abcdef',
+      GITHUB_SHA: '1111111111111111111111111111111111111111',
+      RUNNER_TEMP: runnerTemp,
+    });
+    const given = JSON.parse(await readFile(seen, 'utf8')) as {
+      args: string[];
+      file: string;
+      mode: number;
+      token: string;
+      variables: string[];
+    };
+
+    expect(given.args.slice(0, 3)).toEqual(['status', '--daemon-url', 'http://edgesync.internal:9090']);
+    expect(given.file.startsWith(`${runnerTemp}/`)).toBe(true);
+    expect(given.mode).toBe(0o600);
+    expect(given.token).toBe('status-tok-0123456789abcdef');
+    expect(given.variables).toEqual([]);
+  });
+
   it('no text, backticks included, closes the fenced block it is quoted in before its end', () => {
     fc.assert(
       fc.property(fc.string({ unit: fc.constantFrom('`', 'a', '\n', ' ', '~') }), (text) => {

@@ -61,6 +61,8 @@ export interface DaemonHarnessOptions {
   readonly reconcileToken?: string;
   /** --suspend-token-file's token: written to `suspend-token` in the harness's directory. */
   readonly suspendToken?: string;
+  /** --status-token-file's token: written to `status-token`; `status()` sends it. */
+  readonly statusToken?: string;
   /** --suspended: the daemon starts suspended. @default false */
   readonly suspended?: boolean;
   readonly notify?: DaemonNotifyOptions;
@@ -161,6 +163,8 @@ async function startDaemonHarness(
   await options.prepare?.(dir);
   if (options.reconcileToken !== undefined)
     await writeFile(join(dir, 'token'), `${options.reconcileToken}\n`);
+  if (options.statusToken !== undefined)
+    await writeFile(join(dir, 'status-token'), `${options.statusToken}\n`, { mode: 0o600 });
   if (options.suspendToken !== undefined)
     await writeFile(join(dir, 'suspend-token'), `${options.suspendToken}\n`, { mode: 0o600 });
 
@@ -243,6 +247,7 @@ async function startDaemonHarness(
     ...(options.reconcileToken === undefined ? {} : { reconcileTokenFile: join(dir, 'token') }),
     ...(options.suspendToken === undefined ? {} : { suspendTokenFile: join(dir, 'suspend-token') }),
     ...(options.suspended === undefined ? {} : { suspended: options.suspended }),
+    ...(options.statusToken === undefined ? {} : { statusTokenFile: join(dir, 'status-token') }),
   });
   let stopped = false;
   const ended = running.finally(() => {
@@ -289,7 +294,13 @@ async function startDaemonHarness(
     record,
     advance: (ms) => fake.advance(ms),
     reload: () => reload(),
-    status: async () => (await (await fetch(`${url}/status`)).json()) as DaemonStatusJson,
+    status: async () =>
+      (await (
+        await fetch(`${url}/status`, {
+          headers:
+            options.statusToken === undefined ? {} : { Authorization: `Bearer ${options.statusToken}` },
+        })
+      ).json()) as DaemonStatusJson,
     metrics: async () => parsePrometheusText(await (await fetch(`${url}/metrics`)).text()),
     stop,
   };
