@@ -57,7 +57,15 @@ export interface NotifierOptions {
   readonly healthCheckMs?: number;
   /** Delay before a failed delivery's first retry, milliseconds. @default 1000 */
   readonly backoffMs?: number;
+  /** Told of each notification made and each post's outcome, as they happen (the status page's events). */
+  readonly onOutcome?: (outcome: NotifierOutcome) => void;
 }
+
+/** A notification made (its summary scrubbed), or one post of it to a target delivered or given up (the target as `shown`). */
+export type NotifierOutcome =
+  | { readonly type: 'made'; readonly event: string; readonly severity: string; readonly summary: string }
+  | { readonly type: 'delivered'; readonly target: string }
+  | { readonly type: 'failed'; readonly target: string; readonly reason: string };
 
 /** What `/status` shows of the notifications: never a URL, only its scheme and host. */
 export interface NotifierStatus {
@@ -121,13 +129,15 @@ export class Notifier {
       random: options.random,
       logger: options.logger,
       ...(options.backoffMs === undefined ? {} : { backoffMs: options.backoffMs }),
-      onDelivered: () => {
+      onDelivered: (target) => {
         this.#delivered += 1;
         delivered.inc();
+        options.onOutcome?.({ type: 'delivered', target: target.shown });
       },
-      onFailed: (_target, reason) => {
+      onFailed: (target, reason) => {
         this.#failed += 1;
         this.#failedTotal.inc({ reason });
+        options.onOutcome?.({ type: 'failed', target: target.shown, reason });
       },
     });
   }
@@ -182,6 +192,12 @@ export class Notifier {
   #post(notifications: readonly Notification[]): void {
     for (const notification of notifications) {
       this.#made.inc({ event: notification.event });
+      this.#options.onOutcome?.({
+        type: 'made',
+        event: notification.event,
+        severity: notification.severity,
+        summary: this.#options.scrub(notification.summary),
+      });
       this.#log.info(
         {
           event: notification.event,

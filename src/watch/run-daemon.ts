@@ -11,6 +11,7 @@ import { type BudgetPause, withBudgetPause } from './budget-pause-health.js';
 import { type CommitStatusOptions, CommitStatusReporter } from './commit-status/commit-status-reporter.js';
 import { CurrentRecord } from './current-record.js';
 import type { DaemonClock } from './daemon-clock.js';
+import { commitStatusEvent, DaemonEvents, notificationEvent, recordEvent } from './daemon-events.js';
 import type { DaemonStatus, WatchMode } from './daemon-status.js';
 import { ForcedReads } from './forced-read.js';
 import { FullReadCycle } from './full-read-cycle.js';
@@ -155,7 +156,9 @@ interface DaemonParts {
  * server.
  */
 export async function runDaemon(options: DaemonOptions): Promise<StopOutcome> {
-  const parts = daemonParts(options);
+  // The last events, for the status page: each record, notification and commit status post as it happens.
+  const events = new DaemonEvents();
+  const parts = daemonParts(options, events);
   const { log, loop, fullReads, watcher, notifier, commitStatuses } = parts;
   const requestForced = (trigger: ForcedTrigger): { ticket: number; state: ForcedRequestState } => {
     const state = loop.requestForced(trigger);
@@ -207,6 +210,11 @@ export async function runDaemon(options: DaemonOptions): Promise<StopOutcome> {
       history: options.metrics.requestHistory,
       budget: options.budget,
       clock: options.clock,
+      current: () => {
+        const { record } = parts.records;
+        return { reconcile: record.runs, inventory: inventories.of(record) };
+      },
+      events: () => events.list(),
     }),
   });
   options.onListening?.(server.url);
@@ -247,7 +255,7 @@ export async function runDaemon(options: DaemonOptions): Promise<StopOutcome> {
  * current record, the background reads, the watcher, the notifications,
  * and last the run, which uses them all.
  */
-function daemonParts(options: DaemonOptions): DaemonParts {
+function daemonParts(options: DaemonOptions, events: DaemonEvents): DaemonParts {
   const { clock, metrics } = options;
   const intervalMs = options.intervalMs ?? 300_000;
   const settle = settleBounds(options);
@@ -291,8 +299,8 @@ function daemonParts(options: DaemonOptions): DaemonParts {
       loop.notifyChange();
     },
   });
-  const notifier = notifierFor(options, health);
-  const commitStatuses = commitStatusesFor(options);
+  const notifier = notifierFor(options, health, events);
+  const commitStatuses = commitStatusesFor(options, events);
   const status = (): DaemonStatus =>
     daemonStatus(records.record, {
       identity: { mode: options.mode, owner: options.plan.owner, paths: options.paths },
@@ -329,7 +337,7 @@ function daemonParts(options: DaemonOptions): DaemonParts {
     metrics,
     onRecord: options.onRecord,
   };
-  const run = reconcileRun(options, { watcher, pending, reconcileParts, after, suspension });
+  const run = reconcileRun(options, { watcher, pending, reconcileParts, after, suspension, events });
   return {
     log,
     loop,
@@ -482,7 +490,11 @@ function budgetedHealth(health: LoopHealth, budget: DaemonOptions['budget'], int
   );
 }
 
-function notifierFor(options: DaemonOptions, health: () => LoopHealth): Notifier | null {
+function notifierFor(
+  options: DaemonOptions,
+  health: () => LoopHealth,
+  events: DaemonEvents,
+): Notifier | null {
   if (options.notify === undefined) return null;
   const { instance, service, ...notify } = options.notify;
   return new Notifier({
@@ -494,11 +506,12 @@ function notifierFor(options: DaemonOptions, health: () => LoopHealth): Notifier
     clock: options.clock,
     random: options.random,
     health,
+    onOutcome: (outcome) => events.add(notificationEvent(outcome, options.clock.now())),
   });
 }
 
 /** A daemon in observe mode posts no commit status: it applies nothing, so no commit goes live through it. */
-function commitStatusesFor(options: DaemonOptions): CommitStatusReporter | null {
+function commitStatusesFor(options: DaemonOptions, events: DaemonEvents): CommitStatusReporter | null {
   if (options.commitStatus === undefined) return null;
   if (options.mode === 'observe') {
     options.logger.warn(
@@ -511,6 +524,8 @@ function commitStatusesFor(options: DaemonOptions): CommitStatusReporter | null 
     random: options.random,
     logger: options.logger,
     registry: options.metrics.registry,
+    onResult: (result, commit, detail) =>
+      events.add(commitStatusEvent(result, commit, detail, options.clock.now())),
   });
 }
 
@@ -541,9 +556,11 @@ function reconcileRun(
     readonly reconcileParts: ReconcileParts;
     readonly after: RecordReaders;
     readonly suspension: Suspension;
+    /** The daemon's last events: each record joins them as it becomes the current one. */
+    readonly events: DaemonEvents;
   },
 ): ReconcileRun {
-  const { watcher, pending, reconcileParts, after, suspension } = parts;
+  const { watcher, pending, reconcileParts, after, suspension, events: daemonEvents } = parts;
   const checkout = resolve(options.cwd, options.paths[0] ?? '.');
   return async (trigger, signal) => {
     // The resync also re-resolves symlinked paths, in case a swap raised no event.
@@ -562,6 +579,8 @@ function reconcileRun(
     };
     const record = await runReconcile(reconcileParts, after.records.record, input, signal);
     const previous = after.records.replace(record);
+    const event = recordEvent(record, previous, options.clock.now());
+    if (event !== null) daemonEvents.add(event);
     after.commitStatuses?.afterRecord(record);
     after.forcedReads.end(trigger, record.run?.outcome.result ?? null);
     publishRecordMetrics(after.metrics, record);

@@ -151,6 +151,31 @@ describe.skipIf(SKIP)('the status page in a real browser (Chromium, driven by pl
     await eventually(async () => ((await getStatus(running)).manifests_valid === false ? true : undefined));
     await page.reload();
     const invalid = await text(page);
+    const firstHeading = await page.locator('h2').first().innerText();
+    const objectRows = await page.locator('table.objects tr').allInnerTexts();
+    const eventRows = await page.locator('table.events tr').allInnerTexts();
+    // A narrow window: an identifier wraps only at its punctuation (or its table scrolls), never inside a word.
+    await page.setViewportSize({ width: 420, height: 900 });
+    const brokenIds = (await page.evaluate(`(() => {
+      const found = [];
+      for (const node of document.querySelectorAll('code.id')) {
+        const text = node.textContent;
+        const walker = document.createTreeWalker(node, NodeFilter.SHOW_TEXT);
+        let top = null;
+        let index = 0;
+        for (let part = walker.nextNode(); part !== null; part = walker.nextNode()) {
+          for (let at = 0; at < part.textContent.length; at += 1, index += 1) {
+            const range = document.createRange();
+            range.setStart(part, at);
+            range.setEnd(part, at + 1);
+            const y = range.getBoundingClientRect().top;
+            if (top !== null && y > top + 2 && !/[._/:-]/.test(text[index - 1] || '')) found.push(text + ' at ' + index);
+            top = y;
+          }
+        }
+      }
+      return found;
+    })()`)) as string[];
     await unlink(join(dir, 'manifests', 'partners.yaml'));
     await page.close();
 
@@ -169,6 +194,34 @@ describe.skipIf(SKIP)('the status page in a real browser (Chromium, driven by pl
     expect(badgeRadius).not.toBe('0px');
     expect(invalid).toMatch(/result\s+invalid/);
     expect(invalid).toContain('manifests/partners.yaml:5:5');
+    // The broken file first: its error above every figure, said once.
+    expect(firstHeading).toBe('Problems');
+    expect(invalid.indexOf('manifests/partners.yaml:5:5')).toBeLessThan(invalid.indexOf('Last reconcile'));
+    expect(invalid.split('203.0.113.300/32').length - 1).toBe(1);
+    expect(invalid).toMatch(
+      /Manifests invalid in reconcile \d+: 1 error\(s\); the last valid ones are still enforced/,
+    );
+    // The table of what is managed, as of the last plan, and the events with their times.
+    expect(invalid).toMatch(/Objects as of reconcile \d+/);
+    expect(objectRows[0]).toMatch(/^kind\s+name\s+id\s+state\s+reason$/);
+    expect(objectRows.slice(1).map((row) => row.split(/\s+/).slice(0, 2).join(' '))).toEqual([
+      'ip_policy_rules office-0',
+      'ip_policy_rules office-1',
+      'ip_policy_rules office-2',
+    ]);
+    for (const row of objectRows.slice(1)) expect(row).toMatch(/\sipr_\w+\s+in sync\s*$/);
+    expect(eventRows[0]).toMatch(/^time\s+source\s+event$/);
+    expect(eventRows).toContainEqual(
+      expect.stringMatching(
+        /^\d{4}-\d\d-\d\dT[\d:.]+Z\s+reconcile\s+reconcile \d+ \(change\): invalid; 1 manifest error\(s\)$/,
+      ),
+    );
+    expect(eventRows).toContainEqual(
+      expect.stringMatching(
+        /reconcile 1 \(startup\): applied; applied 3 change\(s\); commit [0-9a-f]{12} live$/,
+      ),
+    );
+    expect(brokenIds).toEqual([]);
     expect(invalid).toContain('ip_policy_rules.partner-a.cidr');
     expect(invalid).toContain('203.0.113.300/32');
     expect(complaints.lines).toEqual([]);
@@ -215,8 +268,10 @@ describe.skipIf(SKIP)('the status page in a real browser (Chromium, driven by pl
     expect(drifted).toMatch(/result\s+drift/);
     // Said in the vocabulary: the rule was changed behind edgesync's back, which is drift, not pending.
     expect(drifted).toContain('1 drift: observe mode applies nothing');
-    expect(drifted).toContain("drift: the account changed behind edgesync's back");
-    expect(drifted).toContain('ip_policy_rules.office-2');
+    expect(drifted).toContain("drift the account changed behind edgesync's back");
+    expect(drifted).toMatch(/ip_policy_rules\s+office-2\s+ipr_\w+\s+drift\s+update: description changed/);
+    // Problems first in the table: the drifted rule above those in sync.
+    expect(drifted.indexOf('office-2')).toBeLessThan(drifted.indexOf('office-0'));
     expect(complaints.lines).toEqual([]);
   });
 });
@@ -285,7 +340,7 @@ describe('the status page holds no secret', () => {
       (status) => status.last_error !== null,
     );
 
-    expect(applied).toContain('<h2>Plan</h2>');
+    expect(applied).toMatch(/<h2>Plan \(reconcile \d+\)<\/h2>/);
     expect(refused).toMatch(/last error/);
     for (const page of [applied, rotated, refused]) {
       expect(page).not.toContain(API_KEY);

@@ -2,9 +2,13 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { InventoryObject } from '../../src/inventory/inventory-object.js';
+import { indexInventory } from '../../src/inventory/inventory-page.js';
+import type { DaemonEvent } from '../../src/watch/daemon-events.js';
 import type { DaemonStatus } from '../../src/watch/daemon-status.js';
+import type { RecordInventory } from '../../src/watch/record-inventory.js';
 import { REQUEST_PURPOSES, type RequestPurpose } from '../../src/watch/request-purpose.js';
-import { renderStatusPage } from '../../src/watch/status-page/render-status-page.js';
+import { renderStatusPage, type StatusPageView } from '../../src/watch/status-page/render-status-page.js';
 import { HISTORY_MINUTES, RequestHistory } from '../../src/watch/status-page/request-history.js';
 import { statusPageRenderer } from '../../src/watch/status-page/status-page-endpoint.js';
 import { STATUS_PAGE_CSP, STATUS_PAGE_STYLE } from '../../src/watch/status-page/status-page-style.js';
@@ -115,8 +119,68 @@ function statusWith(text: string): DaemonStatus {
   };
 }
 
-function page(status: DaemonStatus, history = new RequestHistory()): string {
-  return renderStatusPage({ status, minutes: history.lastHour(NOW), budgetPerMinute: 120, nowMs: NOW });
+/** What the owner manages, as a record's inventory holds it: `objects` in the inventory's order. */
+function inventoryOf(objects: readonly InventoryObject[]): RecordInventory {
+  return {
+    ...indexInventory(objects, ['ip_policy_rules', 'https_edges']),
+    asOf: { run: 7, finishedAt: '2026-03-01T12:30:01.000Z' },
+    complete: true,
+  };
+}
+
+/** One object of each state, every free text (name, ID, reason, field) `text`. */
+function objectsWith(text: string): InventoryObject[] {
+  return [
+    {
+      kind: 'ip_policy_rules',
+      name: `a-${text}`,
+      id: text,
+      state: 'in_sync',
+      reason: null,
+      fields: [],
+      source: text,
+    },
+    {
+      kind: 'ip_policy_rules',
+      name: `b-${text}`,
+      id: text,
+      state: 'drift',
+      reason: text,
+      fields: [text],
+      source: text,
+    },
+    {
+      kind: 'ip_policy_rules',
+      name: `c-${text}`,
+      id: null,
+      state: 'pending',
+      reason: text,
+      fields: [],
+      source: text,
+    },
+    { kind: 'https_edges', name: text, id: text, state: 'skipped', reason: text, fields: [], source: null },
+  ];
+}
+
+function eventsWith(text: string): DaemonEvent[] {
+  return [
+    { at: NOW - 1000, source: 'notification', tone: 'bad', text },
+    { at: NOW - 2000, source: 'reconcile', tone: 'ok', text },
+  ];
+}
+
+function page(
+  status: DaemonStatus,
+  history = new RequestHistory(),
+  extra: Partial<Pick<StatusPageView, 'inventory' | 'events' | 'query' | 'reconcile'>> = {},
+): string {
+  return renderStatusPage({
+    status,
+    minutes: history.lastHour(NOW),
+    budgetPerMinute: 120,
+    nowMs: NOW,
+    ...extra,
+  });
 }
 
 /** Text no escaping may let through as markup: a tag, an attribute, a closing quote, a bidi override, a newline. */
@@ -201,7 +265,30 @@ describe('the status page', () => {
       },
     };
 
-    const html = page(status, history);
+    const html = page(status, history, {
+      reconcile: 9,
+      inventory: inventoryOf([
+        {
+          kind: 'ip_policy_rules',
+          name: 'lab',
+          id: null,
+          state: 'pending',
+          reason: 'create: not in the live account',
+          fields: [],
+          source: 'manifests/rules.yaml:3',
+        },
+        {
+          kind: 'ip_policy_rules',
+          name: 'office',
+          id: 'ipr_office',
+          state: 'drift',
+          reason: 'update: cidr changed',
+          fields: ['cidr'],
+          source: 'manifests/rules.yaml:7',
+        },
+      ]),
+      events: eventsWith('reconcile 9 (change): drift'),
+    });
 
     expect(html).toContain('platform-prod');
     expect(html).toContain('observe mode');
@@ -209,13 +296,27 @@ describe('the status page', () => {
     expect(html).toMatch(/result<\/dt><dd><span class="badge warn">drift</);
     // Each difference under its word of the vocabulary: a new entry is pending, a change behind edgesync's back drift.
     expect(html).toContain('1 pending, 1 drift: refused: x');
-    expect(html).toMatch(
-      /pending: Git says so and the account does not have it yet<\/h3><ul class="changes"><li><code>ip_policy_rules\.lab</,
+    // The objects, problems first (drift before pending), each state said with its meaning once.
+    expect(html).toMatch(/<h2 id="objects">Objects <span class="muted">as of reconcile 7 /);
+    expect(html.indexOf('ipr_office')).toBeLessThan(html.indexOf('>lab<'));
+    expect(html).toContain(
+      '<span class="badge warn">drift</span> the account changed behind edgesync&#39;s back',
     );
-    expect(html).toMatch(
-      /drift: the account changed behind edgesync&#39;s back<\/h3><ul class="changes"><li><code>ip_policy_rules\.office</,
+    expect(html).toContain(
+      '<span class="badge warn">pending</span> Git says so and the account does not have it yet',
     );
-    expect(html).toContain('manifests/rules.yaml:12:7');
+    expect(html).toContain('<span class="muted">fields:</span> <code class="id">cidr</code>');
+    expect(html).toContain('<h2>Plan (reconcile 7)</h2>');
+    expect(html).toContain('<h2>Last reconcile (reconcile 9)</h2>');
+    // Problems first: the manifest error above every figure of the reconciles.
+    expect(html.indexOf('manifests/<wbr>rules.<wbr>yaml:<wbr>12:<wbr>7')).toBeLessThan(
+      html.indexOf('<h2>Last reconcile'),
+    );
+    expect(html).toContain(
+      'Manifests invalid in reconcile 9: 1 error(s); the last valid ones are still enforced',
+    );
+    expect(html).toContain('reconcile 9 (change): drift');
+    expect(html.match(/bad cidr/g)).toHaveLength(1);
     expect(html).toContain('95 s since the oldest full read');
     expect(html).toContain('<svg class="chart"');
     expect(html).toContain('budget 120/min');
@@ -237,13 +338,36 @@ describe('the status page', () => {
     expect([...html.matchAll(/(?:href|src)="([^"]*)"/g)].map((match) => match[1])).toEqual([
       'data:,',
       'status',
+      'inventory',
       'metrics',
     ]);
+    // With the table: its filters are links to this page with a query string, and /inventory for the rest.
+    const links = [
+      ...page(statusWith('x'), undefined, {
+        inventory: inventoryOf(objectsWith('x')),
+        query: new URLSearchParams('state=drift'),
+      }).matchAll(/(?:href|src)="([^"]*)"/g),
+    ].map((match) => match[1]);
+    expect(
+      links.every(
+        (link) =>
+          link === 'data:,' ||
+          /^(\.\/|\?[a-z_=,%&;0-9A-Z]+|status|inventory(\?[a-z_=,%&;0-9A-Z]+)?|metrics)$/.test(link ?? ''),
+      ),
+    ).toBe(true);
+    expect(links).toContain('?state=drift&amp;kind=ip_policy_rules');
+    // No word broken inside an identifier: nothing in the style breaks anywhere.
+    expect(STATUS_PAGE_STYLE).not.toMatch(/break-all|anywhere/);
   });
 
   it('escapes every string from outside: hostile text adds no markup and no line', () => {
-    const plain = page(statusWith('x'));
-    const markup = (html: string) => ({
+    const extra = (text: string) => ({ inventory: inventoryOf(objectsWith(text)), events: eventsWith(text) });
+    const plain = page(statusWith('x'), undefined, extra('x'));
+    // `<wbr>` marks where an identifier may wrap (after its punctuation): the page's own markup, no attribute, no script.
+    const markup = (page: string) => ({
+      html: page.replaceAll('<wbr>', ''),
+    });
+    const counts = ({ html }: { html: string }) => ({
       tags: html.match(/</g)?.length,
       quotes: html.match(/"/g)?.length,
       lines: html.split('\n').length,
@@ -251,9 +375,9 @@ describe('the status page', () => {
 
     fc.assert(
       fc.property(hostileText, (text) => {
-        const html = page(statusWith(text));
+        const html = page(statusWith(text), undefined, extra(text));
 
-        expect(markup(html)).toEqual(markup(plain));
+        expect(counts(markup(html))).toEqual(counts(markup(plain)));
         // biome-ignore lint/suspicious/noControlCharactersInRegex: raw control characters are what must not appear.
         expect(html).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u202a-\u202e]/);
       }),
@@ -261,18 +385,63 @@ describe('the status page', () => {
     );
   });
 
-  it('bounds its lists: 10,000 changes show 100 and say how many more', () => {
+  it('bounds its lists: 10,000 skipped entries show 100 and say how many more; 10,000 objects show 500, problems first, and link to /inventory', () => {
     const status = statusWith('x');
-    const changes = Array.from({ length: 10_000 }, (_, index) => `ip_policy_rules.rule-${index}`);
+    const skipped = Array.from({ length: 10_000 }, (_, index) => ({
+      ...(status.skippedEntries?.[0] as NonNullable<DaemonStatus['skippedEntries']>[number]),
+      name: `rule-${index}`,
+    }));
+    const objects: InventoryObject[] = Array.from({ length: 10_000 }, (_, index) => ({
+      kind: 'ip_policy_rules',
+      name: `rule-${String(index).padStart(5, '0')}`,
+      id: `ipr_${index}`,
+      state: index % 1000 === 999 ? 'drift' : 'in_sync',
+      reason: index % 1000 === 999 ? 'update: cidr changed' : null,
+      fields: [],
+      source: null,
+    }));
 
-    const html = page({
-      ...status,
-      lastPlan: { ...(status.lastPlan as NonNullable<DaemonStatus['lastPlan']>), changes },
-      differences: { pending: changes, drift: [], held: [], skipped: [] },
+    const html = page({ ...status, skippedEntries: skipped }, undefined, { inventory: inventoryOf(objects) });
+    const drifted = page(status, undefined, {
+      inventory: inventoryOf(objects),
+      query: new URLSearchParams('state=drift'),
+    });
+    const bad = page(status, undefined, {
+      inventory: inventoryOf(objects),
+      query: new URLSearchParams('state=drifted'),
     });
 
-    expect(html.match(/<li>/g)).toHaveLength(100);
     expect(html).toContain('and 9900 more');
+    const rows = [
+      ...html.matchAll(
+        /<tr><td><code class="id">ip_<wbr>policy_<wbr>rules<\/code><\/td><td><code class="id">rule-<wbr>(\d+)/g,
+      ),
+    ].map((match) => match[1]);
+    expect(rows).toHaveLength(500);
+    // Problems first: the ten drifted objects, then those in sync in order.
+    expect(rows.slice(0, 11)).toEqual([
+      '00999',
+      '01999',
+      '02999',
+      '03999',
+      '04999',
+      '05999',
+      '06999',
+      '07999',
+      '08999',
+      '09999',
+      '00000',
+    ]);
+    expect(html).toContain(
+      '500 of 10000 shown; every one, page by page: <a href="inventory">/inventory</a> (JSON)',
+    );
+    expect(drifted).toContain(
+      '10 shown; as JSON: <a href="inventory?state=drift">/inventory?state=drift</a>',
+    );
+    expect(drifted).toContain('<strong>drift (10)</strong>');
+    expect(bad).toContain(
+      'filter ignored: state: expected states among in_sync, pending, drift, skipped, held (found &quot;drifted&quot;)',
+    );
   });
 });
 

@@ -77,8 +77,17 @@ describe('the daemon names what differs in the one vocabulary: /status, the page
     });
     expect(status.last_reconcile?.result).toBe('drift');
     expect((status as { version?: string }).version).toMatch(/^\d+\.\d+\.\d+/);
-    expect(page).toContain(`pending: ${SYNC_STATE_MEANINGS.pending}`);
-    expect(page).toContain('drift: the account changed behind edgesync&#39;s back');
+    expect(page).toContain(`<span class="badge warn">pending</span> ${SYNC_STATE_MEANINGS.pending}`);
+    expect(page).toContain(
+      '<span class="badge warn">drift</span> the account changed behind edgesync&#39;s back',
+    );
+    // Each object in its row with its state: office drifted, lab pending.
+    expect(page).toMatch(
+      /office<\/code><\/td><td><code class="id">ipr_<wbr>\w+<\/code><\/td><td><span class="badge warn">drift</,
+    );
+    expect(page).toMatch(
+      />lab<\/code><\/td><td><code class="id"><span class="muted">-<\/span><\/code><\/td><td><span class="badge warn">pending</,
+    );
     expect(page).toContain('1 pending, 1 drift');
     expect(page).toMatch(/<footer>edgesync \d+\.\d+\.\d+/);
     expect(sampleSum(samples, 'edgesync_differences', { state: 'pending' })).toBe(1);

@@ -52,6 +52,12 @@ export class CommitStatusReporter {
       readonly random: () => number;
       readonly logger: Logger;
       readonly registry: Registry;
+      /** Told of each post's outcome as it happens (the status page's events). */
+      readonly onResult?: (
+        result: PostResult,
+        commit: string,
+        detail: { status?: CommitStatus; message?: string },
+      ) => void;
     },
   ) {
     this.#options = options;
@@ -86,6 +92,7 @@ export class CommitStatusReporter {
       onResult: (result, commit, detail) => {
         posts.inc({ result });
         this.#noteResult(result, commit, detail);
+        parts.onResult?.(result, commit, detail);
         queued.set(this.#delivery.pending);
       },
     });

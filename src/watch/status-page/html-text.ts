@@ -17,3 +17,13 @@ const ENTITIES: Readonly<Record<string, string>> = {
 export function htmlText(text: string): string {
   return visibleText(text).replace(/[&<>"']/g, (character) => ENTITIES[character] as string);
 }
+
+/**
+ * An identifier (a name, an ID, an address, a `file:line`) as HTML that a
+ * line may break only after its punctuation (`.`, `_`, `-`, `/`, `:`),
+ * never inside a word: `<wbr>` marks each place. The page's style breaks
+ * nothing else, so a long identifier wraps there or its table scrolls.
+ */
+export function identifierHtml(text: string): string {
+  return htmlText(text).replace(/([._/:-])(?=[^\s])/g, '$1<wbr>');
+}

@@ -1,8 +1,11 @@
 import { OPERATIONS } from '../../plan/plan.js';
-import { DIFFERENCES, formatDifferences, SYNC_STATE_MEANINGS, SYNC_STATE_WORDS } from '../../sync-state.js';
+import { DIFFERENCES, formatDifferences } from '../../sync-state.js';
+import type { DaemonEvent } from '../daemon-events.js';
 import type { DaemonStatus, ManifestProblem } from '../daemon-status.js';
+import type { RecordInventory } from '../record-inventory.js';
 import type { ReconcileResult } from '../watch-metrics.js';
-import { htmlText } from './html-text.js';
+import { htmlText, identifierHtml } from './html-text.js';
+import { objectsSection } from './objects-table.js';
 import { renderChartLegend, renderRequestChart } from './request-chart.js';
 import type { MinuteRequests } from './request-history.js';
 import { STATUS_PAGE_STYLE } from './status-page-style.js';
@@ -21,6 +24,14 @@ export interface StatusPageView {
   readonly budgetPerMinute: number;
   /** Milliseconds since the epoch, for "… ago". */
   readonly nowMs: number;
+  /** The current record's run (`runs`): the reconcile the status's figures are from. @default not said */
+  readonly reconcile?: number;
+  /** What the owner manages, as of the last plan: the objects table. @default no table */
+  readonly inventory?: RecordInventory;
+  /** The page's query string: the table's filter (`kind`, `state`). @default none */
+  readonly query?: URLSearchParams;
+  /** The daemon's last events, newest first. @default none */
+  readonly events?: readonly DaemonEvent[];
 }
 
 const RESULT_CLASS: Readonly<Record<ReconcileResult, 'ok' | 'warn' | 'bad'>> = {
@@ -91,7 +102,7 @@ function commitSection(status: DaemonStatus, nowMs: number): string {
   ]);
 }
 
-function reconcileSection(status: DaemonStatus, nowMs: number): string {
+function reconcileSection(status: DaemonStatus, nowMs: number, applyReconcile: string): string {
   const last = status.lastReconcile;
   const rows: [string, string][] =
     last === null
@@ -103,23 +114,14 @@ function reconcileSection(status: DaemonStatus, nowMs: number): string {
           ['took', htmlText(duration(last.durationMs))],
         ];
   rows.push(['last success', ago(status.lastSuccessAt, nowMs)]);
-  if (status.lastError !== null) {
-    rows.push([
-      'last error',
-      `<code>${htmlText(status.lastError.code)}</code> ${htmlText(status.lastError.message)} <span class="muted">(${htmlText(status.lastError.at)})</span>`,
-    ]);
-  }
   if (status.lastApply !== null) {
     const apply = status.lastApply;
     rows.push([
       'last apply',
-      htmlText(
+      `${htmlText(
         `${apply.done} done, ${apply.failed} failed, ${apply.skipped} skipped, ${apply.notStarted} not started${apply.interrupted ? ', interrupted' : ''}`,
-      ),
+      )} <span class="muted">${htmlText(applyReconcile)}</span>`,
     ]);
-    for (const failure of apply.failures.slice(0, LIST_LIMIT)) {
-      rows.push(['failed', `<code>${htmlText(failure.action)}</code> ${htmlText(failure.message)}`]);
-    }
   }
   return definitions(rows);
 }
@@ -156,19 +158,6 @@ function planSection(status: DaemonStatus): string {
     : plan.applied
       ? badge('ok', `in sync: applied ${plan.changes.length} change(s)`)
       : badge('ok', 'in sync: nothing to change');
-  // Each state's addresses under its own word (docs/glossary.md): skipped entries have a table of their own.
-  const changes = (['pending', 'drift', 'held'] as const)
-    .filter((difference) => left[difference].length > 0)
-    .map(
-      (difference) =>
-        `<h3 class="muted">${htmlText(`${SYNC_STATE_WORDS[difference]}: ${SYNC_STATE_MEANINGS[difference]}`)}</h3><ul class="changes">${left[
-          difference
-        ]
-          .slice(0, LIST_LIMIT)
-          .map((address) => `<li><code>${htmlText(address)}</code></li>`)
-          .join('')}</ul>${more(left[difference].length)}`,
-    )
-    .join('');
   // Nothing left to do: what the last reconcile applied is still worth a look.
   const applied =
     differing || !plan.applied || plan.changes.length === 0
@@ -177,33 +166,87 @@ function planSection(status: DaemonStatus): string {
           .slice(0, LIST_LIMIT)
           .map((address) => `<li><code>${htmlText(address)}</code></li>`)
           .join('')}</ul>${more(plan.changes.length)}`;
-  const errors =
-    plan.errors.length === 0
-      ? ''
-      : `<table><tr><th>plan error</th><th>message</th></tr>${plan.errors
-          .slice(0, LIST_LIMIT)
-          .map(
-            (error) =>
-              `<tr><td><code>${htmlText(error.code)}</code></td><td>${htmlText(error.message)}</td></tr>`,
-          )
-          .join('')}</table>${more(plan.errors.length)}`;
-  return `<p>${state} ${htmlText(summary)}</p>${changes}${applied}${errors}`;
+  return `<p>${state} ${htmlText(summary)}</p>${applied}`;
 }
 
-function skippedSection(status: DaemonStatus): string {
+function skippedTable(status: DaemonStatus): string {
   const skipped = status.skippedEntries ?? [];
   if (skipped.length === 0) return '';
-  return `<h2>Skipped entries (${skipped.length})</h2><table><tr><th>entry</th><th>where</th><th>reason</th><th>message</th><th>reconciles</th></tr>${skipped
+  return `<h3>${htmlText(`${skipped.length} entr${skipped.length === 1 ? 'y' : 'ies'} skipped: cannot be applied as things are; the rest was`)}</h3><div class="scroll"><table><tr><th>entry</th><th>where</th><th>reason</th><th>message</th><th>reconciles</th></tr>${skipped
     .slice(0, LIST_LIMIT)
     .map(
       (entry) =>
-        `<tr><td><code>${htmlText(`${entry.kind}.${entry.name}`)}</code></td><td><code>${htmlText(place(entry.file, entry.line, entry.column))}</code></td><td>${htmlText(entry.reason)}</td><td>${htmlText(entry.message)}</td><td>${entry.reconciles}</td></tr>`,
+        `<tr><td><code class="id">${identifierHtml(`${entry.kind}.${entry.name}`)}</code></td><td><code class="id">${identifierHtml(place(entry.file, entry.line, entry.column))}</code></td><td><code class="id">${identifierHtml(entry.reason)}</code></td><td>${htmlText(entry.message)}</td><td>${entry.reconciles}</td></tr>`,
     )
-    .join('')}</table>${more(skipped.length)}`;
+    .join('')}</table></div>${more(skipped.length)}`;
 }
 
 function problemRow(problem: ManifestProblem): string {
-  return `<tr><td><code>${htmlText(place(problem.file, problem.line, problem.column))}</code></td><td><code>${htmlText(problem.path)}</code></td><td>${htmlText(problem.message)}</td></tr>`;
+  return `<tr><td><code class="id">${identifierHtml(place(problem.file, problem.line, problem.column))}</code></td><td><code class="id">${identifierHtml(problem.path)}</code></td><td>${htmlText(problem.message)}</td></tr>`;
+}
+
+/**
+ * What needs a person, first on the page and each said once: invalid
+ * manifests (from the last reconcile, above any figure of an older one),
+ * entries skipped, plan errors and a refusal, apply failures, and the last
+ * error when none of these already says it.
+ */
+function problemsSection(status: DaemonStatus, reconcile: string): string {
+  const parts: string[] = [];
+  const said = new Set<string>();
+  if (status.manifestsValid === false) {
+    parts.push(
+      `<h3>${htmlText(`Manifests invalid in ${reconcile}: ${status.manifestErrors.length} error(s); the last valid ones are still enforced`)}</h3><div class="scroll"><table><tr><th>file:line:col</th><th>path</th><th>message</th></tr>${status.manifestErrors
+        .slice(0, LIST_LIMIT)
+        .map(problemRow)
+        .join('')}</table></div>${more(status.manifestErrors.length)}`,
+    );
+    for (const problem of status.manifestErrors) said.add(problem.message);
+  }
+  parts.push(skippedTable(status));
+  for (const entry of status.skippedEntries ?? []) said.add(entry.message);
+  const plan = status.lastPlan;
+  if (plan?.refusal !== undefined) {
+    parts.push(`<p>${badge('bad', 'plan refused')} ${htmlText(plan.refusal.message)}</p>`);
+    said.add(plan.refusal.message);
+  }
+  const planErrors = (plan?.errors ?? []).filter((error) => !said.has(error.message));
+  if (planErrors.length > 0) {
+    parts.push(
+      `<div class="scroll"><table><tr><th>plan error</th><th>message</th></tr>${planErrors
+        .slice(0, LIST_LIMIT)
+        .map(
+          (error) =>
+            `<tr><td><code class="id">${identifierHtml(error.code)}</code></td><td>${htmlText(error.message)}</td></tr>`,
+        )
+        .join('')}</table></div>${more(planErrors.length)}`,
+    );
+    for (const error of planErrors) said.add(error.message);
+  }
+  for (const failure of status.lastApply?.failures.slice(0, LIST_LIMIT) ?? []) {
+    parts.push(
+      `<p>${badge('bad', 'apply failed')} <code class="id">${identifierHtml(failure.action)}</code> ${htmlText(failure.message)}</p>`,
+    );
+    said.add(failure.message);
+  }
+  const error = status.lastError;
+  if (error !== null && ![...said].some((message) => error.message.includes(message))) {
+    parts.push(
+      `<p>${badge('bad', 'last error')} <code class="id">${identifierHtml(error.code)}</code> ${htmlText(error.message)} <span class="muted">(${htmlText(error.at)})</span></p>`,
+    );
+  }
+  const html = parts.join('');
+  return html === '' ? '' : `<h2 id="problems">Problems</h2>${html}`;
+}
+
+function eventsSection(events: readonly DaemonEvent[]): string {
+  if (events.length === 0) return '<p class="muted">None yet.</p>';
+  return `<div class="scroll"><table class="events"><tr><th>time</th><th>source</th><th>event</th></tr>${events
+    .map(
+      (event) =>
+        `<tr><td><code>${htmlText(new Date(event.at).toISOString())}</code></td><td>${htmlText(event.source.replace('_', ' '))}</td><td class="${event.tone}">${htmlText(event.text)}</td></tr>`,
+    )
+    .join('')}</table></div>`;
 }
 
 function manifestSection(status: DaemonStatus): string {
@@ -214,12 +257,7 @@ function manifestSection(status: DaemonStatus): string {
         ? badge('ok', 'valid')
         : badge('bad', `invalid: ${status.manifestErrors.length} error(s); the last valid state is enforced`);
   const errors =
-    status.manifestErrors.length === 0
-      ? ''
-      : `<table><tr><th>file:line:col</th><th>path</th><th>message</th></tr>${status.manifestErrors
-          .slice(0, LIST_LIMIT)
-          .map(problemRow)
-          .join('')}</table>${more(status.manifestErrors.length)}`;
+    status.manifestErrors.length === 0 ? '' : '<p class="muted">Their errors are under Problems, above.</p>';
   const held = status.settle?.heldDeletes ?? [];
   const settle =
     held.length === 0
@@ -272,9 +310,22 @@ function cacheSection(status: DaemonStatus, nowMs: number): string {
  */
 export function renderStatusPage(view: StatusPageView): string {
   const { status, nowMs } = view;
+  const reconcile = view.reconcile === undefined ? 'the last reconcile' : `reconcile ${view.reconcile}`;
+  const planRun = view.inventory?.asOf?.run;
+  const planned = planRun === undefined ? '' : ` (reconcile ${planRun})`;
+  const applyReconcile =
+    planRun === undefined
+      ? ''
+      : status.lastPlan?.applied === true
+        ? `(reconcile ${planRun})`
+        : `(before reconcile ${planRun})`;
+  const problems = problemsSection(status, reconcile);
   const readiness = status.ready
     ? badge('ok', 'ready')
-    : badge('bad', `not ready: ${status.notReadyReason ?? 'starting'}`);
+    : badge(
+        'bad',
+        problems === '' ? `not ready: ${status.notReadyReason ?? 'starting'}` : 'not ready: see Problems',
+      );
   const readShare = status.liveCache?.readShareRequestsPerMinute ?? 0;
   return [
     '<!doctype html><html lang="en"><head><meta charset="utf-8">',
@@ -286,15 +337,16 @@ export function renderStatusPage(view: StatusPageView): string {
     `<style>${STATUS_PAGE_STYLE}</style></head><body>`,
     `<h1>edgesync · <span class="mono">${htmlText(status.owner)}</span></h1>`,
     `<p class="badges">${badge(status.mode === 'enforce' ? 'ok' : 'warn', `${status.mode} mode`)} ${readiness}${suspendedBadge(status)}</p>`,
+    problems,
     commitSection(status, nowMs),
-    '<h2>Last reconcile</h2>',
-    reconcileSection(status, nowMs),
-    '<h2>Plan</h2>',
+    view.inventory === undefined ? '' : objectsSection(view.inventory, view.query ?? new URLSearchParams()),
+    `<h2>Last reconcile${view.reconcile === undefined ? '' : ` (${htmlText(reconcile)})`}</h2>`,
+    reconcileSection(status, nowMs, applyReconcile),
+    `<h2>Plan${htmlText(planned)}</h2>`,
     planSection(status),
-    skippedSection(status),
-    '<h2>Manifests</h2>',
+    `<h2>Manifests${view.reconcile === undefined ? '' : ` (${htmlText(reconcile)})`}</h2>`,
     manifestSection(status),
-    '<h2>Live-state cache</h2>',
+    '<h2>Live-state cache (now)</h2>',
     cacheSection(status, nowMs),
     '<h2>Requests a minute, last hour</h2>',
     renderRequestChart({
@@ -303,7 +355,9 @@ export function renderStatusPage(view: StatusPageView): string {
       readSharePerMinute: readShare,
     }),
     renderChartLegend(),
-    `<footer>${htmlText(status.version === undefined ? 'edgesync' : `edgesync ${status.version}`)} · refreshes every ${STATUS_PAGE_REFRESH_SECONDS} s · made ${htmlText(new Date(nowMs).toISOString())} · <a href="status">/status</a> (JSON) · <a href="metrics">/metrics</a></footer>`,
+    `<h2 id="events">Last events${view.events === undefined ? '' : ` (${view.events.length})`}</h2>`,
+    eventsSection(view.events ?? []),
+    `<footer>${htmlText(status.version === undefined ? 'edgesync' : `edgesync ${status.version}`)} · refreshes every ${STATUS_PAGE_REFRESH_SECONDS} s · made ${htmlText(new Date(nowMs).toISOString())} · <a href="status">/status</a> (JSON) · <a href="inventory">/inventory</a> (JSON) · <a href="metrics">/metrics</a></footer>`,
     '</body></html>\n',
   ].join('');
 }

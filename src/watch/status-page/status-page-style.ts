@@ -15,9 +15,16 @@ h2 { font-size: 1.05rem; margin: 1.4rem 0 .4rem; border-bottom: 1px solid var(--
 .badge { display: inline-block; padding: .05rem .5rem; border-radius: .6rem; border: 1px solid currentColor; margin-right: .35rem; font-size: .85rem; }
 .ok { color: var(--ok); } .warn { color: var(--warn); } .bad { color: var(--bad); } .muted { color: var(--muted); }
 dl { display: grid; grid-template-columns: max-content 1fr; gap: .15rem 1rem; margin: 0; }
-dt { color: var(--muted); } dd { margin: 0; overflow-wrap: anywhere; }
+dt { color: var(--muted); } dd { margin: 0; }
 table { border-collapse: collapse; width: 100%; }
-th, td { text-align: left; padding: .15rem .6rem .15rem 0; vertical-align: top; overflow-wrap: anywhere; }
+th, td { text-align: left; padding: .15rem .6rem .15rem 0; vertical-align: top; }
+.scroll { overflow-x: auto; }
+code.id { white-space: normal; word-break: normal; overflow-wrap: normal; }
+table.objects td:nth-child(-n+4), table.events td:first-child { white-space: nowrap; }
+table.objects td:nth-child(2) { white-space: normal; }
+.filters { line-height: 1.8; }
+.legend-states { list-style: none; padding: 0; margin: .2rem 0; }
+h3 { font-size: .95rem; margin: .6rem 0 .3rem; }
 th { color: var(--muted); font-weight: normal; }
 code, .mono { font-family: ui-monospace, monospace; font-size: .9em; }
 ul.changes { columns: 2 22rem; margin: .2rem 0; padding-left: 1.2rem; }
