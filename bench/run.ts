@@ -3,6 +3,7 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { runApiCostBench } from './api-cost-bench.js';
 import { type BenchSection, renderTable } from './bench-figure.js';
+import { runCliPlanBench } from './cli-plan-bench.js';
 import { runCliStartBench } from './cli-start-bench.js';
 import { runDaemonInventoryBench } from './daemon-inventory-bench.js';
 import { runDaemonLatencyBench } from './daemon-latency-bench.js';
@@ -25,6 +26,7 @@ const RUNNERS: Readonly<Record<string, BenchRunner>> = {
   'daemon-memory': runDaemonMemoryBench,
   'daemon-inventory': runDaemonInventoryBench,
   'cli-start': runCliStartBench,
+  'cli-plan': runCliPlanBench,
   scale: runScaleBench,
   'saved-plan': runSavedPlanBench,
 };

@@ -20,6 +20,12 @@ const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u206
 /** What JSON.stringify leaves raw of those: it already escapes C0. */
 const UNSAFE_IN_JSON = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
+// The same classes, not global, to ask whether a string holds any: almost none does, and a test is
+// 2-5x cheaper than a replace that finds nothing (a plan of 100,000 creates asks about a million strings).
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is what this module is for.
+const HAS_UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+const HAS_UNSAFE_IN_JSON = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+
 const SHORT: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 function escapeOne(character: string): string {
@@ -37,13 +43,12 @@ function escapeOne(character: string): string {
  * stored. Other text, non-Latin scripts and emoji included, is unchanged.
  */
 export function visibleText(text: string): string {
-  return text.replace(UNSAFE, escapeOne);
+  return HAS_UNSAFE.test(text) ? text.replace(UNSAFE, escapeOne) : text;
 }
 
 /** True when `text` holds nothing `visibleText` would escape. */
 export function isVisibleText(text: string): boolean {
-  UNSAFE.lastIndex = 0;
-  return !UNSAFE.test(text);
+  return !HAS_UNSAFE.test(text);
 }
 
 function jsonEscape(character: string): string {
@@ -57,12 +62,12 @@ function jsonEscape(character: string): string {
  * back to exactly the same data.
  */
 export function visibleJson(value: unknown, indent?: number): string {
-  return (JSON.stringify(value, null, indent) ?? 'null').replace(UNSAFE_IN_JSON, jsonEscape);
+  return visibleJsonLine(JSON.stringify(value, null, indent) ?? 'null');
 }
 
 /** One serialized JSON log line (pino's output) made safe the same way; the data parses back unchanged. */
 export function visibleJsonLine(line: string): string {
-  return line.replace(UNSAFE_IN_JSON, jsonEscape);
+  return HAS_UNSAFE_IN_JSON.test(line) ? line.replace(UNSAFE_IN_JSON, jsonEscape) : line;
 }
 
 /** An SGR colour sequence, the only control sequence edgesync itself writes (coloured text output). */

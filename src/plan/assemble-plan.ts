@@ -1,4 +1,5 @@
 import type { LiveObject } from '../kinds/live-state.js';
+import type { DesiredState } from '../manifest/desired-state.js';
 import type { Drafts } from './drafts.js';
 import type { JudgedSafety } from './judge-safety.js';
 import {
@@ -26,7 +27,7 @@ export function assemblePlan(
   errors: readonly PlanError[],
 ): Plan {
   const { safety, refusal } = judged;
-  const plan: Omit<Plan, 'fingerprints'> = {
+  const plan: Omit<Plan, 'fingerprints' | 'desiredHash'> = {
     formatVersion: 1,
     owner: inputs.owner,
     changes: sorted.changes,
@@ -36,9 +37,8 @@ export function assemblePlan(
     ...(drafts.warnings.length > 0 ? { warnings: [...drafts.warnings] } : {}),
     ...(refusal ? { refusal } : {}),
     safety,
-    desiredHash: inputs.desired.hash,
   };
-  return withFingerprintsWhenRead(plan, fingerprintedObjects(inputs, drafts));
+  return withFingerprintsWhenRead(plan, inputs.desired, fingerprintedObjects(inputs, drafts));
 }
 
 function summarize(inputs: PlanInputs, drafts: Drafts, changes: readonly ResourceChange[]): PlanSummary {
@@ -80,20 +80,32 @@ function fingerprintedObjects(inputs: PlanInputs, drafts: Drafts): LiveObject[] 
 }
 
 /**
- * The plan with its fingerprints record, by ID in ID order, made the first
- * time it is read and then kept: a saved plan, the JSON and apply read it,
- * the text and markdown of a plan do not. At 100,000 objects the record is
- * ~6.3 MB held (a dictionary of 262,144 slots) and as much garbage while it
- * grows, which, made at the end of planning next to the planner's indexes,
- * was most of what `plan` held above the live read at its peak.
- * The objects' fingerprints never change once read, so the record is the
- * same whenever it is made. A function of its own, so that the getter holds
- * only the objects, not what assemblePlan's other closures hold.
+ * The plan with its manifests' hash and its fingerprints record, each made
+ * the first time it is read and then kept: a saved plan, the JSON and apply
+ * read them, the text and markdown of a plan do not.
+ * - The hash is the desired state's, itself computed when first read (the
+ *   canonical JSON of every entry: about a tenth of the CPU of a plan of
+ *   100,000 creates).
+ * - The fingerprints record is by ID in ID order. At 100,000 objects it is
+ *   ~6.3 MB held (a dictionary of 262,144 slots) and as much garbage while it
+ *   grows, which, made at the end of planning next to the planner's indexes,
+ *   was most of what `plan` held above the live read at its peak. The
+ *   objects' fingerprints never change once read, so the record is the same
+ *   whenever it is made.
+ * A function of its own, so that the getters hold only the desired state and
+ * the objects, not what assemblePlan's other closures hold.
  */
-function withFingerprintsWhenRead(fields: Omit<Plan, 'fingerprints'>, objects: LiveObject[]): Plan {
+function withFingerprintsWhenRead(
+  fields: Omit<Plan, 'fingerprints' | 'desiredHash'>,
+  desired: Pick<DesiredState, 'hash'>,
+  objects: LiveObject[],
+): Plan {
   let byId: Record<string, string> | undefined;
   return {
     ...fields,
+    get desiredHash() {
+      return desired.hash;
+    },
     get fingerprints() {
       if (byId === undefined) {
         byId = {};

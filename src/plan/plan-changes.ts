@@ -57,7 +57,7 @@ export function planChanges(desired: DesiredState, live: LiveState, options: Pla
     options,
   );
   const notFound = targetsNotFound(inputs, parked.drafts.changes);
-  const sorted = sortActions(inputs, parked.drafts, edges, narrowed);
+  const sorted = sortActions(inputs, parked.drafts, parked.dependencies, narrowed);
   const judged = judgeSafety(inputs, parked.drafts, sorted);
   return assemblePlan(inputs, parked.drafts, sorted, judged, [
     ...parked.drafts.errors,

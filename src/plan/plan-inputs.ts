@@ -50,6 +50,8 @@ export interface KindRules {
   readonly replacingFields: readonly FieldRule[];
   /** Whether any field, of the kind or of a module, is a secret: no walk of a spec that can hold none. */
   readonly hasSensitiveFields: boolean;
+  /** Whether any field, of the kind or of a module, names objects of a kind (`references`): only such a spec holds a PendingId. */
+  readonly hasReferenceFields: boolean;
   readonly hasUniqueKey: boolean;
 }
 
@@ -87,6 +89,7 @@ function kindRules(kind: Kind): KindRules {
     },
     replacingFields: kind.fields.filter((rule) => rule.onChange === 'replace'),
     hasSensitiveFields: [...kind.fields, ...moduleFields].some((rule) => rule.sensitive === true),
+    hasReferenceFields: [...kind.fields, ...moduleFields].some((rule) => rule.references !== undefined),
     hasUniqueKey: kind.uniqueKey !== undefined && kind.uniqueKey.length > 0,
   };
 }

@@ -10,6 +10,11 @@ export type TopologicalResult<T> =
   | { readonly ok: true; readonly order: readonly T[] }
   | { readonly ok: false; readonly cycle: readonly string[] };
 
+/** topologicalPositions' answer: the nodes' positions in order, or the keys of those in a cycle. */
+export type TopologicalPositions =
+  | { readonly ok: true; readonly positions: Int32Array }
+  | { readonly ok: false; readonly cycle: readonly string[] };
+
 /**
  * Kahn's algorithm, stable: among the nodes that are ready, the one given
  * first goes first, so the same input always yields the same order.
@@ -19,6 +24,26 @@ export function topologicalOrder<T extends OrderedNode>(
   nodes: readonly T[],
   dependsOn: (node: T) => DependsOn,
 ): TopologicalResult<T> {
+  const sorted = topologicalPositions(nodes, dependsOn);
+  if (!sorted.ok) return sorted;
+  return { ok: true, order: inOrder(nodes, sorted.positions) };
+}
+
+/** `nodes` at `positions`: the nodes themselves when every one is at its own place. */
+export function inOrder<T>(nodes: readonly T[], positions: Int32Array): readonly T[] {
+  let moved = false;
+  for (let at = 0; at < positions.length && !moved; at += 1) moved = positions[at] !== at;
+  if (!moved) return nodes;
+  const order = new Array<T>(positions.length);
+  for (let at = 0; at < positions.length; at += 1) order[at] = nodes[positions[at] as number] as T;
+  return order;
+}
+
+/** What topologicalOrder sorts by: the positions of `nodes` in order (Kahn's algorithm, stable). */
+export function topologicalPositions<T extends OrderedNode>(
+  nodes: readonly T[],
+  dependsOn: (node: T) => DependsOn,
+): TopologicalPositions {
   // Index loops and forEach, not for…of: the plan runs this once per process, cold, and unoptimized
   // code allocates an iterator per for…of, several per node of 10,000 actions.
   // Only the keys something waits for are indexed: a map of every one of 100,000 actions, most of
@@ -29,7 +54,7 @@ export function topologicalOrder<T extends OrderedNode>(
   };
   for (let position = 0; position < nodes.length; position += 1)
     dependsOn(nodes[position] as T).forEach(indexKey);
-  if (index.size === 0) return { ok: true, order: nodes };
+  if (index.size === 0) return { ok: true, positions: identityPositions(nodes.length) };
   for (let position = 0; position < nodes.length; position += 1) {
     const key = (nodes[position] as T).key;
     if (index.has(key)) index.set(key, position);
@@ -53,11 +78,11 @@ export function topologicalOrder<T extends OrderedNode>(
   const ready = new PositionHeap(nodes.length);
   for (let position = 0; position < nodes.length; position += 1)
     if (remaining[position] === 0) ready.push(position);
-  const order = new Array<T>(nodes.length);
+  const order = new Int32Array(nodes.length);
   let placed = 0;
   while (ready.size > 0) {
     const position = ready.pop();
-    order[placed] = nodes[position] as T;
+    order[placed] = position;
     placed += 1;
     const waiting = dependents[position];
     if (waiting === undefined) continue;
@@ -68,9 +93,15 @@ export function topologicalOrder<T extends OrderedNode>(
       if (left === 0) ready.push(dependent);
     }
   }
-  if (placed === nodes.length) return { ok: true, order };
+  if (placed === nodes.length) return { ok: true, positions: order };
   const cycle = nodes.filter((_, position) => (remaining[position] ?? 0) > 0).map((node) => node.key);
   return { ok: false, cycle };
+}
+
+function identityPositions(length: number): Int32Array {
+  const positions = new Int32Array(length);
+  for (let at = 0; at < length; at += 1) positions[at] = at;
+  return positions;
 }
 
 /** The smallest position first; holds at most `capacity` positions (each node is pushed once). */

@@ -1,7 +1,7 @@
 import type { Drafts } from '../drafts.js';
 import type { PlanError } from '../plan.js';
 import type { PlanInputs } from '../plan-inputs.js';
-import { topologicalOrder } from '../topological-order.js';
+import { topologicalPositions } from '../topological-order.js';
 import { DependencyEdges, type Edge } from './dependency-edges.js';
 import { freeBeforeTaking } from './free-keys-before-taking.js';
 import { moveReferencesBeforeDeletes } from './move-references-before-deletes.js';
@@ -19,6 +19,8 @@ export interface Dependencies {
   readonly errors: readonly PlanError[];
   /** The keys of actions that wait on each other in a cycle, when the edges hold one (rule 8 breaks it). */
   readonly cycle: readonly string[] | undefined;
+  /** Otherwise the positions of the drafted actions in an order the edges allow (topologicalPositions). */
+  readonly order: Int32Array | undefined;
   /** A rule that moves while an endpoint switches policy lists, which rule 5 cannot place (rule 8 splits it). */
   readonly straddling: ActionFacts | undefined;
 }
@@ -40,7 +42,7 @@ export function decideDependencies(
   inputs: PlanInputs,
   parked: readonly Edge[],
 ): Dependencies {
-  const created = waitForCreatedIds(drafts.actions);
+  const created = waitForCreatedIds(drafts.actions, inputs);
   const references = moveReferencesBeforeDeletes(facts, inputs, drafts.claims);
   const policySwitch = switchPoliciesBetweenPhases(facts);
   const earlier = new DependencyEdges([parked, created, references.edges]);
@@ -54,11 +56,12 @@ export function decideDependencies(
     ],
     earlier,
   );
-  const order = topologicalOrder(drafts.actions, (action) => edges.of(action));
+  const sorted = topologicalPositions(drafts.actions, (action) => edges.of(action));
   return {
     edges,
     errors: references.errors,
-    cycle: order.ok ? undefined : order.cycle,
+    cycle: sorted.ok ? undefined : sorted.cycle,
+    order: sorted.ok ? sorted.positions : undefined,
     straddling: policySwitch.straddling,
   };
 }
