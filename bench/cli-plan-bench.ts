@@ -36,6 +36,8 @@ async function timeProcess(
   cpuFile: string,
   keepStdout: boolean,
 ): Promise<ProcessTime> {
+  // A child that dies before its exit hook must not be read as the one before it.
+  await rm(cpuFile, { force: true });
   const { wallMs, stdout } = await new Promise<{ wallMs: number; stdout: string }>((resolve, reject) => {
     const startedAt = performance.now();
     const child = spawn(process.execPath, args, {
