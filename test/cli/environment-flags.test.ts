@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runEdgesyncInProcess, runEdgesyncProcess, spawnEdgesync } from '../support/edgesync-cli.js';
+import { runEdgesyncInProcess, spawnEdgesync } from '../support/edgesync-cli.js';
 
 const COMMANDS = ['apply', 'validate', 'plan', 'show', 'watch', 'emulator', 'export'];
 const RULES = `version: 1
@@ -12,10 +12,10 @@ reserved_addrs:
     region: eu
 `;
 
-/** edgesync as a process in `cwd` with exactly `env` (plus PATH). */
-const run = (args: readonly string[], cwd: string, env: Record<string, string> = {}) =>
-  runEdgesyncProcess(args, { cwd, env });
-/** The same in this process (commander reads the flags' variables from process.env all the same). */
+/**
+ * edgesync in this process in `cwd` with exactly `env`: commander reads the flags' variables from
+ * process.env all the same, and what is promised here is how a value is read and what is said of it.
+ */
 const runHere = (args: readonly string[], cwd: string, env: Record<string, string> = {}) =>
   runEdgesyncInProcess(args, { cwd, env });
 
@@ -55,9 +55,9 @@ describe('every flag can come from the environment as EDGESYNC_<FLAG>', () => {
   it('a switch reads its value: EDGESYNC_YES=false does not approve, =1 does, anything else is refused by name', async () => {
     const emulator = { EDGESYNC_EMULATOR: '1' };
 
-    const no = await run(['apply', 'policies.yaml'], dir, { ...emulator, EDGESYNC_YES: 'false' });
-    const yes = await run(['apply', 'policies.yaml'], dir, { ...emulator, EDGESYNC_YES: '1' });
-    const typo = await run(['apply', 'policies.yaml'], dir, { ...emulator, EDGESYNC_YES: 'yse' });
+    const no = await runHere(['apply', 'policies.yaml'], dir, { ...emulator, EDGESYNC_YES: 'false' });
+    const yes = await runHere(['apply', 'policies.yaml'], dir, { ...emulator, EDGESYNC_YES: '1' });
+    const typo = await runHere(['apply', 'policies.yaml'], dir, { ...emulator, EDGESYNC_YES: 'yse' });
 
     expect(no.stderr).toContain('refusing to apply without confirmation');
     expect(no.code).toBe(1);
@@ -80,11 +80,11 @@ describe('every flag can come from the environment as EDGESYNC_<FLAG>', () => {
   });
 
   it('EDGESYNC_CONCURRENCY=abc is reported as that variable, not as --concurrency, which was never typed', async () => {
-    const fromEnv = await run(['apply', '--yes', 'policies.yaml'], dir, {
+    const fromEnv = await runHere(['apply', '--yes', 'policies.yaml'], dir, {
       EDGESYNC_EMULATOR: '1',
       EDGESYNC_CONCURRENCY: 'abc',
     });
-    const fromFlag = await run(['apply', '--yes', '--concurrency', 'abc', 'policies.yaml'], dir, {
+    const fromFlag = await runHere(['apply', '--yes', '--concurrency', 'abc', 'policies.yaml'], dir, {
       EDGESYNC_EMULATOR: '1',
       EDGESYNC_CONCURRENCY: '4',
     });
