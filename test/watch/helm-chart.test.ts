@@ -321,6 +321,8 @@ describe.skipIf('missing' in HELM)(
             'credentials.existingSecret': 'edgesync-prod-files',
             'credentials.reconcileTokenKey': 'reconcile-token',
             'credentials.notifyFileKey': 'notify',
+            'credentials.suspendTokenKey': 'suspend-token',
+            'credentials.statusTokenKey': 'status-token',
           }),
         ).spec.template.spec;
         const daemon = pod.containers[0];
@@ -341,8 +343,17 @@ describe.skipIf('missing' in HELM)(
           expect.arrayContaining([
             '--reconcile-token-file=/etc/edgesync/reconcile-token',
             '--notify-file=/etc/edgesync/notify',
+            '--suspend-token-file=/etc/edgesync/suspend-token',
+            '--status-token-file=/etc/edgesync/status-token',
           ]),
         );
+        // The status token guards /, /status and /inventory: the kubelet's probes stay on the open paths.
+        const probes = daemon as {
+          livenessProbe?: { httpGet?: { path?: string } };
+          readinessProbe?: { httpGet?: { path?: string } };
+        };
+        expect(probes.livenessProbe?.httpGet?.path).toBe('/healthz');
+        expect(probes.readinessProbe?.httpGet?.path).toBe('/readyz');
       },
     );
 
@@ -419,7 +430,7 @@ describe.skipIf('missing' in HELM)(
       );
     });
 
-    it.each(['notifyFileKey', 'reconcileTokenKey'])(
+    it.each(['notifyFileKey', 'reconcileTokenKey', 'suspendTokenKey', 'statusTokenKey'])(
       'refuses credentials.%s without the Secret it is a key of, rather than dropping its flag',
       async (key) => {
         const result = await helm([
@@ -452,7 +463,28 @@ describe.skipIf('missing' in HELM)(
       const pod = deploymentOf(await render('prod-platform', REQUIRED)).spec.template.spec;
 
       expect(pod.volumes.map((volume) => volume.name)).not.toContain('credentials');
-      expect(pod.containers[0]?.args?.join(' ')).not.toMatch(/--reconcile-token-file|--notify-file/);
+      expect(pod.containers[0]?.args?.join(' ')).not.toMatch(
+        /--reconcile-token-file|--notify-file|--suspend-token-file|--status-token-file|--suspended/,
+      );
+    });
+
+    it('starts the daemon suspended with suspended: true, and refuses a suspended that is not a boolean', async () => {
+      const suspended = deploymentOf(await render('prod-platform', REQUIRED, ['suspended=true'])).spec
+        .template.spec;
+      const refused = await helm([
+        'template',
+        'x',
+        CHART,
+        '--kube-version',
+        '1.30.0',
+        ...setFlags(REQUIRED),
+        '--set-string',
+        'suspended=yes',
+      ]);
+
+      expect(suspended.containers[0]?.args).toContain('--suspended');
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toContain('suspended');
     });
 
     it('names every missing required value in one run', async () => {
