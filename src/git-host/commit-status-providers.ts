@@ -251,16 +251,8 @@ const GITEA: CommitStatusProvider = {
   authHeaders: (token) => ({ authorization: `token ${token}`, accept: 'application/json' }),
   repoProblem: GITHUB.repoProblem,
   repoFromRemote: lastTwo,
-  postStatus: (repo, commit, context, status, targetUrl) => ({
-    method: 'POST',
-    path: `/repos/${ownerRepoPath(repo)}/statuses/${commit}`,
-    body: {
-      state: status.state,
-      description: status.description,
-      context,
-      ...(targetUrl === null ? {} : { target_url: targetUrl }),
-    },
-  }),
+  // Gitea took GitHub's statuses API as it is: the same path and body.
+  postStatus: GITHUB.postStatus,
   postAlreadyDone: () => false,
   readStatuses: (repo, commit, page) => ({
     method: 'GET',
