@@ -66,8 +66,6 @@ export function recordRun(
   const settle = settleRecord(previous.settle, facts);
   const ready =
     READY_RESULTS.includes(outcome.result) && manifests.valid !== false && settle.overdue.length === 0;
-  if (planned !== undefined && aside !== undefined)
-    context.ledger.mark(matchedEntries(planned, applied), runs);
   // What this run matched counts from this run on: earlier records read the ledger as of their own run.
   if (planned !== undefined && aside !== undefined)
     context.ledger.mark(matchedEntries(planned, applied), runs);
