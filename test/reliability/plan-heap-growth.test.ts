@@ -68,9 +68,10 @@ describe.runIf(Number(process.versions.node.split('.')[0]) < 22)(
       expect(apply.code).toBe(0);
       for (const run of [plan, show, apply]) {
         const [, atStart, atExit] = /young-generation (\d+) (\d+)/.exec(run.stderr) ?? [];
-        // V8 starts it at 1 MB, and the CLI's own start (its chunks loading) grows it to 4 MB before the
-        // command sets the limit; unlimited, the load and the plan grew it to 32 MB.
-        expect(Number(atExit)).toBeLessThanOrEqual(4 * Number(atStart));
+        // V8 starts it at 1 MB, and the CLI's own start (its chunks loading) grows it to 4 MB, or 8 MB when
+        // one more scavenge falls before the command sets the limit (growth factor 1: no growth after);
+        // unlimited, the load and the plan grew it to 32 MB.
+        expect(Number(atExit)).toBeLessThanOrEqual(8 * Number(atStart));
       }
     }, 90_000);
   },
