@@ -52,7 +52,7 @@ export class DaemonEvents {
 }
 
 /** A reconcile's result as its event reads it: the status page's badge colours. */
-const RESULT_TONE: Readonly<Record<ReconcileResult, DaemonEventTone>> = {
+export const RESULT_TONE: Readonly<Record<ReconcileResult, DaemonEventTone>> = {
   'in-sync': 'ok',
   applied: 'ok',
   drift: 'warn',

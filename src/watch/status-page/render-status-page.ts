@@ -1,9 +1,8 @@
 import { OPERATIONS } from '../../plan/plan.js';
 import { DIFFERENCES, formatDifferences } from '../../sync-state.js';
-import type { DaemonEvent } from '../daemon-events.js';
+import { type DaemonEvent, RESULT_TONE } from '../daemon-events.js';
 import type { DaemonStatus, ManifestProblem } from '../daemon-status.js';
 import type { RecordInventory } from '../record-inventory.js';
-import type { ReconcileResult } from '../watch-metrics.js';
 import { htmlText, identifierHtml } from './html-text.js';
 import { objectsSection } from './objects-table.js';
 import { renderChartLegend, renderRequestChart } from './request-chart.js';
@@ -33,18 +32,6 @@ export interface StatusPageView {
   /** The daemon's last events, newest first. @default none */
   readonly events?: readonly DaemonEvent[];
 }
-
-const RESULT_CLASS: Readonly<Record<ReconcileResult, 'ok' | 'warn' | 'bad'>> = {
-  'in-sync': 'ok',
-  applied: 'ok',
-  drift: 'warn',
-  pending: 'warn',
-  settling: 'warn',
-  partial: 'warn',
-  refused: 'bad',
-  invalid: 'bad',
-  failed: 'bad',
-};
 
 function badge(cls: string, text: string): string {
   return `<span class="badge ${cls}">${htmlText(text)}</span>`;
@@ -108,7 +95,7 @@ function reconcileSection(status: DaemonStatus, nowMs: number, applyReconcile: s
     last === null
       ? [['last reconcile', '<span class="muted">none yet</span>']]
       : [
-          ['result', badge(RESULT_CLASS[last.result], last.result)],
+          ['result', badge(RESULT_TONE[last.result], last.result)],
           ['trigger', htmlText(last.trigger)],
           ['finished', ago(last.finishedAt, nowMs)],
           ['took', htmlText(duration(last.durationMs))],
